@@ -1,0 +1,197 @@
+#include "wheel/classic_wheel.hpp"
+
+#include <algorithm>
+
+namespace timersim {
+
+using namespace classic;
+
+ClassicWheel::ClassicWheel() : ClassicWheel(Config{}) {}
+
+ClassicWheel::ClassicWheel(Config config)
+    : hz_(config.hz), geometry_(config.geometry), slack_(config.slack),
+      jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
+      timer_jiffies_(jiffies_), next_timer_(jiffies_), // 4.x init_timer_cpu()
+      lists_(geometry_.wheel_lists() + 2) {
+    if (config.hz == 0) throw std::invalid_argument("hz must be positive");
+    if (geometry_.tvr_bits == 0 || geometry_.tvn_bits == 0 ||
+        geometry_.tvr_bits + 4 * geometry_.tvn_bits > 63 || geometry_.wheel_lists() + 2 > 0xFFFF)
+        throw std::invalid_argument("unsupported classic wheel geometry");
+}
+
+void ClassicWheel::place(TimerId id) noexcept {
+    auto& nodes = pool_.nodes();
+    Node& n = nodes[id];
+    const Slot s = calc_slot(n.expires, timer_jiffies_, geometry_);
+    n.list = static_cast<std::uint16_t>(geometry_.list_id(s.array, s.slot));
+    lists_.push_front(nodes, n.list, id);
+}
+
+// 4.x internal_add_timer(): an empty wheel first snaps T to jiffies, so the
+// new timer's delta is not measured from a stale T.
+void ClassicWheel::internal_add_timer(TimerId id) noexcept {
+    if (all_timers_++ == 0) timer_jiffies_ = jiffies_;
+    Node& n = pool_[id];
+    // A timer at or after T runs in the step whose T equals its expiry; an
+    // expiry in the past runs in the very next step.
+    n.runs_at = time_after_eq(n.expires, timer_jiffies_) ? n.expires : timer_jiffies_;
+    place(id);
+    n.pending = true;
+    ++counters_.enqueues;
+    counters_.peak_pending = std::max<std::uint64_t>(counters_.peak_pending, all_timers_);
+    if (!n.deferrable) {
+        if (active_timers_++ == 0 || time_before(n.expires, next_timer_)) next_timer_ = n.expires;
+    }
+}
+
+// 4.x detach_if_pending(): removing the cached earliest timer makes
+// next_timer stale (set to T, which forces a rescan); removing the last timer
+// snaps T to jiffies.
+void ClassicWheel::detach_if_pending(TimerId id) noexcept {
+    auto& nodes = pool_.nodes();
+    Node& n = nodes[id];
+    if (!n.pending) return;
+    lists_.unlink(nodes, id);
+    n.pending = false;
+    if (!n.deferrable) {
+        --active_timers_;
+        if (n.expires == next_timer_) next_timer_ = timer_jiffies_;
+    }
+    if (--all_timers_ == 0) timer_jiffies_ = jiffies_;
+}
+
+// 4.4 mod_timer(), mod_timer_pending(), mod_timer_pinned() over __mod_timer().
+ArmOutcome ClassicWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
+    pool_.check(id);
+    ++counters_.arms;
+    Node& n = pool_[id];
+    if (call == ArmCall::mod_timer && slack_) expires = apply_slack(expires, jiffies_, *slack_);
+    // mod_timer() and mod_timer_pinned() return early on an identical expiry;
+    // mod_timer_pending() always requeues.
+    if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
+        ++counters_.same_expiry_shortcuts;
+        return ArmOutcome::same_expiry;
+    }
+    if (n.pending)
+        detach_if_pending(id);
+    else if (call == ArmCall::mod_timer_pending)
+        return ArmOutcome::not_pending;
+    n.expires = expires;
+    internal_add_timer(id);
+    return ArmOutcome::queued;
+}
+
+bool ClassicWheel::cancel(TimerId id) {
+    pool_.check(id);
+    if (!pool_[id].pending) return false;
+    detach_if_pending(id);
+    ++counters_.cancels;
+    return true;
+}
+
+// 4.x cascade(): re-place every timer of one slot relative to the current T
+// (before T is incremented). Taken from the head and added at the head of
+// their new lists, exactly as hlist_for_each_entry_safe + hlist_add_head do.
+void ClassicWheel::cascade(unsigned array, unsigned slot) noexcept {
+    auto& nodes = pool_.nodes();
+    ++counters_.cascades;
+    ++counters_.buckets_scanned;
+    lists_.move_list(geometry_.list_id(array, slot), cascade_list());
+    while (!lists_.empty(cascade_list())) {
+        const TimerId id = lists_.front(cascade_list());
+        lists_.unlink(nodes, id);
+        place(id);
+        ++counters_.cascade_moves;
+        ++counters_.cascade_moves_from_level[array];
+    }
+}
+
+// 4.x __next_timer_interrupt(): scan tv1 from T's slot for the first
+// non-deferrable timer; if that scan wrapped or T's slot is 0, cascades may
+// bring something earlier, so scan tv2..tv5 from their next cascade slots,
+// keeping the minimum, until a level yields a timer without wrapping.
+Jiffies ClassicWheel::next_timer_scan() noexcept {
+    ++counters_.next_expiry_searches;
+    const auto& nodes = pool_.nodes();
+    Jiffies tj = timer_jiffies_;
+    Jiffies expires = tj + kNextTimerMaxDelta;
+    bool found = false;
+    // The first non-deferrable timer of a list, if any; counts entries walked.
+    auto first_active = [&](std::size_t list, auto&& visit) {
+        for (TimerId t = lists_.front(list); t != kNoTimer; t = nodes[t].next) {
+            ++counters_.next_expiry_search_steps;
+            if (nodes[t].deferrable) continue;
+            if (!visit(nodes[t].expires)) return;
+        }
+    };
+
+    const unsigned tv1_mask = geometry_.tvr_size() - 1;
+    const unsigned index = static_cast<unsigned>(tj & tv1_mask);
+    unsigned slot = index;
+    do {
+        ++counters_.next_expiry_search_steps;
+        bool hit = false;
+        first_active(geometry_.list_id(1, slot), [&](Jiffies e) {
+            found = hit = true;
+            expires = e;
+            return false;
+        });
+        if (hit) {
+            if (index != 0 && slot >= index) return expires;
+            break; // wrapped, or T at slot 0: a cascade may hold an earlier timer
+        }
+        slot = (slot + 1) & tv1_mask;
+    } while (slot != index);
+
+    if (index) tj += geometry_.tvr_size() - index;
+    tj >>= geometry_.tvr_bits;
+    const unsigned tvn_mask = geometry_.tvn_size() - 1;
+    for (unsigned array = 2; array <= kArrays; ++array) {
+        const unsigned level_index = static_cast<unsigned>(tj & tvn_mask);
+        slot = level_index;
+        do {
+            ++counters_.next_expiry_search_steps;
+            first_active(geometry_.list_id(array, slot), [&](Jiffies e) {
+                found = true;
+                if (time_before(e, expires)) expires = e;
+                return true;
+            });
+            if (found) {
+                if (level_index == 0 || slot < level_index) break;
+                return expires;
+            }
+            slot = (slot + 1) & tvn_mask;
+        } while (slot != level_index);
+        if (level_index) tj += geometry_.tvn_size() - level_index;
+        tj >>= geometry_.tvn_bits;
+    }
+    return expires;
+}
+
+std::optional<Jiffies> ClassicWheel::next_timer_interrupt() {
+    if (active_timers_ == 0) return std::nullopt;
+    if (time_before_eq(next_timer_, timer_jiffies_)) next_timer_ = next_timer_scan();
+    if (time_before_eq(next_timer_, jiffies_)) return jiffies_;
+    return next_timer_;
+}
+
+Placement ClassicWheel::placement(TimerId id) const {
+    pool_.check(id);
+    const Node& n = pool_[id];
+    Placement p;
+    p.pending = n.pending;
+    p.expires = n.expires;
+    if (!n.pending) return p;
+    const unsigned tvr = geometry_.tvr_size();
+    if (n.list < tvr) {
+        p.level = 1;
+        p.slot = n.list;
+    } else {
+        p.level = 2 + (n.list - tvr) / geometry_.tvn_size();
+        p.slot = (n.list - tvr) % geometry_.tvn_size();
+    }
+    p.bucket_expiry = n.runs_at;
+    return p;
+}
+
+} // namespace timersim

@@ -1,0 +1,173 @@
+// ClassicWheel: one CPU's tvec_base of Linux 4.4 .. 4.7 (kernel/time/timer.c),
+// the cascading wheel. Geometry: wheel/classic_levels.hpp.
+//
+// State (per CPU; deferrable timers share the wheel, only flagged):
+//   timer_jiffies (T)  the next jiffy the run loop will process
+//   all_timers         queued timers; an empty wheel snaps T to jiffies
+//   active_timers,     non-deferrable count and cached earliest expiry, only
+//   next_timer         used for NOHZ's next-event search
+//
+// What the kernel does and this model does too:
+//   * mod_timer() applies slack, then skips the work if the timer is pending
+//     with exactly that expiry (the only shortcut);
+//   * __run_timers() walks every jiffy from T to jiffies: when T's tv1 index
+//     is 0 it cascades one tv2 slot, and tv3 only if that tv2 slot number was
+//     0, and so on; then it runs tv1[T & 255] from the head;
+//   * the tick raises TIMER_SOFTIRQ on every jiffy (4.x run_local_timers()).
+#pragma once
+
+#include "wheel/bucket_lists.hpp"
+#include "wheel/classic_levels.hpp"
+#include "wheel/timer_pool.hpp"
+#include "wheel/timer_queue.hpp"
+
+#include <optional>
+#include <stdexcept>
+
+namespace timersim {
+
+class ClassicWheel {
+public:
+    static constexpr std::string_view name = "classic";
+
+    struct Config {
+        unsigned hz = 250;
+        std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
+        classic::Geometry geometry = classic::Geometry::normal();
+        // Timer slack applied by mod_timer(): nullopt = off (never applied),
+        // -1 = the kernel default (delay/256), N >= 0 = a fixed N jiffies.
+        std::optional<std::int64_t> slack = -1;
+    };
+
+    struct Node {
+        TimerId next = kNoTimer;
+        TimerId prev = kNoTimer;
+        std::uint16_t slot = 0; // storage slot of the list it is linked into
+        std::uint16_t list = 0; // wheel list it was placed in (tv array + slot)
+        bool live = false;
+        bool pending = false;
+        bool deferrable = false;
+        Jiffies expires = 0;
+        Jiffies runs_at = 0; // the loop step that will run it
+    };
+
+    ClassicWheel();
+    explicit ClassicWheel(Config config);
+
+    TimerId create(TimerFlags flags = {}) {
+        const TimerId id = pool_.create();
+        pool_[id].deferrable = flags.deferrable;
+        return id;
+    }
+    void destroy(TimerId id) {
+        cancel(id);
+        pool_.destroy(id);
+    }
+
+    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
+    bool cancel(TimerId id);
+
+    Jiffies jiffies() const noexcept { return jiffies_; }
+    void set_jiffies(Jiffies j) {
+        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
+        jiffies_ = j;
+    }
+
+    // 4.x run_local_timers() raises TIMER_SOFTIRQ on every tick.
+    bool softirq_due() const noexcept { return true; }
+
+    // 4.x run_timer_softirq(): run the loop if jiffies has reached T.
+    template <class F>
+    void run_softirq(F&& on_fire) {
+        ++counters_.softirq_runs;
+        if (time_after_eq(jiffies_, timer_jiffies_)) run_timers(on_fire);
+    }
+
+    // 4.x get_next_timer_interrupt(): earliest non-deferrable expiry (the
+    // cached next_timer, rescanned from the wheel when stale); jiffies itself
+    // if already due; nothing if no non-deferrable timer is queued.
+    std::optional<Jiffies> next_timer_interrupt();
+
+    std::size_t pending() const noexcept { return all_timers_; }
+    bool is_pending(TimerId id) const {
+        pool_.check(id);
+        return pool_[id].pending;
+    }
+    Placement placement(TimerId id) const;
+    const QueueCounters& counters() const noexcept { return counters_; }
+    static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
+
+    Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }
+    const classic::Geometry& geometry() const noexcept { return geometry_; }
+    std::optional<std::int64_t> slack() const noexcept { return slack_; }
+    unsigned hz() const noexcept { return hz_; }
+    void reserve(std::size_t timers) { pool_.reserve(timers); }
+
+private:
+    std::size_t work_list() const noexcept { return geometry_.wheel_lists(); }
+    std::size_t cascade_list() const noexcept { return geometry_.wheel_lists() + 1; }
+
+    void place(TimerId id) noexcept;          // __internal_add_timer()
+    void internal_add_timer(TimerId id) noexcept;
+    void detach_if_pending(TimerId id) noexcept;
+    void cascade(unsigned array, unsigned slot) noexcept;
+    Jiffies next_timer_scan() noexcept;       // __next_timer_interrupt()
+
+    template <class F>
+    void run_timers(F& on_fire);
+
+    unsigned hz_;
+    classic::Geometry geometry_;
+    std::optional<std::int64_t> slack_;
+    Jiffies jiffies_;
+    Jiffies timer_jiffies_;
+    Jiffies next_timer_;
+    std::size_t all_timers_ = 0;
+    std::size_t active_timers_ = 0;
+    BucketLists lists_; // the wheel lists, then the work list, then a cascade scratch list
+    TimerPool<Node> pool_;
+    QueueCounters counters_;
+};
+
+// 4.x __run_timers(): one step per jiffy from T up to jiffies.
+template <class F>
+void ClassicWheel::run_timers(F& on_fire) {
+    auto& nodes = pool_.nodes();
+    const unsigned tv1_mask = geometry_.tvr_size() - 1;
+    const unsigned tvn_mask = geometry_.tvn_size() - 1;
+    while (time_after_eq(jiffies_, timer_jiffies_)) {
+        // Nothing queued: catch up in one step instead of walking.
+        if (all_timers_ == 0) {
+            timer_jiffies_ = jiffies_;
+            break;
+        }
+        ++counters_.jiffies_walked;
+        const unsigned index = static_cast<unsigned>(timer_jiffies_ & tv1_mask);
+        // tv1 wrapped: pull the next tv2 slot down; only when that slot
+        // number is 0 does tv3 cascade too, and so on up to tv5.
+        if (index == 0) {
+            for (unsigned array = 2; array <= classic::kArrays; ++array) {
+                const unsigned slot =
+                    static_cast<unsigned>((timer_jiffies_ >> geometry_.shift(array)) & tvn_mask);
+                cascade(array, slot);
+                if (slot != 0) break;
+            }
+        }
+        ++timer_jiffies_;
+        ++counters_.buckets_scanned;
+        lists_.move_list(index, work_list());
+        while (!lists_.empty(work_list())) {
+            const TimerId id = lists_.front(work_list());
+            lists_.unlink(nodes, id);
+            Node& n = nodes[id];
+            n.pending = false;
+            if (!n.deferrable) --active_timers_;
+            --all_timers_;
+            ++counters_.expired;
+            const FiredTimer fired{id, n.expires, timer_jiffies_ - 1};
+            on_fire(fired);
+        }
+    }
+}
+
+} // namespace timersim

@@ -1,0 +1,44 @@
+#include "wheel/explain.hpp"
+
+namespace timersim {
+
+ModernExplanation explain_modern(Jiffies jiffies, Jiffies expires, unsigned hz) {
+    ModernExplanation e{};
+    e.clk = jiffies;
+    e.expires = expires;
+    e.delta = expires - jiffies;
+    e.depth = modern::depth_for_hz(hz);
+    e.index = modern::calc_wheel_index(expires, jiffies, e.depth);
+    const unsigned level = e.index.level;
+    e.level_lo = modern::level_start(level);
+    e.level_hi = level + 1 < e.depth ? modern::level_start(level + 1) - 1 : modern::timeout_cutoff(e.depth) - 1;
+    e.late = jiffies_diff(e.index.bucket_expiry, expires);
+    return e;
+}
+
+// Follows the timer through the cascades analytically: a timer in tv2..tv5
+// is re-placed when timer_jiffies reaches the start of its slot, i.e. the
+// (clamped) expiry with that array's slot bits and everything below cleared.
+// At that moment the lower arrays' indices are 0, so 4.x __run_timers()
+// cascades exactly this slot (tests check this against ClassicWheel).
+ClassicExplanation explain_classic(Jiffies jiffies, Jiffies expires, std::optional<std::int64_t> slack,
+                                   const classic::Geometry& g) {
+    ClassicExplanation e{};
+    e.requested = expires;
+    e.slack = slack;
+    e.expires = slack ? classic::apply_slack(expires, jiffies, *slack) : expires;
+    Jiffies t = jiffies;
+    for (;;) {
+        const classic::Slot s = classic::calc_slot(e.expires, t, g);
+        e.hops.push_back({t, s});
+        if (s.array == 1) {
+            e.runs_at = s.past ? t : e.expires;
+            break;
+        }
+        const Jiffies placed_at = s.clamped ? t + g.max_tval() : e.expires;
+        t = placed_at & ~((Jiffies{1} << g.shift(s.array)) - 1);
+    }
+    return e;
+}
+
+} // namespace timersim

@@ -1,0 +1,201 @@
+#include "wheel/modern_wheel.hpp"
+
+#include <algorithm>
+
+namespace timersim {
+
+using namespace modern;
+
+ModernWheel::ModernWheel() : ModernWheel(Config{}) {}
+
+ModernWheel::ModernWheel(Config config)
+    : hz_(config.hz), depth_(depth_for_hz(config.hz)), deferrable_base_(config.deferrable_base),
+      jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
+      bases_{Base(depth_, jiffies_), Base(depth_, jiffies_)} {
+    if (config.hz == 0) throw std::invalid_argument("hz must be positive");
+}
+
+// 6.1 forward_timer_base(): catch an idle base's clk up with jiffies, but
+// never past a bucket that is already due (then only up to next_expiry).
+void ModernWheel::forward_timer_base(Base& b) noexcept {
+    // Close enough, or clk is one ahead while timers run: nothing to do.
+    if (jiffies_diff(jiffies_, b.clk) < 1) return;
+    if (time_after(b.next_expiry, jiffies_)) {
+        b.clk = jiffies_;
+    } else {
+        // The kernel WARNs and keeps clk if next_expiry went behind clk.
+        if (time_before(b.next_expiry, b.clk)) return;
+        b.clk = b.next_expiry;
+    }
+}
+
+// 6.1 enqueue_timer(): head of the bucket, bit set, idx stored; next_expiry
+// only ever moves earlier here (by bucket expiry, not by timer->expires).
+void ModernWheel::enqueue_timer(Base& b, TimerId id, const WheelIndex& wi) noexcept {
+    auto& nodes = pool_.nodes();
+    b.lists.push_front(nodes, wi.idx, id);
+    b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & kLevelMask);
+    Node& n = nodes[id];
+    n.idx = static_cast<std::uint16_t>(wi.idx);
+    n.bucket_expiry = wi.bucket_expiry;
+    n.pending = true;
+    ++b.queued;
+    ++counters_.enqueues;
+    counters_.peak_pending = std::max<std::uint64_t>(counters_.peak_pending, pending());
+    if (time_before(wi.bucket_expiry, b.next_expiry)) {
+        b.next_expiry = wi.bucket_expiry;
+        b.timers_pending = true;
+        b.next_expiry_recalc = false;
+    }
+}
+
+// 6.1 detach_if_pending(): emptying a bucket clears its bit and flags
+// next_expiry for lazy recomputation (it is left as is, possibly too early).
+// A timer already moved to a work list by the softirq is not "in" its bucket.
+void ModernWheel::detach_if_pending(Base& b, TimerId id) noexcept {
+    auto& nodes = pool_.nodes();
+    Node& n = nodes[id];
+    if (!n.pending) return;
+    if (b.lists.is_only(n.idx, n)) {
+        b.pending_map[n.idx / kLevelSize] &= ~(std::uint64_t{1} << (n.idx & kLevelMask));
+        b.next_expiry_recalc = true;
+    }
+    b.lists.unlink(nodes, id);
+    n.pending = false;
+    --b.queued;
+}
+
+// 6.1 __mod_timer() as reached from mod_timer() and mod_timer_pending().
+// There is no slack in the modern wheel; the pinned variant only matters for
+// the choice of CPU, which is the engine's business.
+ArmOutcome ModernWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
+    pool_.check(id);
+    ++counters_.arms;
+    Node& n = pool_[id];
+    std::optional<WheelIndex> computed;
+    Jiffies clk_at_compute = 0;
+    if (n.pending) {
+        if (n.expires == expires) {
+            ++counters_.same_expiry_shortcuts;
+            return ArmOutcome::same_expiry;
+        }
+        Base& b = base_of(n);
+        forward_timer_base(b);
+        computed = calc_wheel_index(expires, b.clk, depth_);
+        clk_at_compute = b.clk;
+        // Same bucket: only ->expires changes; the timer keeps the bucket's
+        // expiry and does not move (not even to another CPU).
+        if (computed->idx == n.idx) {
+            n.expires = expires;
+            ++counters_.same_bucket_shortcuts;
+            return ArmOutcome::same_bucket;
+        }
+        detach_if_pending(b, id);
+    } else {
+        if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
+        forward_timer_base(bases_[target_base(n)]);
+    }
+    // The timer stays on this CPU; its base only depends on TIMER_DEFERRABLE.
+    n.base = target_base(n);
+    Base& b = base_of(n);
+    n.expires = expires;
+    // Reuse the index when it was computed against this very base and clock.
+    if (!computed || clk_at_compute != b.clk) computed = calc_wheel_index(expires, b.clk, depth_);
+    enqueue_timer(b, id, *computed);
+    return ArmOutcome::queued;
+}
+
+bool ModernWheel::cancel(TimerId id) {
+    pool_.check(id);
+    Node& n = pool_[id];
+    if (!n.pending) return false;
+    detach_if_pending(base_of(n), id);
+    ++counters_.cancels;
+    return true;
+}
+
+// 6.1 collect_expired_timers(): clk jumps to next_expiry; the level-L bucket
+// of clock value c is looked at only while the lower 3L bits of c are zero.
+unsigned ModernWheel::collect_expired_timers(Base& b) noexcept {
+    Jiffies c = b.clk = b.next_expiry;
+    unsigned levels = 0;
+    for (unsigned level = 0; level < depth_; ++level) {
+        const unsigned bit = static_cast<unsigned>(c & kLevelMask);
+        ++counters_.buckets_scanned;
+        if (b.pending_map[level] & (std::uint64_t{1} << bit)) {
+            b.pending_map[level] &= ~(std::uint64_t{1} << bit);
+            b.lists.move_list(level_offset(level) + bit, work_list(level));
+            levels |= 1u << level;
+        }
+        if (c & kClkMask) break;
+        c >>= kClkShift;
+    }
+    return levels;
+}
+
+// 6.1 __next_timer_interrupt(): per level, the circular distance from the
+// level's current bucket to the next pending one, from the bitmap. A level's
+// clock is rounded up when the lower level has not wrapped yet. Stops early
+// when nothing in a higher level can come before what was found.
+Jiffies ModernWheel::next_timer_search(Base& b) noexcept {
+    ++counters_.next_expiry_searches;
+    Jiffies next = b.clk + kNextTimerMaxDelta;
+    Jiffies c = b.clk;
+    for (unsigned level = 0; level < depth_; ++level) {
+        ++counters_.next_expiry_search_steps;
+        const unsigned start = static_cast<unsigned>(c & kLevelMask);
+        const std::uint64_t rotated = std::rotr(b.pending_map[level], static_cast<int>(start));
+        const Jiffies level_clk = c & kClkMask;
+        if (rotated != 0) {
+            const unsigned pos = static_cast<unsigned>(std::countr_zero(rotated));
+            const Jiffies at = (c + pos) << level_shift(level);
+            if (time_before(at, next)) next = at;
+            if (pos <= ((kClkMask + 1 - level_clk) & kClkMask)) break;
+        }
+        c = (c >> kClkShift) + (level_clk ? 1 : 0);
+    }
+    b.next_expiry_recalc = false;
+    b.timers_pending = next != b.clk + kNextTimerMaxDelta;
+    return next;
+}
+
+std::optional<Jiffies> ModernWheel::next_timer_interrupt() {
+    Base& b = bases_[base_std];
+    const Jiffies basej = jiffies_;
+    if (b.next_expiry_recalc) b.next_expiry = next_timer_search(b);
+    const Jiffies nextevt = b.next_expiry;
+    // A fresh next event lets an idle base's clk move forward, never back.
+    if (time_after(basej, b.clk)) {
+        if (time_after(nextevt, basej))
+            b.clk = basej;
+        else if (time_after(nextevt, b.clk))
+            b.clk = nextevt;
+    }
+    if (time_before_eq(nextevt, basej)) {
+        b.is_idle = false;
+        return basej;
+    }
+    // Sleeping more than one tick (or forever) marks the base idle.
+    if (!b.timers_pending) {
+        b.is_idle = true;
+        return std::nullopt;
+    }
+    b.is_idle = nextevt - basej > 1;
+    return nextevt;
+}
+
+Placement ModernWheel::placement(TimerId id) const {
+    pool_.check(id);
+    const Node& n = pool_[id];
+    Placement p;
+    p.pending = n.pending;
+    p.expires = n.expires;
+    if (!n.pending) return p;
+    p.deferrable_base = n.base == base_def;
+    p.level = n.idx / kLevelSize;
+    p.slot = n.idx;
+    p.bucket_expiry = n.bucket_expiry;
+    return p;
+}
+
+} // namespace timersim

@@ -1,0 +1,134 @@
+// The timer queue concept: what every queue (classic wheel, modern wheel,
+// exact heap) offers, so the engine, the reports and the tests drive all of
+// them through one vocabulary.
+//
+//   create(flags) -> TimerId          a timer_list, initialised (timer_setup)
+//   arm(id, expires, call)            mod_timer / mod_timer_pending / pinned
+//   cancel(id)                        del_timer
+//   set_jiffies(j)                    the tick: jiffies moves forward
+//   softirq_due()                     would run_local_timers() raise TIMER_SOFTIRQ?
+//   run_softirq(on_fire)              run_timer_softirq(): expire what is due
+//   next_timer_interrupt()            get_next_timer_interrupt() on NOHZ idle entry
+//   placement(id), counters(), pending()
+//
+// Callbacks passed to run_softirq may arm and cancel any timer of the same
+// queue, including timers that are due in the same run: exactly what a
+// kernel callback may do.
+#pragma once
+
+#include "wheel/jiffies.hpp"
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace timersim {
+
+using TimerId = std::uint32_t;
+inline constexpr TimerId kNoTimer = 0xFFFFFFFFu;
+
+// Properties fixed at timer_setup() time (include/linux/timer.h flags).
+struct TimerFlags {
+    bool deferrable = false; // TIMER_DEFERRABLE: does not wake an idle CPU
+};
+
+// Which kernel entry point arms the timer. They differ in slack (classic
+// wheel), shortcuts and whether an idle timer may be armed.
+enum class ArmCall : std::uint8_t {
+    mod_timer,         // mod_timer()/add_timer(): classic applies slack
+    mod_timer_pending, // mod_timer_pending(): only re-arms a pending timer, no slack
+    mod_timer_pinned,  // mod_timer_pinned() (<= 4.7) / TIMER_PINNED users: no slack
+};
+
+enum class ArmOutcome : std::uint8_t {
+    queued,       // dequeued if pending, then enqueued (timer_start traced)
+    same_expiry,  // pending with the same expires: nothing happens
+    same_bucket,  // modern: new expiry maps to the same bucket, only ->expires changes
+    not_pending,  // mod_timer_pending() on an idle timer: nothing happens
+};
+
+// Where a pending timer sits. `level` and `slot` use each design's own
+// numbering: modern level 0..depth-1 and slot = the kernel's idx
+// (0 .. 64*depth-1, what the timer_start tracepoint prints); classic tv level
+// 1..5 and the slot inside that tv array; heap level 0, slot = heap position.
+struct Placement {
+    bool pending = false;
+    bool deferrable_base = false; // modern: queued on the deferrable base
+    unsigned level = 0;
+    unsigned slot = 0;
+    Jiffies expires = 0;       // timer->expires as requested (after slack)
+    Jiffies bucket_expiry = 0; // the jiffy the queue will run it at, if nothing changes
+};
+
+// What fired, handed to the run_softirq callback.
+struct FiredTimer {
+    TimerId id;
+    Jiffies expires;  // timer->expires at the time it ran
+    Jiffies base_clk; // the clock value whose bucket held it (trace "baseclk")
+};
+
+inline constexpr std::size_t kMaxLevels = 9;
+
+// Counters every queue keeps; a field that does not apply to a design stays 0.
+struct QueueCounters {
+    std::uint64_t arms = 0;                 // arm() calls
+    std::uint64_t enqueues = 0;             // timers put into a bucket/heap by arm()
+    std::uint64_t same_expiry_shortcuts = 0;
+    std::uint64_t same_bucket_shortcuts = 0;
+    std::uint64_t cancels = 0;              // cancel() calls that removed a pending timer
+    std::uint64_t expired = 0;              // timers run by run_softirq()
+    std::uint64_t cascade_moves = 0;        // classic: timers re-placed by cascades
+    std::array<std::uint64_t, kMaxLevels> cascade_moves_from_level{}; // index = tv level
+    std::uint64_t cascades = 0;             // classic: slot cascades performed
+    std::uint64_t buckets_scanned = 0;      // buckets looked at while expiring
+    std::uint64_t jiffies_walked = 0;       // classic: __run_timers loop steps
+    std::uint64_t softirq_runs = 0;         // run_softirq() calls that did work
+    std::uint64_t empty_runs = 0;           // modern: collect found nothing (stale next_expiry)
+    std::uint64_t next_expiry_searches = 0; // bitmap / wheel scans for the next event
+    std::uint64_t next_expiry_search_steps = 0; // slots or words visited by those scans
+    std::uint64_t peak_pending = 0;
+};
+
+template <class Q>
+concept TimerQueue = requires(Q q, const Q cq, TimerId id, Jiffies j, TimerFlags f, ArmCall call,
+                              void (*on_fire)(const FiredTimer&)) {
+    { Q::name } -> std::convertible_to<std::string_view>;
+    { q.create(f) } -> std::same_as<TimerId>;
+    q.destroy(id);
+    { q.arm(id, j, call) } -> std::same_as<ArmOutcome>;
+    { q.cancel(id) } -> std::same_as<bool>;
+    { cq.jiffies() } -> std::same_as<Jiffies>;
+    q.set_jiffies(j);
+    { cq.softirq_due() } -> std::same_as<bool>;
+    q.run_softirq(on_fire);
+    { q.next_timer_interrupt() } -> std::same_as<std::optional<Jiffies>>;
+    { cq.pending() } -> std::same_as<std::size_t>;
+    { cq.is_pending(id) } -> std::same_as<bool>;
+    { cq.placement(id) } -> std::same_as<Placement>;
+    { cq.counters() } -> std::same_as<const QueueCounters&>;
+    { cq.bytes_per_timer() } -> std::convertible_to<std::size_t>;
+};
+
+// A ticking CPU: one tick per jiffy up to `target`, the softirq running
+// whenever the tick raised it (run_local_timers then irq_exit).
+template <class Q, class F>
+void tick_to(Q& q, Jiffies target, F&& on_fire) {
+    while (time_before(q.jiffies(), target)) {
+        q.set_jiffies(q.jiffies() + 1);
+        if (q.softirq_due()) q.run_softirq(on_fire);
+    }
+}
+
+// An idle CPU waking up: jiffies jumps to `target` in one step (the tick was
+// stopped), then one softirq runs. The classic wheel walks every missed jiffy
+// inside that softirq; the modern wheel jumps between due buckets.
+template <class Q, class F>
+void wake_at(Q& q, Jiffies target, F&& on_fire) {
+    if (time_after(target, q.jiffies())) q.set_jiffies(target);
+    if (q.softirq_due()) q.run_softirq(on_fire);
+}
+
+} // namespace timersim
