@@ -1,0 +1,27 @@
+#include "sim/commands.hpp"
+
+#include <array>
+
+namespace timersim::cli {
+
+namespace {
+
+constexpr std::array kCommands{
+    Command{"compare", "run one workload through the classic wheel, the modern wheel and the exact heap", run_compare},
+    Command{"levels", "print the level tables of both wheels (granularity and range per level)", run_levels},
+    Command{"explain", "explain where one timer lands in each wheel, why, and when it fires", run_explain},
+    Command{"version", "print the timersim version", run_version},
+};
+
+}  // namespace
+
+std::span<const Command> commands() { return kCommands; }
+
+const Command* find_command(std::string_view name) {
+  for (const Command& command : kCommands) {
+    if (command.name == name) return &command;
+  }
+  return nullptr;
+}
+
+}  // namespace timersim::cli
