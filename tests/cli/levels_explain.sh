@@ -1,0 +1,47 @@
+# timersim levels and explain print the numbers of the reference digest.
+# shellcheck source=tests/cli/common.bash
+source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
+
+run levels --hz 1000 --design modern
+expect_status 0
+expect_stdout_line '^ +0 +0 +1 jiffy \(1 ms\) +0 \.\. 62 '
+expect_stdout_line '^ +1 +64 +8 jiffies \(8 ms\) +63 \.\. 503 '
+expect_stdout_line '^ +8 +512 +16777216 jiffies .* 132120576 \.\. 1056964607 '
+
+run levels --hz 100 --design modern
+expect_status 0
+expect_stdout_line '^ +7 +448 .* 16515072 \.\. 132120575 '
+grep -Eq '^ +8 ' <<<"$out" && fail "HZ=100 has 8 levels, not 9"
+
+run levels --design classic --base-small
+expect_status 0
+expect_stdout_line '^ +tv1 +64 '
+expect_stdout_line 'MAX_TVAL = 4194303 jiffies'
+
+# reference §8.1: HZ=1000 TIME_WAIT lands on level 4, idx 262, bucket 4294729728.
+run explain --hz 1000 --timeout 60s
+expect_status 0
+expect_stdout_line 'goes to level 4 '
+expect_stdout_line 'idx = level offset 256 \+ .* = 262 '
+expect_stdout_line 'clk reaches 4294729728: the timer fires 2432 jiffies'
+# reference §8.3: default slack moves it to +128.
+expect_stdout_line 'becomes 4294727424 \(\+128 jiffies'
+
+# reference §8.2: tv3[1] > tv2[1] > tv1[0], fires at 16640.
+run explain --now 0 --expires 16640 --design classic --slack off
+expect_status 0
+expect_stdout_line '-> tv3\[1\]\.$'
+expect_stdout_line '^  At jiffy 16384 .* -> tv2\[1\]\.$'
+expect_stdout_line 'timer_jiffies == 16640, after 2 cascades: exactly on time'
+
+run explain --hz 1000 --timeout 36
+expect_status 0
+expect_stdout_line 'goes to level 0 '
+expect_stdout_line 'fires 1 jiffy \(1 ms\) late'
+
+run explain --timeout 5parsecs
+expect_usage_error '--timeout: .*unknown unit' "try 'timersim explain --help'"
+run explain --timeout 5 --expires 7
+expect_usage_error 'exactly one of --timeout and --expires' "try 'timersim explain --help'"
+run explain --expires banana
+expect_usage_error '--expires' "try 'timersim explain --help'"
