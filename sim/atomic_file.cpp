@@ -1,27 +1,48 @@
 #include "sim/atomic_file.hpp"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <stdexcept>
-#include <string>
 #include <unistd.h>
 
 namespace timersim {
 
+AtomicOutputFile::AtomicOutputFile(std::string path)
+    : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+    file_ = std::fopen(tmp_.c_str(), "wb");
+    if (!file_) fail("create file");
+}
+
+AtomicOutputFile::~AtomicOutputFile() {
+    if (file_) std::fclose(file_);
+    if (!committed_) std::remove(tmp_.c_str());
+}
+
+void AtomicOutputFile::fail(const char* what) {
+    const std::string reason = std::strerror(errno);
+    if (file_) std::fclose(file_);
+    file_ = nullptr;
+    std::remove(tmp_.c_str());
+    throw std::runtime_error(path_ + ": cannot " + what + " (" + reason + ")");
+}
+
+void AtomicOutputFile::write(std::string_view data) {
+    if (std::fwrite(data.data(), 1, data.size(), file_) != data.size()) fail("write file");
+}
+
+void AtomicOutputFile::commit() {
+    if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) fail("write file");
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (closed != 0) fail("write file");
+    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail("rename temporary file into place");
+    committed_ = true;
+}
+
 void write_file_atomically(const std::string& path, std::string_view content) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    auto fail = [&](const char* what) {
-        const std::string reason = std::strerror(errno);
-        std::remove(tmp.c_str());
-        throw std::runtime_error(path + ": cannot " + what + " (" + reason + ")");
-    };
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) fail("create file");
-    const bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-    const bool flushed = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-    if (std::fclose(f) != 0 || !written || !flushed) fail("write file");
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("rename temporary file into place");
+    AtomicOutputFile out(path);
+    out.write(content);
+    out.commit();
 }
 
 } // namespace timersim

@@ -56,7 +56,8 @@ int run_compare(std::span<const std::string> args) {
         ("slack", po::value<std::string>()->default_value("default"), "classic wheel timer slack in mod_timer(): default (delay/256, as 4.x), off, or N jiffies")
         ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (64-slot tv1, 16-slot tv2..tv5)")
         ("format", po::value<std::string>()->default_value("text"), "text, json or csv")
-        ("output,o", po::value<std::string>(), "write the report to FILE (atomically) instead of stdout");
+        ("output,o", po::value<std::string>(), "write the report to FILE (atomically) instead of stdout")
+        ("events", po::value<std::string>(), "write the per-timer event log (CSV: one row per enqueue, fire, cancel) to FILE");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -69,6 +70,7 @@ int run_compare(std::span<const std::string> args) {
                 "The workload is connection churn: each connection's timer is pushed back by\n"
                 "every message and fires only when a connection goes quiet.",
             .examples = "timersim compare\n"
+                        "timersim compare --connections 1000 --duration 10 --events events.csv\n"
                         "timersim compare --hz 1000 --connections 20000 --duration 60\n"
                         "timersim compare --design classic,modern --slack off --format json -o out.json",
         });
@@ -99,8 +101,18 @@ int run_compare(std::span<const std::string> args) {
 
     ComparisonResult result;
     {
+        std::optional<AtomicOutputFile> events_file;
+        std::optional<EventLog> events;
+        if (vm->count("events")) {
+            events_file.emplace((*vm)["events"].as<std::string>());
+            events.emplace(events_file->get());
+        }
         ProgressBar bar("compare");
-        result = run_comparison(config, [&](double f) { bar.update(f); });
+        result = run_comparison(config, [&](double f) { bar.update(f); }, events ? &*events : nullptr);
+        if (events) {
+            events->flush();
+            events_file->commit();
+        }
     }
     const std::string report = format == "json"  ? format_comparison_json(result)
                                : format == "csv" ? format_comparison_csv(result)

@@ -37,7 +37,7 @@ namespace {
 
 template <TimerQueue Q>
 DesignResult drive(Q& queue, Design design, const ComparisonConfig& config, Jiffies ticks,
-                   const std::function<void(Jiffies)>& on_tick_done) {
+                   const std::function<void(Jiffies)>& on_tick_done, EventLog* events) {
     DesignResult result;
     result.design = design;
     result.bytes_per_timer = queue.bytes_per_timer();
@@ -56,9 +56,18 @@ DesignResult drive(Q& queue, Design design, const ComparisonConfig& config, Jiff
         conn_of[ids[c]] = c;
     }
 
+    const std::string_view name = to_string(design);
+    const bool has_buckets = design != Design::heap;
+    // Tick t happens at floor(t * 1e9 / HZ) ns: exact, no drift at HZ=300.
+    const unsigned hz = config.workload.hz;
+    auto time_ns = [&](Jiffies j) { return (j - start) * 1000000000ull / hz; };
+
     auto on_fire = [&](const FiredTimer& fired) {
         const std::uint32_t c = conn_of[fired.id];
         result.error_jiffies.add(jiffies_diff(queue.jiffies(), requested[c]));
+        if (events)
+            events->add(name, 0, time_ns(queue.jiffies()), queue.jiffies(), TimerEvent::fire, c, fired.expires,
+                        nullptr, has_buckets);
     };
 
     for (Jiffies t = 1; t <= ticks; ++t) {
@@ -76,8 +85,18 @@ DesignResult drive(Q& queue, Design design, const ComparisonConfig& config, Jiff
         while (const auto conn = churn.pop_message(queue.jiffies())) {
             const Jiffies expires = queue.jiffies() + churn.draw_timeout(*conn);
             requested[*conn] = expires;
-            queue.arm(ids[*conn], expires, ArmCall::mod_timer);
+            const TimerId id = ids[*conn];
+            const bool was_pending = events && queue.is_pending(id);
+            const ArmOutcome outcome = queue.arm(id, expires, ArmCall::mod_timer);
             ++result.arms;
+            if (events && outcome == ArmOutcome::queued) {
+                const Placement p = queue.placement(id);
+                const std::uint64_t now_ns = time_ns(queue.jiffies());
+                if (was_pending)
+                    events->add(name, 0, now_ns, queue.jiffies(), TimerEvent::cancel, *conn, p.expires, nullptr,
+                                has_buckets);
+                events->add(name, 0, now_ns, queue.jiffies(), TimerEvent::enqueue, *conn, p.expires, &p, has_buckets);
+            }
         }
         if (on_tick_done && (t & 1023) == 0) on_tick_done(t);
     }
@@ -88,7 +107,7 @@ DesignResult drive(Q& queue, Design design, const ComparisonConfig& config, Jiff
 
 } // namespace
 
-ComparisonResult run_comparison(const ComparisonConfig& config, const ProgressFn& progress) {
+ComparisonResult run_comparison(const ComparisonConfig& config, const ProgressFn& progress, EventLog* events) {
     const unsigned hz = config.workload.hz;
     if (hz == 0 || hz > 10000) throw std::invalid_argument("hz must be in 1..10000");
     if (!(config.duration_s > 0) || config.duration_s * hz > 1e10)
@@ -111,17 +130,17 @@ ComparisonResult run_comparison(const ComparisonConfig& config, const ProgressFn
             ClassicWheel q(ClassicWheel::Config{.hz = hz, .start_jiffies = out.start_jiffies,
                                                 .geometry = config.classic_geometry,
                                                 .slack = config.classic_slack});
-            out.designs.push_back(drive(q, d, config, out.ticks, tick_done));
+            out.designs.push_back(drive(q, d, config, out.ticks, tick_done, events));
             break;
         }
         case Design::modern: {
             ModernWheel q(ModernWheel::Config{.hz = hz, .start_jiffies = out.start_jiffies});
-            out.designs.push_back(drive(q, d, config, out.ticks, tick_done));
+            out.designs.push_back(drive(q, d, config, out.ticks, tick_done, events));
             break;
         }
         case Design::heap: {
             HeapQueue q(HeapQueue::Config{.hz = hz, .start_jiffies = out.start_jiffies});
-            out.designs.push_back(drive(q, d, config, out.ticks, tick_done));
+            out.designs.push_back(drive(q, d, config, out.ticks, tick_done, events));
             break;
         }
         }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "sim/error_histogram.hpp"
+#include "sim/event_log.hpp"
 #include "wheel/classic_levels.hpp"
 #include "wheel/timer_queue.hpp"
 #include "workloads/connection_churn.hpp"
@@ -57,6 +58,9 @@ struct ComparisonResult {
 // Progress callback: fraction of the whole comparison done, in [0, 1].
 using ProgressFn = std::function<void(double)>;
 
-ComparisonResult run_comparison(const ComparisonConfig& config, const ProgressFn& progress = {});
+// With `events`, every enqueue, fire and cancel is logged (designs one after
+// the other, each in simulated-time order).
+ComparisonResult run_comparison(const ComparisonConfig& config, const ProgressFn& progress = {},
+                                EventLog* events = nullptr);
 
 } // namespace timersim

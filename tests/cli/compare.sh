@@ -52,3 +52,34 @@ run compare "${small[@]}" -o "$dir/no/such/dir/out.txt"
 expect_status 1
 [[ $err == *"$dir/no/such/dir/out.txt"* ]] || fail "error does not name the output file"
 [[ ! -e $dir/no ]] || fail "a partial output was left"
+
+# The event log: every fire row's jiffy is the bucket_expiry of the timer's
+# last enqueue row (modern: the bucket the kernel collects; classic and heap:
+# exactly expires, slack included), and rows are in time order per design.
+run compare --connections 300 --duration 30 --message-interval 5000 --events "$dir/events.csv"
+expect_status 0
+python3 - "$dir/events.csv" <<'PY' || fail "event log is inconsistent"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows, "no rows"
+header = "design,cpu,time_ns,jiffies,event,timer,expires,level,idx,bucket_expiry"
+assert open(sys.argv[1]).readline().strip() == header
+last_enqueue, last_time, fired = {}, {}, {}
+for r in rows:
+    d, t, j = r["design"], int(r["time_ns"]), int(r["jiffies"])
+    assert t >= last_time.get(d, 0), ("time goes back", r)
+    last_time[d] = t
+    key = (d, r["timer"])
+    if r["event"] == "enqueue":
+        last_enqueue[key] = r
+        if d == "modern":
+            assert int(r["idx"]) // 64 == int(r["level"]), r
+    elif r["event"] == "fire":
+        e = last_enqueue.pop(key)
+        assert j == int(e["bucket_expiry"]), (r, e)
+        fired[d] = fired.get(d, 0) + 1
+    elif r["event"] == "cancel":
+        assert key in last_enqueue, r
+for d in ("classic", "modern", "heap"):
+    assert fired.get(d, 0) > 0, ("nothing fired", d)
+PY
