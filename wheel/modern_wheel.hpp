@@ -132,6 +132,8 @@ public:
     unsigned hz() const noexcept { return hz_; }
     unsigned depth() const noexcept { return depth_; }
     const Base& base(BaseIndex b) const noexcept { return bases_[b]; }
+    // Timers queued in bucket idx (0 .. 64*depth-1) of a base.
+    std::uint32_t bucket_count(BaseIndex b, unsigned idx) const noexcept { return bases_[b].lists.count(idx); }
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
