@@ -1,5 +1,6 @@
 #include "sim/atomic_file.hpp"
 #include "sim/cli.hpp"
+#include "sim/common_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/comparison_report.hpp"
 #include "sim/progress.hpp"
@@ -7,7 +8,6 @@
 
 #include <fmt/core.h>
 
-#include <charconv>
 
 namespace timersim::cli {
 
@@ -32,29 +32,18 @@ std::vector<Design> parse_designs(const std::string& list) {
     return designs;
 }
 
-std::optional<std::int64_t> parse_slack(const std::string& s) {
-    if (s == "off") return std::nullopt;
-    if (s == "default") return -1;
-    std::int64_t v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc{} || end != s.data() + s.size() || v < 0 || v > (std::int64_t{1} << 32))
-        throw UsageError(fmt::format("--slack: expected off, default or a number of jiffies 0..2^32, got '{}'", s));
-    return v;
-}
-
 } // namespace
 
 int run_compare(std::span<const std::string> args) {
     po::options_description options("Options");
+    add_hz_option(options);
+    add_classic_options(options);
     options.add_options()
-        ("hz", po::value<unsigned>()->default_value(250), "timer frequency CONFIG_HZ (1..10000; the kernel offers 100, 250, 300, 1000)")
         ("connections", po::value<std::uint32_t>()->default_value(100000), "connections, one timer each (1..50000000)")
         ("duration", po::value<double>()->default_value(120), "simulated seconds")
         ("message-interval", po::value<double>()->default_value(1000), "mean ms between two messages of one connection (each message re-arms its timer)")
         ("seed", po::value<std::uint64_t>()->default_value(1), "workload seed; the same seed gives byte-identical output")
         ("design", po::value<std::string>()->default_value("classic,modern,heap"), "comma-separated designs: classic, modern, heap")
-        ("slack", po::value<std::string>()->default_value("default"), "classic wheel timer slack in mod_timer(): default (delay/256, as 4.x), off, or N jiffies")
-        ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (64-slot tv1, 16-slot tv2..tv5)")
         ("format", po::value<std::string>()->default_value("text"), "text, json or csv")
         ("output,o", po::value<std::string>(), "write the report to FILE (atomically) instead of stdout")
         ("events", po::value<std::string>(), "write the per-timer event log (CSV: one row per enqueue, fire, cancel) to FILE");
@@ -77,17 +66,15 @@ int run_compare(std::span<const std::string> args) {
     if (!vm) return kExitOk;
 
     ComparisonConfig config;
-    config.workload.hz = (*vm)["hz"].as<unsigned>();
+    config.workload.hz = hz_option(*vm);
     config.workload.connections = (*vm)["connections"].as<std::uint32_t>();
     config.workload.message_interval_ms = (*vm)["message-interval"].as<double>();
     config.workload.seed = (*vm)["seed"].as<std::uint64_t>();
     config.duration_s = (*vm)["duration"].as<double>();
     config.designs = parse_designs((*vm)["design"].as<std::string>());
-    config.classic_slack = parse_slack((*vm)["slack"].as<std::string>());
-    if ((*vm)["base-small"].as<bool>()) config.classic_geometry = classic::Geometry::base_small();
+    config.classic_slack = slack_option(*vm);
+    config.classic_geometry = geometry_option(*vm);
 
-    if (config.workload.hz < 1 || config.workload.hz > 10000)
-        throw UsageError(fmt::format("--hz: must be 1..10000, got {}", config.workload.hz));
     if (config.workload.connections < 1 || config.workload.connections > 50000000)
         throw UsageError(fmt::format("--connections: must be 1..50000000, got {}", config.workload.connections));
     if (!(config.duration_s > 0) || config.duration_s * config.workload.hz > 1e9)
@@ -95,9 +82,7 @@ int run_compare(std::span<const std::string> args) {
     if (!(config.workload.message_interval_ms >= 1) || config.workload.message_interval_ms > 1e9)
         throw UsageError(fmt::format("--message-interval: must be 1..1e9 ms, got {}",
                                      config.workload.message_interval_ms));
-    const std::string format = (*vm)["format"].as<std::string>();
-    if (format != "text" && format != "json" && format != "csv")
-        throw UsageError(fmt::format("--format: expected text, json or csv, got '{}'", format));
+    const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
 
     ComparisonResult result;
     {

@@ -1,4 +1,5 @@
 #include "sim/cli.hpp"
+#include "sim/common_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/format_time.hpp"
 #include "sim/timeout_arg.hpp"
@@ -116,14 +117,13 @@ std::string explain_classic_text(Jiffies now, Jiffies expires, unsigned hz, std:
 
 int run_explain(std::span<const std::string> args) {
     po::options_description options("Options");
+    add_hz_option(options);
+    add_classic_options(options);
     options.add_options()
-        ("hz", po::value<unsigned>()->default_value(250), "timer frequency CONFIG_HZ (1..10000)")
         ("timeout", po::value<std::string>(), "relative timeout: jiffies (36) or time with a unit (144ms, 1.5s, 2h)")
         ("now", po::value<std::string>(), "jiffies when the timer is armed (default: INITIAL_JIFFIES = 2^32 - 300*HZ)")
         ("expires", po::value<std::string>(), "absolute expiry in jiffies (instead of --timeout)")
-        ("design", po::value<std::string>()->default_value("both"), "modern, classic or both")
-        ("slack", po::value<std::string>()->default_value("default"), "classic slack: default (delay/256), off, or N jiffies")
-        ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL");
+        ("design", po::value<std::string>()->default_value("both"), "modern, classic or both");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -135,8 +135,7 @@ int run_explain(std::span<const std::string> args) {
                         "timersim explain --now 0 --expires 16640 --design classic --slack off",
         });
     if (!vm) return kExitOk;
-    const unsigned hz = (*vm)["hz"].as<unsigned>();
-    if (hz < 1 || hz > 10000) throw UsageError(fmt::format("--hz: must be 1..10000, got {}", hz));
+    const unsigned hz = hz_option(*vm);
     const Jiffies now = vm->count("now") ? parse_jiffies((*vm)["now"].as<std::string>(), "--now") : initial_jiffies(hz);
     if (vm->count("timeout") == vm->count("expires"))
         throw UsageError("give exactly one of --timeout and --expires");
@@ -150,20 +149,9 @@ int run_explain(std::span<const std::string> args) {
     } else {
         expires = parse_jiffies((*vm)["expires"].as<std::string>(), "--expires");
     }
-    const std::string design = (*vm)["design"].as<std::string>();
-    if (design != "modern" && design != "classic" && design != "both")
-        throw UsageError(fmt::format("--design: expected modern, classic or both, got '{}'", design));
-    std::optional<std::int64_t> slack = -1;
-    if (const auto s = (*vm)["slack"].as<std::string>(); s == "off") {
-        slack.reset();
-    } else if (s != "default") {
-        std::int64_t v = -1;
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (ec != std::errc{} || end != s.data() + s.size() || v < 0)
-            throw UsageError(fmt::format("--slack: expected default, off or a number of jiffies, got '{}'", s));
-        slack = v;
-    }
-    const auto geometry = (*vm)["base-small"].as<bool>() ? classic::Geometry::base_small() : classic::Geometry::normal();
+    const std::string design = choice_option(*vm, "design", {"modern", "classic", "both"});
+    const std::optional<std::int64_t> slack = slack_option(*vm);
+    const classic::Geometry geometry = geometry_option(*vm);
 
     std::string out = fmt::format("A timer armed at jiffies {} to expire at {} ({:+} jiffies, {}), HZ={}.\n\n", now,
                                   expires, jiffies_diff(expires, now),

@@ -1,4 +1,5 @@
 #include "sim/cli.hpp"
+#include "sim/common_options.hpp"
 #include "sim/commands.hpp"
 #include "sim/format_time.hpp"
 #include "wheel/classic_levels.hpp"
@@ -72,10 +73,10 @@ std::string classic_table(unsigned hz, const classic::Geometry& g, bool small) {
 
 int run_levels(std::span<const std::string> args) {
     po::options_description options("Options");
+    add_hz_option(options);
     options.add_options()
-        ("hz", po::value<unsigned>()->default_value(250), "timer frequency CONFIG_HZ (1..10000)")
         ("design", po::value<std::string>()->default_value("both"), "modern, classic or both")
-        ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (tv1 64 slots, tv2..tv5 16)");
+        ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (64-slot tv1, 16-slot tv2..tv5)");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -86,17 +87,14 @@ int run_levels(std::span<const std::string> args) {
                         "timersim levels --hz 100 --design classic --base-small",
         });
     if (!vm) return kExitOk;
-    const unsigned hz = (*vm)["hz"].as<unsigned>();
-    if (hz < 1 || hz > 10000) throw UsageError(fmt::format("--hz: must be 1..10000, got {}", hz));
-    const std::string design = (*vm)["design"].as<std::string>();
-    if (design != "modern" && design != "classic" && design != "both")
-        throw UsageError(fmt::format("--design: expected modern, classic or both, got '{}'", design));
+    const unsigned hz = hz_option(*vm);
+    const std::string design = choice_option(*vm, "design", {"modern", "classic", "both"});
     const bool small = (*vm)["base-small"].as<bool>();
     std::string out;
     if (design != "classic") out += modern_table(hz);
     if (design == "both") out += "\n";
     if (design != "modern")
-        out += classic_table(hz, small ? classic::Geometry::base_small() : classic::Geometry::normal(), small);
+        out += classic_table(hz, geometry_option(*vm), small);
     fmt::print("{}", out);
     return kExitOk;
 }

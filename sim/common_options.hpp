@@ -1,0 +1,28 @@
+// Options several commands share (--hz, --slack, --base-small, choice
+// lists), declared and validated in one place so every command spells,
+// documents and checks them the same way.
+#pragma once
+
+#include "wheel/classic_levels.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace timersim::cli {
+
+void add_hz_option(boost::program_options::options_description& options);
+void add_classic_options(boost::program_options::options_description& options); // --slack, --base-small
+
+// Throw UsageError naming the option on a bad value.
+unsigned hz_option(const boost::program_options::variables_map& vm);
+std::optional<std::int64_t> slack_option(const boost::program_options::variables_map& vm);
+classic::Geometry geometry_option(const boost::program_options::variables_map& vm);
+std::string choice_option(const boost::program_options::variables_map& vm, std::string_view name,
+                          std::initializer_list<std::string_view> choices);
+
+} // namespace timersim::cli
