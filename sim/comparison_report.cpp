@@ -145,7 +145,7 @@ std::string verdict(const ComparisonResult& r) {
 std::string format_comparison_text(const ComparisonResult& r) {
     const auto& w = r.config.workload;
     std::string out = fmt::format(
-        "timersim compare: connection churn, {} connections, a message every {} ms on average, "
+        "timersim compare: connection churn, {} connections, a message every {} ms (x0.1..x100 per connection), "
         "{} s at HZ={} ({} ticks), seed {}\n"
         "timer kinds: 40% retransmit (RTO 200 ms..1 s), 30% delayed ACK (40 ms), 30% idle (60 s); "
         "classic slack: {}\n\n",
