@@ -92,8 +92,10 @@ ArmOutcome ModernWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
         }
         detach_if_pending(b, id);
     } else {
-        if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
+        // 6.1 __mod_timer(): the base is locked and forwarded before the
+        // MOD_TIMER_PENDING_ONLY check, so an idle timer forwards it too.
         forward_timer_base(bases_[target_base(n)]);
+        if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
     }
     // The timer stays on this CPU; its base only depends on TIMER_DEFERRABLE.
     n.base = target_base(n);
@@ -180,7 +182,8 @@ std::optional<Jiffies> ModernWheel::next_timer_interrupt() {
         b.is_idle = true;
         return std::nullopt;
     }
-    b.is_idle = nextevt - basej > 1;
+    // 6.1 get_next_timer_interrupt() only sets is_idle here, never clears it.
+    if (nextevt - basej > 1) b.is_idle = true;
     return nextevt;
 }
 

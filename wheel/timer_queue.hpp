@@ -67,7 +67,11 @@ struct Placement {
 struct FiredTimer {
     TimerId id;
     Jiffies expires;  // timer->expires at the time it ran
-    Jiffies base_clk; // the clock value whose bucket held it (trace "baseclk")
+    // The trace's "baseclk": classic, the loop step that ran it; modern, clk-1
+    // read once per collected level (6.1 expire_timers()), which is the
+    // bucket's clock unless a callback of a higher level forwarded clk in a
+    // late softirq; heap, expires.
+    Jiffies base_clk;
 };
 
 inline constexpr std::size_t kMaxLevels = 9;
