@@ -8,6 +8,7 @@ namespace {
 
 constexpr std::array kCommands{
     Command{"compare", "run one workload through the classic wheel, the modern wheel and the exact heap", run_compare},
+    Command{"run", "run a workload on the simulated machine: ticks, TIMER_SOFTIRQ, ksoftirqd and their cost", run_run},
     Command{"levels", "print the level tables of both wheels (granularity and range per level)", run_levels},
     Command{"explain", "explain where one timer lands in each wheel, why, and when it fires", run_explain},
     Command{"version", "print the timersim version", run_version},

@@ -35,6 +35,7 @@ const Command* find_command(std::string_view name);
 // Entry points, one per sim/cmd_<name>.cpp.
 int run_version(std::span<const std::string> args);
 int run_compare(std::span<const std::string> args);
+int run_run(std::span<const std::string> args);
 int run_levels(std::span<const std::string> args);
 int run_explain(std::span<const std::string> args);
 

@@ -1,0 +1,290 @@
+#include "sim/engine_run.hpp"
+
+#include "wheel/classic_wheel.hpp"
+#include "wheel/heap_queue.hpp"
+#include "wheel/modern_wheel.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <array>
+#include <stdexcept>
+#include <vector>
+
+namespace timersim {
+
+namespace {
+
+// Connection churn on the engine: one action per message, at the end of the
+// tick-jitter window after the tick of the message's jiffy (so always after
+// that tick), arming the connection's timer relative to the jiffies it
+// actually runs at (later if a softirq kept the CPU busy). Messages are
+// looked up one ahead, so an idle CPU (NOHZ) is only woken when one arrives.
+// The calls into ConnectionChurn (pop, then draw the timeout) come in the
+// same order as in `timersim compare`, so a seed means the same messages.
+class ChurnWorkload final : public Workload {
+public:
+    ChurnWorkload(const ConnectionChurnConfig& config, Sim& sim, std::uint64_t ticks, std::uint64_t jitter_ns)
+        : churn_(config, sim.start_jiffies()), start_(sim.start_jiffies()), last_(sim.start_jiffies() + ticks),
+          probe_(sim.start_jiffies()), jitter_ns_(jitter_ns) {
+        const std::uint32_t n = churn_.connections();
+        sim.reserve_timers(n);
+        ids_.resize(n);
+        for (std::uint32_t c = 0; c < n; ++c) ids_[c] = sim.create_timer(TimerFlags{});
+        schedule_next(sim);
+    }
+
+    void on_action(Sim& sim, std::uint64_t) override {
+        sim.arm(ids_[conn_], sim.jiffies() + timeout_);
+        schedule_next(sim);
+    }
+
+private:
+    void schedule_next(Sim& sim) {
+        for (; !time_after(probe_, last_); ++probe_) {
+            if (const auto conn = churn_.pop_message(probe_)) {
+                conn_ = *conn;
+                timeout_ = churn_.draw_timeout(conn_);
+                sim.schedule_action(tick_time_ns(probe_ - start_, sim.hz()) + jitter_ns_, Action{});
+                return;
+            }
+        }
+    }
+
+    ConnectionChurn churn_;
+    std::vector<TimerId> ids_;
+    Jiffies start_;
+    Jiffies last_;  // no messages after the run's last tick
+    Jiffies probe_; // the jiffy whose messages are being looked up
+    std::uint64_t jitter_ns_;
+    std::uint32_t conn_ = 0; // the next message: its connection and timeout
+    Jiffies timeout_ = 0;
+};
+
+template <TimerQueue Q>
+RunResult drive(Q& queue, const RunConfig& config, const ProgressFn& progress) {
+    RunResult result;
+    result.config = config;
+    result.start_jiffies = queue.jiffies();
+    result.bytes_per_timer = queue.bytes_per_timer();
+    Engine<Q> engine(queue, EngineConfig{.hz = config.workload.hz,
+                                         .costs = config.costs,
+                                         .ksoftirqd_delay_ns = config.ksoftirqd_delay_ns,
+                                         .tick_jitter_ns = config.tick_jitter_ns,
+                                         .seed = config.jitter_seed,
+                                         .nohz_idle = config.nohz_idle});
+    ChurnWorkload workload(config.workload, engine, config.ticks, config.tick_jitter_ns);
+    engine.set_workload(&workload);
+    constexpr std::uint64_t kChunk = 1024;
+    for (std::uint64_t t = 0; t < config.ticks;) {
+        t = std::min(config.ticks, t + kChunk);
+        engine.run_ticks(t);
+        if (progress) progress(static_cast<double>(t) / static_cast<double>(config.ticks));
+    }
+    result.end_ns = engine.now_ns();
+    result.cpu = engine.metrics();
+    return result;
+}
+
+constexpr std::array<double, 5> kPercentiles{50, 90, 99, 99.9, 100};
+
+std::string percentile_name(double p) {
+    if (p == 100) return "max";
+    return fmt::format("p{}", p);
+}
+
+std::string jiffy_stats_json(const ErrorHistogram& h) {
+    std::string out = fmt::format("{{\"count\": {}, \"mean\": {:.6f}, \"min\": {}", h.total(), h.mean(), h.min());
+    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), h.percentile(p));
+    std::vector<std::string> bins;
+    for (const auto& [value, count] : h.counts()) bins.push_back(fmt::format("[{}, {}]", value, count));
+    out += fmt::format(", \"histogram\": [{}]}}", fmt::join(bins, ", "));
+    return out;
+}
+
+std::string ns_stats_json(const Log2Histogram& h) {
+    std::string out = fmt::format("{{\"count\": {}, \"mean\": {:.1f}, \"min\": {}", h.count(), h.mean(), h.min());
+    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), h.percentile(p));
+    // Buckets as [lowest value, count], negatives first.
+    std::vector<std::string> bins;
+    for (unsigned b = Log2Histogram::kBuckets; b-- > 0;)
+        if (const auto c = h.negative_buckets()[b]) bins.push_back(fmt::format("[-{}, {}]", Log2Histogram::bucket_high(b), c));
+    for (unsigned b = 0; b < Log2Histogram::kBuckets; ++b)
+        if (const auto c = h.positive_buckets()[b]) bins.push_back(fmt::format("[{}, {}]", Log2Histogram::bucket_low(b), c));
+    out += fmt::format(", \"histogram\": [{}]}}", fmt::join(bins, ", "));
+    return out;
+}
+
+std::string format_ns(std::int64_t ns) {
+    const double a = ns < 0 ? -static_cast<double>(ns) : static_cast<double>(ns);
+    const double v = static_cast<double>(ns);
+    if (a < 1e3) return fmt::format("{} ns", ns);
+    if (a < 1e6) return fmt::format("{:.1f} us", v / 1e3);
+    if (a < 1e9) return fmt::format("{:.2f} ms", v / 1e6);
+    return fmt::format("{:.3f} s", v / 1e9);
+}
+
+} // namespace
+
+RunResult run_machine(const RunConfig& config, const ProgressFn& progress) {
+    const unsigned hz = config.workload.hz;
+    if (hz == 0 || hz > 10000) throw std::invalid_argument("hz must be in 1..10000");
+    if (config.ticks == 0 || config.ticks > 10'000'000'000ull)
+        throw std::invalid_argument("ticks must be 1..1e10");
+    const Jiffies start = initial_jiffies(hz);
+    RunResult result;
+    switch (config.design) {
+    case Design::classic: {
+        ClassicWheel q(ClassicWheel::Config{.hz = hz, .start_jiffies = start, .geometry = config.classic_geometry,
+                                            .slack = config.classic_slack});
+        result = drive(q, config, progress);
+        break;
+    }
+    case Design::modern: {
+        ModernWheel q(ModernWheel::Config{.hz = hz, .start_jiffies = start});
+        result = drive(q, config, progress);
+        break;
+    }
+    case Design::heap: {
+        HeapQueue q(HeapQueue::Config{.hz = hz, .start_jiffies = start});
+        result = drive(q, config, progress);
+        break;
+    }
+    }
+    return result;
+}
+
+std::string format_run_text(const RunResult& r) {
+    const RunConfig& c = r.config;
+    const CpuMetrics& m = r.cpu;
+    const auto& s = m.softirq;
+    const CostModel& k = c.costs;
+    std::string out;
+    out += fmt::format("timersim run: {} design, HZ={}, {} ticks ({} simulated), 1 CPU\n", to_string(c.design),
+                       c.workload.hz, c.ticks, format_ns(static_cast<std::int64_t>(r.end_ns)));
+    out += fmt::format("workload: connection churn, {} connections, a message every {} ms on average, seed {}\n",
+                       c.workload.connections, c.workload.message_interval_ms, c.workload.seed);
+    out += fmt::format(
+        "cost model (ns): enqueue {}, dequeue {}, cascade move {}, bucket scan {}, expiry {}, callback {}, "
+        "next-expiry step {}, softirq entry {}\n",
+        k.enqueue_ns, k.dequeue_ns, k.cascade_move_ns, k.bucket_scan_ns, k.expiry_ns, k.callback_ns,
+        k.next_expiry_step_ns, k.softirq_entry_ns);
+    out += fmt::format("ksoftirqd delay {}, tick jitter {}, NOHZ idle {}\n\n",
+                       format_ns(static_cast<std::int64_t>(c.ksoftirqd_delay_ns)),
+                       format_ns(static_cast<std::int64_t>(c.tick_jitter_ns)), c.nohz_idle ? "on" : "off");
+
+    out += "Timers\n";
+    out += fmt::format("  arms                        {}\n", m.arms);
+    out += fmt::format("  fired                       {}\n", m.fired);
+    out += fmt::format("  cancelled                   {}\n", m.cancelled);
+    out += fmt::format("  pending at end              {}\n", m.pending);
+    out += fmt::format("  fired early                 {}\n", m.early);
+    out += fmt::format("  bytes per timer             {}\n\n", r.bytes_per_timer);
+
+    out += "Precision error (fired - requested)\n";
+    out += fmt::format("  {:<8} {:>12} {:>14}\n", "", "jiffies", "time");
+    out += fmt::format("  {:<8} {:>12.3f} {:>14}\n", "mean", m.error_jiffies.mean(),
+                       format_ns(static_cast<std::int64_t>(m.error_ns.mean())));
+    out += fmt::format("  {:<8} {:>12} {:>14}\n", "min", m.error_jiffies.min(), format_ns(m.error_ns.min()));
+    for (double p : kPercentiles)
+        out += fmt::format("  {:<8} {:>12} {:>14}\n", percentile_name(p), m.error_jiffies.percentile(p),
+                           format_ns(p == 100 ? m.error_ns.max() : m.error_ns.percentile(p)));
+    out += "  (time percentiles are bucket upper bounds, within 12.5 %; min, mean and max are exact)\n\n";
+
+    out += "Ticks\n";
+    out += fmt::format("  ticks                       {}\n", m.ticks);
+    out += fmt::format("  raised TIMER_SOFTIRQ        {}\n", m.ticks_raised);
+    out += fmt::format("  did not raise               {}\n", m.ticks_not_raised);
+    out += fmt::format("  during a softirq            {}\n", m.ticks_in_softirq);
+    if (c.nohz_idle) {
+        out += fmt::format("  skipped (tick stopped)      {}\n", m.ticks_skipped);
+        out += fmt::format("  tick stops                  {}\n", m.tick_stops);
+        out += fmt::format("  woken by a timer            {}\n", m.wakeups_by_timer);
+        out += fmt::format("  woken by an action          {}\n", m.wakeups_by_action);
+        out += fmt::format("  longest jiffies jump        {}\n", m.max_jiffies_jump);
+    }
+    out += "\n";
+
+    out += "Softirq (handle_softirqs runs)\n";
+    out += fmt::format("  from irq_exit               {}\n", s.runs_irq_exit);
+    out += fmt::format("  from ksoftirqd              {}\n", s.runs_ksoftirqd);
+    out += fmt::format("  passes                      {} (restarts {}, most in one run {})\n", s.passes, s.restarts,
+                       s.max_passes_per_run);
+    out += fmt::format("  deferred to ksoftirqd       {} (time limit {}, restart limit {})\n", s.deferrals,
+                       s.deferrals_by_time, s.deferrals_by_restarts);
+    out += fmt::format("  irq_exit left to ksoftirqd  {}\n", s.irq_exit_skipped);
+    out += fmt::format("  duration                    mean {}, p99 {}, max {}\n",
+                       format_ns(static_cast<std::int64_t>(m.softirq_ns.mean())),
+                       format_ns(m.softirq_ns.percentile(99)), format_ns(static_cast<std::int64_t>(m.max_softirq_ns)));
+    out += fmt::format("  most expired in one         {}\n", m.max_expired_per_softirq);
+    out += fmt::format("  most cascade moves in one   {}\n\n", m.max_cascade_moves_per_softirq);
+
+    const double share = r.end_ns ? 100.0 * static_cast<double>(m.softirq_work_ns) / static_cast<double>(r.end_ns) : 0;
+    out += "CPU time in timer work\n";
+    out += fmt::format("  total                       {}\n", format_ns(static_cast<std::int64_t>(m.timer_work_ns())));
+    out += fmt::format("  in the softirq              {} ({:.3f} % of the CPU)\n",
+                       format_ns(static_cast<std::int64_t>(m.softirq_work_ns)), share);
+    out += fmt::format("  arm/cancel (task)           {}\n", format_ns(static_cast<std::int64_t>(m.task_work_ns)));
+    return out;
+}
+
+std::string format_run_json(const RunResult& r) {
+    const RunConfig& c = r.config;
+    const CpuMetrics& m = r.cpu;
+    const auto& s = m.softirq;
+    const CostModel& k = c.costs;
+    const auto& q = m.counters;
+    std::string out = "{\n";
+    out += "  \"schema\": \"timersim.run.v1\",\n";
+    out += fmt::format("  \"design\": \"{}\",\n", to_string(c.design));
+    out += fmt::format(
+        "  \"machine\": {{\"hz\": {}, \"cpus\": 1, \"ticks\": {}, \"start_jiffies\": {}, \"end_ns\": {}, "
+        "\"ksoftirqd_delay_ns\": {}, \"tick_jitter_ns\": {}, \"jitter_seed\": {}, \"nohz_idle\": {}}},\n",
+        c.workload.hz, c.ticks, r.start_jiffies, r.end_ns, c.ksoftirqd_delay_ns, c.tick_jitter_ns, c.jitter_seed,
+        c.nohz_idle);
+    out += fmt::format(
+        "  \"workload\": {{\"name\": \"connection-churn\", \"connections\": {}, \"message_interval_ms\": {}, "
+        "\"seed\": {}}},\n",
+        c.workload.connections, c.workload.message_interval_ms, c.workload.seed);
+    out += fmt::format(
+        "  \"cost_model_ns\": {{\"enqueue\": {}, \"dequeue\": {}, \"cascade_move\": {}, \"bucket_scan\": {}, "
+        "\"expiry\": {}, \"callback\": {}, \"next_expiry_step\": {}, \"softirq_entry\": {}}},\n",
+        k.enqueue_ns, k.dequeue_ns, k.cascade_move_ns, k.bucket_scan_ns, k.expiry_ns, k.callback_ns,
+        k.next_expiry_step_ns, k.softirq_entry_ns);
+    out += "  \"cpus\": [\n    {\n";
+    out += fmt::format(
+        "      \"timers\": {{\"arms\": {}, \"rearm_dequeues\": {}, \"fired\": {}, \"cancelled\": {}, "
+        "\"pending_at_end\": {}, \"early\": {}, \"bytes_per_timer\": {}}},\n",
+        m.arms, m.rearm_dequeues, m.fired, m.cancelled, m.pending, m.early, r.bytes_per_timer);
+    out += fmt::format("      \"error_jiffies\": {},\n", jiffy_stats_json(m.error_jiffies));
+    out += fmt::format("      \"error_ns\": {},\n", ns_stats_json(m.error_ns));
+    out += fmt::format(
+        "      \"ticks\": {{\"total\": {}, \"raised\": {}, \"not_raised\": {}, \"during_softirq\": {}, "
+        "\"skipped\": {}, \"tick_stops\": {}, \"wakeups_by_timer\": {}, \"wakeups_by_action\": {}, "
+        "\"max_jiffies_jump\": {}}},\n",
+        m.ticks, m.ticks_raised, m.ticks_not_raised, m.ticks_in_softirq, m.ticks_skipped, m.tick_stops,
+        m.wakeups_by_timer, m.wakeups_by_action, m.max_jiffies_jump);
+    out += fmt::format(
+        "      \"softirq\": {{\"runs_irq_exit\": {}, \"runs_ksoftirqd\": {}, \"passes\": {}, \"restarts\": {}, "
+        "\"max_passes_per_run\": {}, \"deferrals\": {}, \"deferrals_by_time\": {}, \"deferrals_by_restarts\": {}, "
+        "\"irq_exit_skipped\": {}, \"max_ns\": {}, \"max_expired\": {}, \"max_cascade_moves\": {}, "
+        "\"duration_ns\": {}}},\n",
+        s.runs_irq_exit, s.runs_ksoftirqd, s.passes, s.restarts, s.max_passes_per_run, s.deferrals,
+        s.deferrals_by_time, s.deferrals_by_restarts, s.irq_exit_skipped, m.max_softirq_ns,
+        m.max_expired_per_softirq, m.max_cascade_moves_per_softirq, ns_stats_json(m.softirq_ns));
+    out += fmt::format("      \"timer_work_ns\": {{\"total\": {}, \"softirq\": {}, \"task\": {}}},\n",
+                       m.timer_work_ns(), m.softirq_work_ns, m.task_work_ns);
+    out += fmt::format("      \"actions_delayed\": {},\n", m.actions_delayed);
+    out += fmt::format(
+        "      \"counters\": {{\"enqueues\": {}, \"same_expiry_shortcuts\": {}, \"same_bucket_shortcuts\": {}, "
+        "\"cancels\": {}, \"expired\": {}, \"cascade_moves\": {}, \"cascades\": {}, \"buckets_scanned\": {}, "
+        "\"jiffies_walked\": {}, \"softirq_runs\": {}, \"empty_runs\": {}, \"next_expiry_searches\": {}, "
+        "\"next_expiry_search_steps\": {}, \"peak_pending\": {}}}\n",
+        q.enqueues, q.same_expiry_shortcuts, q.same_bucket_shortcuts, q.cancels, q.expired, q.cascade_moves,
+        q.cascades, q.buckets_scanned, q.jiffies_walked, q.softirq_runs, q.empty_runs, q.next_expiry_searches,
+        q.next_expiry_search_steps, q.peak_pending);
+    out += "    }\n  ]\n}\n";
+    return out;
+}
+
+} // namespace timersim

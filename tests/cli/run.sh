@@ -1,0 +1,84 @@
+# timersim run: the simulated machine on each design prints its report, is
+# deterministic, writes JSON with the metrics that the engine promises, and
+# rejects bad parameters.
+# shellcheck source=tests/cli/common.bash
+source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
+
+small=(--connections 2000 --duration 10)
+
+for design in classic modern heap; do
+  run run "${small[@]}" --design "$design"
+  expect_status 0
+  expect_stdout_line "^timersim run: $design design, HZ=250, 2500 ticks"
+  expect_stdout_line '^Precision error \(fired - requested\)$'
+  expect_stdout_line '^  fired +[1-9][0-9]*$'
+  expect_stdout_line '^  from irq_exit +[1-9][0-9]*$'
+done
+
+run run "${small[@]}" --design classic --tick-jitter-ns 1000
+expect_status 0
+first=$out
+run run "${small[@]}" --design classic --tick-jitter-ns 1000
+[[ $out == "$first" ]] || fail "two runs with the same seeds differ"
+
+dir=$(mktemp -d)
+trap 'rm -rf -- "$dir"' EXIT
+
+# Zero cost: the heap fires every timer exactly on its requested tick.
+run run "${small[@]}" --design heap --zero-cost --format json -o "$dir/heap.json"
+expect_status 0
+expect_empty_stdout
+# A long callback makes softirqs long; an override shows in the report.
+run run "${small[@]}" --design modern --cost-callback-ns 100000 --format json -o "$dir/slow.json"
+expect_status 0
+python3 - "$dir/heap.json" "$dir/slow.json" <<'PY' || fail "JSON reports are not what was asked for"
+import json, sys
+heap = json.load(open(sys.argv[1]))
+assert heap["schema"] == "timersim.run.v1" and heap["design"] == "heap", heap["design"]
+cpu = heap["cpus"][0]
+assert cpu["timers"]["fired"] > 0, cpu["timers"]
+assert cpu["error_jiffies"]["min"] == 0 and cpu["error_jiffies"]["max"] == 0, cpu["error_jiffies"]
+assert cpu["error_ns"]["max"] == 0 and cpu["error_ns"]["min"] == 0, cpu["error_ns"]
+assert cpu["timer_work_ns"]["total"] == 0, cpu["timer_work_ns"]
+assert all(v == 0 for v in heap["cost_model_ns"].values()), heap["cost_model_ns"]
+slow = json.load(open(sys.argv[2]))
+assert slow["cost_model_ns"]["callback"] == 100000
+s = slow["cpus"][0]
+assert s["softirq"]["max_ns"] >= 100000 * s["softirq"]["max_expired"], s["softirq"]
+assert s["error_ns"]["max"] > s["error_jiffies"]["max"] * 4000000, (s["error_ns"], s["error_jiffies"])
+PY
+
+# NOHZ idle on a sparse workload: most ticks are skipped, and the classic
+# wheel pays for walking the missed jiffies when it wakes.
+run run --design classic --connections 50 --message-interval 20000 --duration 300 --nohz --format json -o "$dir/nohz.json"
+expect_status 0
+python3 - "$dir/nohz.json" <<'PY' || fail "NOHZ report is not what was expected"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["machine"]["nohz_idle"] is True
+t = d["cpus"][0]["ticks"]
+assert t["skipped"] > 10 * t["total"], t
+assert t["tick_stops"] > 0 and t["wakeups_by_timer"] > 0 and t["wakeups_by_action"] > 0, t
+assert d["cpus"][0]["counters"]["jiffies_walked"] > t["total"], d["cpus"][0]["counters"]
+PY
+
+run run --ticks 100 --connections 100 --hz 300
+expect_status 0
+expect_stdout_line 'HZ=300, 100 ticks'
+
+run run --design wheel
+expect_usage_error "--design: expected classic, modern, heap, got 'wheel'" "try 'timersim run --help'"
+run run --duration 5 --ticks 100
+expect_usage_error '--duration and --ticks' "try 'timersim run --help'"
+run run --hz 0
+expect_usage_error '--hz' "try 'timersim run --help'"
+run run --tick-jitter-ns 4000000
+expect_usage_error '--tick-jitter-ns' "try 'timersim run --help'"
+run run --cost-expiry-ns 2000000000
+expect_usage_error '--cost-expiry-ns' "try 'timersim run --help'"
+run run --format csv
+expect_usage_error '--format' "try 'timersim run --help'"
+run run --help
+expect_status 0
+expect_stdout_line '--ksoftirqd-delay-ns'
+expect_stdout_line '--cost-bucket-scan-ns'
