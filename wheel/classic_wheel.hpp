@@ -99,9 +99,9 @@ public:
 
     Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }
     const classic::Geometry& geometry() const noexcept { return geometry_; }
-    // Timers queued in one slot of tv1..tv5 (array 1..5).
+    // Timers queued in one slot of tv1..tv5 (array 1..5; walks the slot).
     std::uint32_t slot_count(unsigned array, unsigned slot) const noexcept {
-        return lists_.count(geometry_.list_id(array, slot));
+        return lists_.count(pool_.nodes(), geometry_.list_id(array, slot));
     }
     std::optional<std::int64_t> slack() const noexcept { return slack_; }
     unsigned hz() const noexcept { return hz_; }

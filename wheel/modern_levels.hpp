@@ -71,10 +71,17 @@ constexpr WheelIndex place_at_level(Jiffies expires, unsigned level) noexcept {
 }
 
 // 6.1 calc_wheel_index(): the level is chosen by the distance from clk.
+// The kernel tests the level bounds one after the other; counting the bounds
+// at or below delta picks the same level without a chain of unpredictable
+// branches (arms alternate between levels). Past, clamped and last-level
+// deltas all lie at or beyond LVL_START(depth-1) and take the slow path.
 constexpr WheelIndex calc_wheel_index(Jiffies expires, Jiffies clk, unsigned depth) noexcept {
     const Jiffies delta = expires - clk;
-    for (unsigned level = 0; level + 1 < depth; ++level)
-        if (delta < level_start(level + 1)) return place_at_level(expires, level);
+    if (delta < level_start(depth - 1)) {
+        unsigned level = 0;
+        for (unsigned l = 1; l + 1 < depth; ++l) level += delta >= level_start(l);
+        return place_at_level(expires, level);
+    }
     if (static_cast<std::int64_t>(delta) < 0)
         return WheelIndex{static_cast<unsigned>(clk & kLevelMask), 0, clk, false, true};
     const bool clamped = delta >= timeout_cutoff(depth);

@@ -132,8 +132,10 @@ public:
     unsigned hz() const noexcept { return hz_; }
     unsigned depth() const noexcept { return depth_; }
     const Base& base(BaseIndex b) const noexcept { return bases_[b]; }
-    // Timers queued in bucket idx (0 .. 64*depth-1) of a base.
-    std::uint32_t bucket_count(BaseIndex b, unsigned idx) const noexcept { return bases_[b].lists.count(idx); }
+    // Timers queued in bucket idx (0 .. 64*depth-1) of a base (walks the bucket).
+    std::uint32_t bucket_count(BaseIndex b, unsigned idx) const noexcept {
+        return bases_[b].lists.count(pool_.nodes(), idx);
+    }
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:

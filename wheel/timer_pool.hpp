@@ -50,6 +50,7 @@ public:
     Node& operator[](TimerId id) noexcept { return nodes_[id]; }
     const Node& operator[](TimerId id) const noexcept { return nodes_[id]; }
     std::vector<Node>& nodes() noexcept { return nodes_; }
+    const std::vector<Node>& nodes() const noexcept { return nodes_; }
     std::size_t live() const noexcept { return live_; }
     void reserve(std::size_t n) { nodes_.reserve(n); }
 
