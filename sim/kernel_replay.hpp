@@ -1,0 +1,126 @@
+// Replay of a real Linux 6.1 timer trace through ModernWheel, checking the
+// model event by event against what the kernel printed (docs/validation.md):
+//
+//   check idx:    every timer_start: the idx our wheel computes equals the
+//                 kernel's idx=;
+//   check expiry: every timer_expire_entry: our wheel fires that timer in the
+//                 softirq run the kernel shows, from a bucket whose clock
+//                 (FiredTimer.base_clk) equals the kernel's baseclk=, and that
+//                 clock is not after the kernel's now=.
+//
+// One ModernWheel per CPU; jiffies are global (the maximum any event told so
+// far). Our softirq runs on CPU c exactly when the trace shows an expiry on
+// CPU c. It runs on a helper thread that stops inside each callback, so the
+// events the kernel's callback produced (re-arms, cancels, on any CPU) are
+// applied while our run is suspended in that callback, as in the kernel.
+// Only one thread ever runs at a time.
+//
+// Events whose outcome depends on history the trace does not hold (a timer
+// armed before tracing, or whose events were lost) are counted as
+// `unknown history` and excluded from the agreement, never guessed.
+#pragma once
+
+#include "wheel/jiffies.hpp"
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace timersim {
+
+enum class ReplayCheck : std::uint8_t { idx, expiry };
+std::string_view to_string(ReplayCheck check) noexcept;
+
+// Why our model and the kernel disagree (docs/validation.md, "Cause classes").
+enum class ReplayCause : std::uint8_t {
+    our_clock_differs,    // idx: the kernel's idx is calc_wheel_index(expires, jiffies), ours used another base clk
+    kernel_clock_differs, // idx: ours is calc_wheel_index(expires, jiffies), the kernel used another base clk
+    index_differs,        // idx: neither is calc_wheel_index(expires, jiffies)
+    flags_changed,        // idx: TIMER_DEFERRABLE differs from the timer's earlier starts (no timer_init between)
+    baseclk_differs,      // expiry: fired in the same run, from a bucket with another clock
+    fired_late,           // expiry: our bucket clock is after the kernel's now
+    fired_earlier,        // expiry: our model had already fired the timer in an earlier run
+    not_due,              // expiry: pending in our model, in a bucket after the kernel's now
+    not_collected,        // expiry: pending and due in our model, but our run did not fire it
+    not_pending,          // expiry: our model did not have the timer pending
+    other_cpu,            // expiry: pending in our model on another CPU's wheel
+};
+std::string_view to_string(ReplayCause cause) noexcept;
+
+struct ReplayDisagreement {
+    std::uint64_t line = 0;  // line of the kernel event in the input
+    std::uint64_t timer = 0; // timer= pointer
+    std::string function;
+    ReplayCheck check = ReplayCheck::idx;
+    std::string ours;   // what our model gives (idx, or bucket clock and when it fired)
+    std::string kernel; // what the kernel printed
+    ReplayCause cause = ReplayCause::index_differs;
+    bool boot = false;  // before the "timersim: workload start" marker
+};
+
+struct ReplayCheckCounts {
+    std::uint64_t events = 0;   // timer_start (idx) or timer_expire_entry (expiry) lines
+    std::uint64_t agree = 0;
+    std::uint64_t disagree = 0;
+    std::uint64_t unknown = 0;  // unknown history: excluded
+    std::uint64_t boot_events = 0;
+    std::uint64_t boot_agree = 0;
+    // agree / (agree + disagree); 1 when nothing was checked.
+    double agreement() const noexcept {
+        const std::uint64_t checked = agree + disagree;
+        return checked == 0 ? 1.0 : static_cast<double>(agree) / static_cast<double>(checked);
+    }
+};
+
+// Something that is not a check but tells how far the replay can be trusted.
+struct ReplayNote {
+    std::uint64_t line = 0;
+    std::uint64_t timer = 0;
+    std::string function;
+    std::string what;
+    bool boot = false;
+};
+
+struct ReplayResult {
+    std::string file;
+    unsigned hz = 0;
+    unsigned cpus = 0;
+    std::uint64_t timer_events = 0;
+    std::uint64_t timers = 0;          // distinct timer= values
+    std::optional<std::uint64_t> workload_start_line; // the marker, if present
+    ReplayCheckCounts idx;
+    ReplayCheckCounts expiry;
+    std::vector<ReplayDisagreement> disagreements; // in trace order
+    std::map<std::string, std::uint64_t, std::less<>> disagreements_by_cause;
+    // Why events were excluded, e.g. "expiry of a timer armed before the trace".
+    std::map<std::string, std::uint64_t, std::less<>> unknown_by_reason;
+    // Inconsistencies that are not checks (a fire of our model the trace never
+    // shows, a cancel of a timer our model had not pending, ...), by class, and
+    // the first few of each.
+    std::map<std::string, std::uint64_t, std::less<>> notes_by_class;
+    std::vector<ReplayNote> notes;
+    std::uint64_t model_softirq_runs = 0;
+    std::uint64_t model_fires = 0;       // fires of our model the kernel did not match
+    std::uint64_t empty_softirq_runs = 0; // catch-up runs for a stale next_expiry (nothing due)
+    std::uint64_t kernel_requeues = 0;  // cancel + start pairs applied as mod_timer
+    std::uint64_t kernel_deletes = 0;   // cancels applied as del_timer
+    std::uint64_t migrations = 0;       // pending timers that moved to another CPU's wheel
+};
+
+struct ReplayOptions {
+    std::optional<unsigned> hz;     // --hz; else the input's "# hz=N"
+    std::size_t max_notes_per_class = 20;
+    // Run our softirq at each jiffy where a wheel's softirq is due but no
+    // timer is (a stale next_expiry), as the kernel's tick does unseen.
+    // Only tests turn this off, to show why it is needed.
+    bool catch_up_runs = true;
+};
+
+// Replays `text` (the whole ftrace text). Throws TraceError for malformed input.
+ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, const ReplayOptions& options = {});
+
+} // namespace timersim

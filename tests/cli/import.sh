@@ -1,0 +1,78 @@
+# timersim import: converts the ftrace fixtures (both renderings) to the
+# expected trace v1, writes atomically, and reports bad input as exactly one
+# line "timersim: FILE:LINE: what is wrong (field)" with no output left.
+# shellcheck source=tests/cli/common.bash
+source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
+
+data=$(cd "$(dirname -- "${BASH_SOURCE[0]}")/../data" && pwd)
+expected=$data/ftrace/habits.expected.trace
+dir=$(mktemp -d)
+trap 'rm -rf -- "$dir"' EXIT
+
+# the trace v1 an import wrote, without its "# imported from" comment line
+body() { grep -v '^# imported from ' "$1"; }
+
+# /sys/kernel/tracing/trace with a '# hz=250' line: no --hz needed.
+run import "$data/ftrace/habits-ftrace.txt" -o "$dir/a.trace"
+expect_status 0
+expect_empty_stderr
+expect_stdout_line '^.*/a\.trace: 12 events for 5 timers \(hz=250 start_jiffies=4294967200\) from 24 timer lines of '
+expect_stdout_line '^  arm 7, modify 1 \(1 cancel\+start pairs\), cancel 4; 3 expiries'
+expect_stdout_line '^  skipped 2 other events: irq_handler_entry 1, sched_switch 1$'
+[[ $(body "$dir/a.trace") == "$(<"$expected")" ]] || fail "a.trace differs from $expected"
+sed -n 2p "$dir/a.trace" | grep -q '^# imported from .*habits-ftrace.txt by timersim import$' ||
+  fail "no '# imported from' comment on line 2"
+
+# trace-cmd report (plain and -l), with --hz.
+for rendering in trace-cmd trace-cmd-l; do
+  run import --hz 250 "$data/ftrace/habits-$rendering.txt" -o "$dir/$rendering.trace"
+  expect_status 0
+  [[ $(body "$dir/$rendering.trace") == "$(<"$expected")" ]] || fail "$rendering.trace differs from $expected"
+done
+[[ $(LC_ALL=C ls -A "$dir") == $'a.trace\ntrace-cmd-l.trace\ntrace-cmd.trace' ]] || fail "unexpected files: $(ls -A "$dir")"
+
+# Bad input: one stderr line naming file, line and field; no output file.
+bad=$data/bad-ftrace/bad-flags.txt
+run import "$bad" -o "$dir/bad.trace"
+expect_status 2
+expect_empty_stdout
+[[ $err == "timersim: $bad:3: bad flags 'D,P': expected M, D, P, I joined by '|', or 0x... (flags)" ]] ||
+  fail "wrong error line"
+[[ ! -e $dir/bad.trace ]] || fail "an output was left behind"
+
+# An error after events were written removes the partial output too.
+{ cat "$data/ftrace/habits-trace-cmd.txt"; echo "this is not a trace"; } >"$dir/late.txt"
+run import "$dir/late.txt" -o "$dir/late.trace" --hz 250
+expect_status 2
+[[ $err == "timersim: $dir/late.txt:29: not an event line: expected 'TASK-PID [CPU] TIMESTAMP: EVENT: ...', got 'this is not a trace' (line)" ]] ||
+  fail "wrong error line"
+[[ $(ls -A "$dir" | grep -c late) == 1 ]] || fail "a partial or temporary output was left: $(ls -A "$dir")"
+
+# HZ: required, and it must agree with the file's '# hz=' line.
+run import "$data/ftrace/habits-trace-cmd.txt" -o "$dir/x.trace"
+expect_status 2
+[[ $err == "timersim: $data/ftrace/habits-trace-cmd.txt:2: HZ unknown: pass --hz or put a line '# hz=N' before the first event (hz)" ]] ||
+  fail "wrong error line"
+run import "$data/ftrace/habits-ftrace.txt" -o "$dir/x.trace" --hz 1000
+expect_status 2
+[[ $err == "timersim: $data/ftrace/habits-ftrace.txt:1: '# hz=250' contradicts --hz 1000 (hz)" ]] || fail "wrong error line"
+[[ ! -e $dir/x.trace ]] || fail "an output was left behind"
+
+# Command-line mistakes are usage errors with the hint.
+run import "$dir/missing.txt" -o "$dir/x.trace"
+expect_usage_error "missing\.txt: cannot open \(No such file or directory\)" "try 'timersim import --help'"
+run import "$data/ftrace/habits-ftrace.txt"
+expect_usage_error "output" "try 'timersim import --help'"
+run import -o "$dir/x.trace"
+expect_usage_error "input" "try 'timersim import --help'"
+run import "$data/ftrace/habits-ftrace.txt" -o "$dir/x.trace" --hz 0
+expect_usage_error '--hz' "try 'timersim import --help'"
+
+# An unwritable output is a failed run (exit 1) naming the file.
+run import "$data/ftrace/habits-ftrace.txt" -o "$dir/no/such/dir/x.trace"
+expect_status 1
+[[ $err == *"$dir/no/such/dir/x.trace"* ]] || fail "error does not name the output file"
+
+run import --help
+expect_status 0
+expect_stdout_line '^Usage: timersim import FILE -o OUT \[--hz H\]$'

@@ -1,0 +1,76 @@
+# timersim validate: the committed real 6.1 capture (read through xz -dc)
+# agrees 100% on both checks; a doctored copy with one idx changed is exactly
+# one disagreement, passes --min 99.9 (json) and fails the default --min 100
+# (text, on the small excerpt to keep this test quick); usage errors.
+# shellcheck source=tests/cli/common.bash
+source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
+
+data=$(cd "$(dirname -- "${BASH_SOURCE[0]}")/../data/kernel" && pwd)
+capture=$data/capture-6.1-hz250.trace.xz
+dir=$(mktemp -d)
+trap 'rm -rf -- "$dir"' EXIT
+
+run validate "$capture"
+expect_status 0
+expect_empty_stderr
+expect_stdout_line '^idx \(timer_start\): +2273 events: +2273 agree, 0 disagree, 0 unknown history \(100\.000%'
+expect_stdout_line '^expiry \(timer_expire_entry\): +1118 events: +1118 agree, 0 disagree, 0 unknown history \(100\.000%'
+expect_stdout_line '^disagreements: 0$'
+[[ $(tail -n 1 <<<"$out") == 'agreement: idx 2273/2273, expiry 1118/1118' ]] || fail "wrong last line"
+
+# The capture uncompressed, with one idx changed (its 2000th timer_start):
+# exactly one disagreement; json; a --min it meets.
+xz -dc -- "$capture" >"$dir/capture.trace"
+line=$(grep -n 'timer_start:' "$dir/capture.trace" | sed -n 2000p | cut -d: -f1)
+[[ -n $line ]] || fail "no 2000th timer_start"
+idx=$(sed -n "${line}p" "$dir/capture.trace" | sed -E 's/.* idx=([0-9]+) .*/\1/')
+new=$(( idx % 64 == 63 ? idx - 1 : idx + 1 ))
+sed -E "${line}s/ idx=[0-9]+ / idx=$new /" "$dir/capture.trace" >"$dir/doctored.trace"
+run validate "$dir/doctored.trace" --format json --max-listed 1 --min 99.9
+expect_status 0
+expect_stdout_line '^  "idx": \{"events": 2273, "agree": 2272, "disagree": 1, '
+expect_stdout_line '^  "expiry": \{"events": 1118, "agree": 1118, "disagree": 0, '
+expect_stdout_line "^    \{\"line\": $line, .*\"check\": \"idx\", .*\"cause\": \"kernel base clock differs\""
+expect_stdout_line '^  "passed": true,$'
+expect_stdout_line '^  "agreement": "agreement: idx 2272/2273, expiry 1118/1118"$'
+
+# The small excerpt with one idx changed (its 50th timer_start): below the
+# default --min 100, exit 1, the disagreement listed with its cause.
+small=$data/small-6.1-hz250.txt
+line=$(grep -n 'timer_start:' "$small" | sed -n 50p | cut -d: -f1)
+idx=$(sed -n "${line}p" "$small" | sed -E 's/.* idx=([0-9]+) .*/\1/')
+new=$(( idx % 64 == 63 ? idx - 1 : idx + 1 ))
+sed -E "${line}s/ idx=[0-9]+ / idx=$new /" "$small" >"$dir/small.txt"
+run validate "$dir/small.txt"
+expect_status 1
+expect_stdout_line '^disagreements: 1$'
+expect_stdout_line "^  line $line: timer=[0-9a-f]{16} [a-z_]+ idx: ours idx $idx \(.*; kernel idx $new \(.*\[kernel base clock differs\]$"
+[[ $(tail -n 1 <<<"$out") == 'agreement: idx 72/73, expiry 40/40' ]] || fail "wrong last line"
+
+# Usage errors.
+run validate "$dir/missing.trace"
+expect_usage_error "missing\.trace: cannot open \(No such file or directory\)" "try 'timersim validate --help'"
+run validate "$capture" --min 101
+expect_usage_error '--min' "try 'timersim validate --help'"
+run validate "$capture" --format xml
+expect_usage_error '--format' "try 'timersim validate --help'"
+printf 'not xz data\n' >"$dir/fake.xz"
+run validate "$dir/fake.xz"
+expect_usage_error 'fake\.xz: xz -dc failed' "try 'timersim validate --help'"
+
+# A trace without timer events validates nothing: exit 1.
+printf '# hz=250\n' >"$dir/empty.txt"
+run validate "$dir/empty.txt"
+expect_status 1
+expect_stdout_line '^no timer_\* events: nothing to validate$'
+
+# Bad trace text: one line naming file and line, exit 2.
+printf '# hz=250\nthis is not a trace\n' >"$dir/bad.txt"
+run validate "$dir/bad.txt"
+expect_status 2
+expect_empty_stdout
+[[ $err == "timersim: $dir/bad.txt:2: "* ]] || fail "wrong error line"
+
+run validate --help
+expect_status 0
+expect_stdout_line '^Usage: timersim validate FILE'

@@ -1,0 +1,46 @@
+// LineSource: reads text line by line from a std::istream or a FILE* through
+// one fixed buffer, so memory stays constant however long the input is. A
+// line is handed out as a string_view into that buffer, without its '\n' (and
+// without a '\r' before it); it stays valid until the next call to next().
+// Internal to the trace readers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <istream>
+#include <memory>
+#include <string_view>
+
+namespace timersim::detail {
+
+class LineSource {
+public:
+    enum class Status : std::uint8_t { line, end, too_long, read_error };
+
+    LineSource(std::istream& in, std::size_t max_line);
+    LineSource(std::FILE* in, std::size_t max_line);
+
+    // The next line. On too_long, `line` is the first max_line bytes and the
+    // source cannot continue; on read_error the stream failed.
+    Status next(std::string_view& line);
+
+    // 1-based number of the line last returned (0 before the first).
+    std::uint64_t line_number() const noexcept { return line_number_; }
+    std::size_t max_line() const noexcept { return max_line_; }
+
+private:
+    std::size_t fill(char* to, std::size_t n);
+    std::istream* stream_ = nullptr;
+    std::FILE* file_ = nullptr;
+    std::size_t max_line_;
+    std::size_t capacity_;
+    std::unique_ptr<char[]> buffer_;
+    std::size_t begin_ = 0; // first byte not yet handed out
+    std::size_t end_ = 0;   // one past the last byte read
+    bool eof_ = false;
+    bool failed_ = false;
+    std::uint64_t line_number_ = 0;
+};
+
+} // namespace timersim::detail
