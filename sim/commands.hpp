@@ -38,6 +38,7 @@ int run_compare(std::span<const std::string> args);
 int run_run(std::span<const std::string> args);
 int run_levels(std::span<const std::string> args);
 int run_explain(std::span<const std::string> args);
+int run_step(std::span<const std::string> args);
 int run_import(std::span<const std::string> args);
 int run_validate(std::span<const std::string> args);
 
