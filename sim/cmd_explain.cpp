@@ -98,6 +98,9 @@ std::string explain_classic_text(Jiffies now, Jiffies expires, unsigned hz, std:
             why = fmt::format("{} <= d < {}, so tv{} slot (expires >> {}) & {}", h.slot.array == 2 ? g.tvr_size() : g.range_end(h.slot.array - 1),
                               h.slot.array == 5 ? g.max_tval() + 1 : g.range_end(h.slot.array), h.slot.array,
                               g.shift(h.slot.array), g.tvn_size() - 1);
+        if (h.laps > 1)
+            where += fmt::format(", then laps tv5 {} more times (one slot earlier each lap, every {} jiffies)",
+                                 h.laps - 1, (g.max_tval() + 1) - (Jiffies{1} << g.shift(5)));
         if (i == 0)
             line(fmt::format("At timer_jiffies {}: d = expires - timer_jiffies = {} ({}); {} -> {}.", h.timer_jiffies,
                              d, format_jiffies_as_time(d, hz), why, where));
@@ -106,7 +109,9 @@ std::string explain_classic_text(Jiffies now, Jiffies expires, unsigned hz, std:
                              "d = {}; {} -> {}.",
                              h.timer_jiffies, d, why, where));
     }
-    const std::size_t cascades = e.hops.size() - 1;
+    std::uint64_t cascades = 0;
+    for (const auto& h : e.hops) cascades += h.laps;
+    --cascades; // the first placement is not a cascade
     line(fmt::format("It runs in the loop step where timer_jiffies == {}, after {} cascade{}: {} against the request.",
                      e.runs_at, cascades, cascades == 1 ? "" : "s",
                      late_words(jiffies_diff(e.runs_at, e.requested), hz)));

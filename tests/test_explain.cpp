@@ -103,3 +103,20 @@ TEST_CASE("explain_classic agrees with ClassicWheel on random timers") {
         }
     }
 }
+
+TEST_CASE("explain_classic compresses tv5 laps of very long timeouts") {
+    const auto g = classic::Geometry::normal();
+    const Jiffies expires = Jiffies{1} << 40;
+    const auto e = explain_classic(0, expires, std::nullopt, g);
+    CHECK(e.runs_at == expires);
+    CHECK(e.hops.size() < 8);
+    std::uint64_t placements = 0;
+    for (const auto& h : e.hops) placements += h.laps;
+    // One lap every 2^32 - 2^26 jiffies while more than MAX_TVAL remains.
+    const Jiffies stride = (Jiffies{1} << 32) - (Jiffies{1} << 26);
+    CHECK(placements >= expires / stride);
+    CHECK(placements <= expires / stride + 4);
+    // The last hop lands in tv1 with no lap count of its own.
+    CHECK(e.hops.back().slot.array == 1);
+    CHECK(e.hops.back().laps == 1);
+}

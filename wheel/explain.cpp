@@ -35,8 +35,22 @@ ClassicExplanation explain_classic(Jiffies jiffies, Jiffies expires, std::option
             e.runs_at = s.past ? t : e.expires;
             break;
         }
+        const Jiffies slot_width = Jiffies{1} << g.shift(s.array);
         const Jiffies placed_at = s.clamped ? t + g.max_tval() : e.expires;
-        t = placed_at & ~((Jiffies{1} << g.shift(s.array)) - 1);
+        const Jiffies next = placed_at & ~(slot_width - 1);
+        // From a slot-aligned T, each clamped lap advances T by the same
+        // stride; skip the laps that would still be clamped after this one.
+        if (s.clamped && (t & (slot_width - 1)) == 0) {
+            const Jiffies stride = next - t;
+            const Jiffies beyond = e.expires - t - g.max_tval(); // > 0 while clamped
+            const Jiffies more = (beyond - 1) / stride;          // further clamped laps
+            if (more > 0) {
+                e.hops.back().laps = more + 1;
+                t += (more + 1) * stride;
+                continue;
+            }
+        }
+        t = next;
     }
     return e;
 }

@@ -28,6 +28,10 @@ ModernExplanation explain_modern(Jiffies jiffies, Jiffies expires, unsigned hz);
 struct ClassicHop {
     Jiffies timer_jiffies; // T when the timer is (re)placed
     classic::Slot slot;
+    // Beyond MAX_TVAL a timer laps tv5, one slot earlier each lap; a run of
+    // such laps is one hop standing for `laps` placements (1 otherwise), so
+    // a timeout of years stays a short story.
+    std::uint64_t laps = 1;
 };
 
 struct ClassicExplanation {

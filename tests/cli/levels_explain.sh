@@ -45,3 +45,10 @@ run explain --timeout 5 --expires 7
 expect_usage_error 'exactly one of --timeout and --expires' "try 'timersim explain --help'"
 run explain --expires banana
 expect_usage_error '--expires' "try 'timersim explain --help'"
+
+# A timeout of centuries laps the classic tv5 hundreds of millions of times:
+# the story compresses the laps instead of listing each (and stays fast).
+run explain --timeout 99999999999d --design classic
+expect_status 0
+expect_stdout_line 'then laps tv5 [0-9]+ more times'
+[[ $(wc -l <<<"$out") -lt 12 ]] || fail "lapping timer explained in too many lines"
