@@ -93,20 +93,11 @@ struct FtraceReader::Impl {
     FtraceReaderStats stats;
 
     [[noreturn]] void fail(std::string_view field, std::string message) const {
-        throw TraceError(file, source.line_number() == 0 ? 1 : source.line_number(), std::string(field),
-                         std::move(message));
+        detail::fail_at(source, file, field, std::move(message));
     }
 
     bool read_line(std::string_view& line) {
-        switch (source.next(line)) {
-        case LineSource::Status::line: return true;
-        case LineSource::Status::end: return false;
-        case LineSource::Status::too_long:
-            fail("line", fmt::format("line longer than {} bytes", source.max_line()));
-        case LineSource::Status::read_error:
-            fail("line", "read error");
-        }
-        return false;
+        return detail::read_line_or_throw(source, file, line);
     }
 
     void comment_line(std::string_view text);

@@ -1,5 +1,9 @@
 #include "workloads/line_source.hpp"
 
+#include "workloads/trace_error.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -79,6 +83,23 @@ LineSource::Status LineSource::next(std::string_view& line) {
         scanned = end_;
         end_ += fill(buf + end_, capacity_ - end_);
     }
+}
+
+void fail_at(const LineSource& source, const std::string& file, std::string_view field, std::string message) {
+    throw TraceError(file, source.line_number() == 0 ? 1 : source.line_number(), std::string(field),
+                     std::move(message));
+}
+
+bool read_line_or_throw(LineSource& source, const std::string& file, std::string_view& line) {
+    switch (source.next(line)) {
+    case LineSource::Status::line: return true;
+    case LineSource::Status::end: return false;
+    case LineSource::Status::too_long:
+        fail_at(source, file, "line", fmt::format("line longer than {} bytes", source.max_line()));
+    case LineSource::Status::read_error:
+        fail_at(source, file, "line", "read error");
+    }
+    return false;
 }
 
 } // namespace timersim::detail

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <istream>
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace timersim::detail {
@@ -42,5 +43,13 @@ private:
     bool failed_ = false;
     std::uint64_t line_number_ = 0;
 };
+
+// A TraceError for `file` at the source's current line (line 1 before any).
+[[noreturn]] void fail_at(const LineSource& source, const std::string& file, std::string_view field,
+                          std::string message);
+
+// The next line, or false at the end; overlong lines and read errors throw
+// TraceError, so both readers report them the same way.
+bool read_line_or_throw(LineSource& source, const std::string& file, std::string_view& line);
 
 } // namespace timersim::detail
