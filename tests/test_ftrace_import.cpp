@@ -7,6 +7,7 @@
 #include "workloads/trace_writer.hpp"
 
 #include "test_data_dir.hpp"
+#include "tests/error_corpus.hpp"
 
 #include <doctest/doctest.h>
 
@@ -324,34 +325,14 @@ TEST_CASE("malformed ftrace lines fail with the line, the problem and the field"
 }
 
 TEST_CASE("tests/data/bad-ftrace: each file fails with the error its first line names") {
-    // First line of each file: "# expect: LINE: message (field)". No --hz:
-    // the files that get past HZ carry a '# hz=' line.
-    std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(kData / "bad-ftrace"))
-        if (entry.path().extension() == ".txt") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    REQUIRE(files.size() >= 8);
-    for (const auto& path : files) {
-        CAPTURE(path.filename().string());
-        std::ifstream in(path, std::ios::binary);
-        std::string first;
-        std::getline(in, first);
-        if (!first.empty() && first.back() == '\r') first.pop_back();
-        REQUIRE(first.starts_with("# expect: "));
-        const std::string expected = path.filename().string() + ":" + first.substr(10);
-        in.seekg(0);
-        std::string actual;
-        try {
-            FtraceReader reader(in, path.filename().string());
-            FtraceImporter importer(reader);
-            TraceEvent e;
-            while (importer.next(e)) {
-            }
-        } catch (const TraceError& e) {
-            actual = e.what();
+    // No --hz: the files that get past HZ carry a '# hz=' line.
+    timersim::testing::check_error_corpus(kData / "bad-ftrace", ".txt", 8, [](std::istream& in, const std::string& name) {
+        FtraceReader reader(in, name);
+        FtraceImporter importer(reader);
+        TraceEvent e;
+        while (importer.next(e)) {
         }
-        CHECK(actual == expected);
-    }
+    });
 }
 
 TEST_CASE("an import reads back through TraceReader event for event") {

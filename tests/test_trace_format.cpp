@@ -5,6 +5,7 @@
 #include "workloads/trace_writer.hpp"
 
 #include "test_data_dir.hpp"
+#include "tests/error_corpus.hpp"
 
 #include <doctest/doctest.h>
 
@@ -355,31 +356,11 @@ TEST_CASE("lines may be as long as 4096 bytes, and reading streams") {
 }
 
 TEST_CASE("tests/data/bad-traces: each file fails with the error its first line names") {
-    // First line of each file: "# expect: LINE: message (field)".
     const std::filesystem::path dir = std::filesystem::path(TEST_DATA_DIR) / "bad-traces";
-    std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(dir))
-        if (entry.path().extension() == ".trace") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    REQUIRE(files.size() >= 10);
-    for (const auto& path : files) {
-        CAPTURE(path.filename().string());
-        std::ifstream in(path, std::ios::binary);
-        std::string first;
-        std::getline(in, first);
-        if (!first.empty() && first.back() == '\r') first.pop_back();
-        REQUIRE(first.starts_with("# expect: "));
-        const std::string expected = path.filename().string() + ":" + first.substr(10);
-        in.seekg(0);
-        std::string actual;
-        try {
-            TraceReader reader(in, path.filename().string());
-            TraceEvent e;
-            while (reader.next(e)) {
-            }
-        } catch (const TraceError& e) {
-            actual = e.what();
+    timersim::testing::check_error_corpus(dir, ".trace", 10, [](std::istream& in, const std::string& name) {
+        TraceReader reader(in, name);
+        TraceEvent e;
+        while (reader.next(e)) {
         }
-        CHECK(actual == expected);
-    }
+    });
 }
