@@ -52,6 +52,7 @@
 
 #include "sim/error_histogram.hpp"
 #include "sim/event_queue.hpp"
+#include "sim/workload.hpp"
 #include "sim/log_histogram.hpp"
 #include "softirq/cost_model.hpp"
 #include "softirq/softirq.hpp"
@@ -98,31 +99,6 @@ constexpr std::uint64_t tick_time_ns(std::uint64_t n, unsigned hz) noexcept {
     return n / hz * 1'000'000'000ull + n % hz * 1'000'000'000ull / hz;
 }
 
-// A workload step, scheduled with Sim::schedule_action(). Plain data, so
-// scheduling does not allocate (beyond the event heap's amortised growth).
-struct Action {
-    enum class Kind : std::uint8_t {
-        arm,    // arm(timer, expires, call)
-        cancel, // cancel(timer)
-        call,   // Workload::on_action(sim, tag)
-    };
-    Kind kind = Kind::call;
-    TimerId timer = kNoTimer;
-    Jiffies expires = 0; // arm: absolute expiry in jiffies
-    ArmCall call = ArmCall::mod_timer;
-    std::uint64_t tag = 0; // call: handed to the workload
-};
-
-// One fired timer, as the engine saw it.
-struct FireRecord {
-    TimerId id;
-    Jiffies requested;     // the expiry the workload asked for (before classic slack)
-    Jiffies expires;       // timer->expires when it ran
-    Jiffies fired_jiffies; // jiffies when its callback ran
-    std::uint64_t fire_ns; // simulated time the softirq reached it
-    std::int64_t error_ns; // fire_ns - nominal time of the requested expiry's tick
-};
-
 // Per-CPU results.
 struct CpuMetrics {
     ErrorHistogram error_jiffies;   // fired jiffy - requested expiry (exact)
@@ -155,34 +131,6 @@ struct CpuMetrics {
     QueueCounters counters;
 
     bool operator==(const CpuMetrics& o) const;
-};
-
-// What a workload sees of the machine.
-class Sim {
-public:
-    virtual ~Sim() = default;
-    virtual std::uint64_t now_ns() const = 0;
-    virtual Jiffies jiffies() const = 0;
-    virtual Jiffies start_jiffies() const = 0;
-    virtual unsigned hz() const = 0;
-    // Actual time of the next tick (jitter included); UINT64_MAX when the
-    // tick is stopped with no timer to wake for.
-    virtual std::uint64_t next_tick_ns() const = 0;
-    virtual TimerId create_timer(TimerFlags flags = {}) = 0;
-    virtual void reserve_timers(std::size_t n) = 0;
-    virtual ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) = 0;
-    virtual bool cancel(TimerId id) = 0;
-    virtual void schedule_action(std::uint64_t time_ns, const Action& action) = 0;
-};
-
-// The workload's hooks. on_fire runs inside the timer's callback, so it may
-// re-arm (periodic timers) or cancel through `sim`; its work is charged to
-// the softirq.
-class Workload {
-public:
-    virtual ~Workload() = default;
-    virtual void on_action(Sim&, std::uint64_t /*tag*/) {}
-    virtual void on_fire(Sim&, const FireRecord&) {}
 };
 
 template <TimerQueue Q>
@@ -238,6 +186,8 @@ public:
     Jiffies jiffies() const override { return cpu_.queue.jiffies(); }
     Jiffies start_jiffies() const override { return start_jiffies_; }
     unsigned hz() const override { return config_.hz; }
+    unsigned cpus() const override { return 1; }
+    unsigned current_cpu() const override { return 0; }
     std::uint64_t next_tick_ns() const override { return next_tick_ns_; }
     TimerId create_timer(TimerFlags flags = {}) override {
         const TimerId id = cpu_.queue.create(flags);
@@ -249,6 +199,9 @@ public:
         cpu_.requested.reserve(n);
     }
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) override;
+    ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned /*cpu*/) override {
+        return arm(id, expires, ArmCall::mod_timer_pinned); // one CPU for now; add_timer_on() has no slack
+    }
     bool cancel(TimerId id) override;
     void schedule_action(std::uint64_t time_ns, const Action& action) override {
         actions_.push(time_ns, action);

@@ -1,0 +1,88 @@
+// What a workload sees of the simulated machine (Sim), the hooks the machine
+// calls (Workload), and the plain data that passes between them (Action,
+// FireRecord). The engine (sim/engine.hpp) implements Sim; generators and
+// trace replays (workloads/) implement Workload. Keeping the two sides in one
+// small header lets workloads be written, tested and recorded (a Sim that
+// forwards and writes a trace) without knowing which queue or engine runs
+// them.
+//
+// CPUs: a machine has cpus() CPUs, each with its own timer base and tick.
+// Every action runs on one CPU (Action::cpu) and every callback on the CPU
+// whose base fired it; arm() queues the timer on *that* CPU's base, as 6.1
+// __mod_timer() -> get_target_base() does for a pinned timer or with
+// timer_migration off (the model does not migrate timers to a busy CPU), so
+// a pending timer re-armed from another CPU moves there. arm_on() is
+// add_timer_on(): the workload "pins it elsewhere".
+#pragma once
+
+#include "wheel/timer_queue.hpp"
+
+#include <cstdint>
+
+namespace timersim {
+
+// A workload step, scheduled with Sim::schedule_action(). Plain data, so
+// scheduling does not allocate (beyond the event heap's amortised growth).
+struct Action {
+    enum class Kind : std::uint8_t {
+        arm,    // arm(timer, expires, call)
+        cancel, // cancel(timer)
+        call,   // Workload::on_action(sim, tag)
+    };
+    Kind kind = Kind::call;
+    ArmCall call = ArmCall::mod_timer;
+    std::uint32_t cpu = 0; // the CPU it runs on (task context there)
+    TimerId timer = kNoTimer;
+    Jiffies expires = 0;   // arm: absolute expiry in jiffies
+    std::uint64_t tag = 0; // call: handed to the workload
+};
+
+// One fired timer, as the engine saw it.
+struct FireRecord {
+    TimerId id;
+    Jiffies requested;     // the expiry the workload asked for (before classic slack)
+    Jiffies expires;       // timer->expires when it ran
+    Jiffies fired_jiffies; // jiffies when its callback ran
+    std::uint64_t fire_ns; // simulated time the softirq reached it
+    std::int64_t error_ns; // fire_ns - nominal time of the requested expiry's tick
+    std::uint32_t cpu = 0; // the CPU whose softirq ran it
+};
+
+// What a workload sees of the machine.
+class Sim {
+public:
+    virtual ~Sim() = default;
+    // Inside a callback: the time the softirq has reached.
+    virtual std::uint64_t now_ns() const = 0;
+    // jiffies (global, advanced by the CPUs' ticks).
+    virtual Jiffies jiffies() const = 0;
+    virtual Jiffies start_jiffies() const = 0;
+    virtual unsigned hz() const = 0;
+    virtual unsigned cpus() const = 0;
+    // The CPU running the current action or callback (0 outside both).
+    virtual unsigned current_cpu() const = 0;
+    // Actual time of the current CPU's next tick (jitter included);
+    // UINT64_MAX when its tick is stopped with no timer to wake for.
+    virtual std::uint64_t next_tick_ns() const = 0;
+    virtual TimerId create_timer(TimerFlags flags = {}) = 0;
+    virtual void reserve_timers(std::size_t n) = 0;
+    // mod_timer() family from the current CPU: the timer is queued on its base.
+    virtual ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) = 0;
+    // add_timer_on(): queue on `cpu`'s base (no classic slack, like 4.x).
+    virtual ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu) = 0;
+    // del_timer(): true if the timer was pending.
+    virtual bool cancel(TimerId id) = 0;
+    virtual void schedule_action(std::uint64_t time_ns, const Action& action) = 0;
+};
+
+// The workload's hooks. on_fire runs inside the timer's callback, so it may
+// re-arm (periodic timers) or cancel through `sim`; its work is charged to
+// the softirq.
+class Workload {
+public:
+    virtual ~Workload() = default;
+    virtual void on_action(Sim&, std::uint64_t /*tag*/) {}
+    virtual void on_fire(Sim&, const FireRecord&) {}
+};
+
+} // namespace timersim
