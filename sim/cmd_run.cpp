@@ -4,6 +4,7 @@
 #include "sim/common_options.hpp"
 #include "sim/engine_run.hpp"
 #include "sim/progress.hpp"
+#include "workloads/churn_workload.hpp"
 
 #include <fmt/core.h>
 
@@ -81,12 +82,14 @@ int run_run(std::span<const std::string> args) {
         });
     if (!vm) return kExitOk;
 
-    RunConfig config;
-    config.design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
-    config.workload.hz = hz_option(*vm);
-    config.workload.connections = (*vm)["connections"].as<std::uint32_t>();
-    config.workload.message_interval_ms = (*vm)["message-interval"].as<double>();
-    config.workload.seed = (*vm)["seed"].as<std::uint64_t>();
+    MachineConfig config;
+    const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
+    config.hz = hz_option(*vm);
+    ConnectionChurnConfig churn;
+    churn.hz = config.hz;
+    churn.connections = (*vm)["connections"].as<std::uint32_t>();
+    churn.message_interval_ms = (*vm)["message-interval"].as<double>();
+    churn.seed = (*vm)["seed"].as<std::uint64_t>();
     config.classic_slack = slack_option(*vm);
     config.classic_geometry = geometry_option(*vm);
     config.ksoftirqd_delay_ns = (*vm)["ksoftirqd-delay-ns"].as<std::uint64_t>();
@@ -101,12 +104,12 @@ int run_run(std::span<const std::string> args) {
         config.costs.*(c.field) = v;
     }
 
-    const unsigned hz = config.workload.hz;
-    if (config.workload.connections < 1 || config.workload.connections > 50000000)
-        throw UsageError(fmt::format("--connections: must be 1..50000000, got {}", config.workload.connections));
-    if (!(config.workload.message_interval_ms >= 1) || config.workload.message_interval_ms > 1e9)
+    const unsigned hz = config.hz;
+    if (churn.connections < 1 || churn.connections > 50000000)
+        throw UsageError(fmt::format("--connections: must be 1..50000000, got {}", churn.connections));
+    if (!(churn.message_interval_ms >= 1) || churn.message_interval_ms > 1e9)
         throw UsageError(fmt::format("--message-interval: must be 1..1e9 ms, got {}",
-                                     config.workload.message_interval_ms));
+                                     churn.message_interval_ms));
     if (vm->count("duration") && vm->count("ticks"))
         throw UsageError("--duration and --ticks: give one or the other");
     if (vm->count("ticks")) {
@@ -126,10 +129,18 @@ int run_run(std::span<const std::string> args) {
         throw UsageError(fmt::format("--ksoftirqd-delay-ns: must be at most 1e10 ns, got {}", config.ksoftirqd_delay_ns));
     const std::string format = choice_option(*vm, "format", {"text", "json"});
 
+    const WorkloadSpec workload{
+        .name = "connection-churn",
+        .description = fmt::format("connection churn, {} connections, a message every {} ms on average, seed {}",
+                                   churn.connections, churn.message_interval_ms, churn.seed),
+        .json = fmt::format("{{\"connections\": {}, \"message_interval_ms\": {}, \"seed\": {}}}", churn.connections,
+                            churn.message_interval_ms, churn.seed),
+        .factory = churn_workload(churn, config.ticks, config.tick_jitter_ns),
+    };
     RunResult result;
     {
         ProgressBar bar("run");
-        result = run_machine(config, [&](double f) { bar.update(f); });
+        result = run_machine(design, config, workload, [&](double f) { bar.update(f); });
     }
     const std::string report = format == "json" ? format_run_json(result) : format_run_text(result);
     if (vm->count("output"))

@@ -15,66 +15,25 @@ namespace timersim {
 
 namespace {
 
-// Connection churn on the engine: one action per message, at the end of the
-// tick-jitter window after the tick of the message's jiffy (so always after
-// that tick), arming the connection's timer relative to the jiffies it
-// actually runs at (later if a softirq kept the CPU busy). Messages are
-// looked up one ahead, so an idle CPU (NOHZ) is only woken when one arrives.
-// The calls into ConnectionChurn (pop, then draw the timeout) come in the
-// same order as in `timersim compare`, so a seed means the same messages.
-class ChurnWorkload final : public Workload {
-public:
-    ChurnWorkload(const ConnectionChurnConfig& config, Sim& sim, std::uint64_t ticks, std::uint64_t jitter_ns)
-        : churn_(config, sim.start_jiffies()), start_(sim.start_jiffies()), last_(sim.start_jiffies() + ticks),
-          probe_(sim.start_jiffies()), jitter_ns_(jitter_ns) {
-        const std::uint32_t n = churn_.connections();
-        sim.reserve_timers(n);
-        ids_.resize(n);
-        for (std::uint32_t c = 0; c < n; ++c) ids_[c] = sim.create_timer(TimerFlags{});
-        schedule_next(sim);
-    }
-
-    void on_action(Sim& sim, std::uint64_t) override {
-        sim.arm(ids_[conn_], sim.jiffies() + timeout_);
-        schedule_next(sim);
-    }
-
-private:
-    void schedule_next(Sim& sim) {
-        for (; !time_after(probe_, last_); ++probe_) {
-            if (const auto conn = churn_.pop_message(probe_)) {
-                conn_ = *conn;
-                timeout_ = churn_.draw_timeout(conn_);
-                sim.schedule_action(tick_time_ns(probe_ - start_, sim.hz()) + jitter_ns_, Action{});
-                return;
-            }
-        }
-    }
-
-    ConnectionChurn churn_;
-    std::vector<TimerId> ids_;
-    Jiffies start_;
-    Jiffies last_;  // no messages after the run's last tick
-    Jiffies probe_; // the jiffy whose messages are being looked up
-    std::uint64_t jitter_ns_;
-    std::uint32_t conn_ = 0; // the next message: its connection and timeout
-    Jiffies timeout_ = 0;
-};
-
 template <TimerQueue Q>
-RunResult drive(Q& queue, const RunConfig& config, const ProgressFn& progress) {
+RunResult drive(Q& queue, Design design, const MachineConfig& config, const WorkloadSpec& spec,
+                const ProgressFn& progress) {
     RunResult result;
+    result.design = design;
     result.config = config;
+    result.workload_name = spec.name;
+    result.workload_description = spec.description;
+    result.workload_json = spec.json;
     result.start_jiffies = queue.jiffies();
     result.bytes_per_timer = queue.bytes_per_timer();
-    Engine<Q> engine(queue, EngineConfig{.hz = config.workload.hz,
+    Engine<Q> engine(queue, EngineConfig{.hz = config.hz,
                                          .costs = config.costs,
                                          .ksoftirqd_delay_ns = config.ksoftirqd_delay_ns,
                                          .tick_jitter_ns = config.tick_jitter_ns,
                                          .seed = config.jitter_seed,
                                          .nohz_idle = config.nohz_idle});
-    ChurnWorkload workload(config.workload, engine, config.ticks, config.tick_jitter_ns);
-    engine.set_workload(&workload);
+    const std::unique_ptr<Workload> workload = spec.factory(engine);
+    engine.set_workload(workload.get());
     constexpr std::uint64_t kChunk = 1024;
     for (std::uint64_t t = 0; t < config.ticks;) {
         t = std::min(config.ticks, t + kChunk);
@@ -82,7 +41,8 @@ RunResult drive(Q& queue, const RunConfig& config, const ProgressFn& progress) {
         if (progress) progress(static_cast<double>(t) / static_cast<double>(config.ticks));
     }
     result.end_ns = engine.now_ns();
-    result.cpu = engine.metrics();
+    result.per_cpu.push_back(engine.metrics());
+    result.total = result.per_cpu.front();
     return result;
 }
 
@@ -126,28 +86,31 @@ std::string format_ns(std::int64_t ns) {
 
 } // namespace
 
-RunResult run_machine(const RunConfig& config, const ProgressFn& progress) {
-    const unsigned hz = config.workload.hz;
+RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
+                      const ProgressFn& progress, EventLog* events) {
+    const unsigned hz = config.hz;
     if (hz == 0 || hz > 10000) throw std::invalid_argument("hz must be in 1..10000");
     if (config.ticks == 0 || config.ticks > 10'000'000'000ull)
         throw std::invalid_argument("ticks must be 1..1e10");
-    const Jiffies start = initial_jiffies(hz);
+    if (config.cpus != 1) throw std::invalid_argument("only one CPU is simulated for now");
+    if (events) throw std::invalid_argument("the engine does not log events yet");
+    const Jiffies start = config.start_jiffies.value_or(initial_jiffies(hz));
     RunResult result;
-    switch (config.design) {
+    switch (design) {
     case Design::classic: {
         ClassicWheel q(ClassicWheel::Config{.hz = hz, .start_jiffies = start, .geometry = config.classic_geometry,
                                             .slack = config.classic_slack});
-        result = drive(q, config, progress);
+        result = drive(q, design, config, workload, progress);
         break;
     }
     case Design::modern: {
         ModernWheel q(ModernWheel::Config{.hz = hz, .start_jiffies = start});
-        result = drive(q, config, progress);
+        result = drive(q, design, config, workload, progress);
         break;
     }
     case Design::heap: {
         HeapQueue q(HeapQueue::Config{.hz = hz, .start_jiffies = start});
-        result = drive(q, config, progress);
+        result = drive(q, design, config, workload, progress);
         break;
     }
     }
@@ -155,15 +118,14 @@ RunResult run_machine(const RunConfig& config, const ProgressFn& progress) {
 }
 
 std::string format_run_text(const RunResult& r) {
-    const RunConfig& c = r.config;
-    const CpuMetrics& m = r.cpu;
+    const MachineConfig& c = r.config;
+    const CpuMetrics& m = r.total;
     const auto& s = m.softirq;
     const CostModel& k = c.costs;
     std::string out;
-    out += fmt::format("timersim run: {} design, HZ={}, {} ticks ({} simulated), 1 CPU\n", to_string(c.design),
-                       c.workload.hz, c.ticks, format_ns(static_cast<std::int64_t>(r.end_ns)));
-    out += fmt::format("workload: connection churn, {} connections, a message every {} ms on average, seed {}\n",
-                       c.workload.connections, c.workload.message_interval_ms, c.workload.seed);
+    out += fmt::format("timersim run: {} design, HZ={}, {} ticks ({} simulated), {} CPU{}\n", to_string(r.design),
+                       c.hz, c.ticks, format_ns(static_cast<std::int64_t>(r.end_ns)), c.cpus, c.cpus == 1 ? "" : "s");
+    out += fmt::format("workload: {}\n", r.workload_description);
     out += fmt::format(
         "cost model (ns): enqueue {}, dequeue {}, cascade move {}, bucket scan {}, expiry {}, callback {}, "
         "next-expiry step {}, softirq entry {}\n",
@@ -229,23 +191,21 @@ std::string format_run_text(const RunResult& r) {
 }
 
 std::string format_run_json(const RunResult& r) {
-    const RunConfig& c = r.config;
-    const CpuMetrics& m = r.cpu;
+    const MachineConfig& c = r.config;
+    const CpuMetrics& m = r.total;
     const auto& s = m.softirq;
     const CostModel& k = c.costs;
     const auto& q = m.counters;
     std::string out = "{\n";
     out += "  \"schema\": \"timersim.run.v1\",\n";
-    out += fmt::format("  \"design\": \"{}\",\n", to_string(c.design));
+    out += fmt::format("  \"design\": \"{}\",\n", to_string(r.design));
     out += fmt::format(
-        "  \"machine\": {{\"hz\": {}, \"cpus\": 1, \"ticks\": {}, \"start_jiffies\": {}, \"end_ns\": {}, "
+        "  \"machine\": {{\"hz\": {}, \"cpus\": {}, \"ticks\": {}, \"start_jiffies\": {}, \"end_ns\": {}, "
         "\"ksoftirqd_delay_ns\": {}, \"tick_jitter_ns\": {}, \"jitter_seed\": {}, \"nohz_idle\": {}}},\n",
-        c.workload.hz, c.ticks, r.start_jiffies, r.end_ns, c.ksoftirqd_delay_ns, c.tick_jitter_ns, c.jitter_seed,
+        c.hz, c.cpus, c.ticks, r.start_jiffies, r.end_ns, c.ksoftirqd_delay_ns, c.tick_jitter_ns, c.jitter_seed,
         c.nohz_idle);
-    out += fmt::format(
-        "  \"workload\": {{\"name\": \"connection-churn\", \"connections\": {}, \"message_interval_ms\": {}, "
-        "\"seed\": {}}},\n",
-        c.workload.connections, c.workload.message_interval_ms, c.workload.seed);
+    out += fmt::format("  \"workload\": {{\"name\": \"{}\", \"params\": {}}},\n", r.workload_name,
+                       r.workload_json.empty() ? "{}" : r.workload_json);
     out += fmt::format(
         "  \"cost_model_ns\": {{\"enqueue\": {}, \"dequeue\": {}, \"cascade_move\": {}, \"bucket_scan\": {}, "
         "\"expiry\": {}, \"callback\": {}, \"next_expiry_step\": {}, \"softirq_entry\": {}}},\n",

@@ -1,42 +1,74 @@
-// A run of the simulated machine: one design, the connection-churn workload,
-// the engine of sim/engine.hpp; and its text and JSON reports
-// (`timersim run`).
+// A run of the simulated machine: one design, any workload, the engine of
+// sim/engine.hpp; and its text and JSON reports (`timersim run`; `compare`
+// runs one per design).
 #pragma once
 
+#include "sim/design.hpp"
 #include "sim/engine.hpp"
-#include "sim/queue_comparison.hpp"
+#include "sim/event_log.hpp"
+#include "sim/workload.hpp"
 #include "wheel/classic_levels.hpp"
-#include "workloads/connection_churn.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace timersim {
 
-struct RunConfig {
-    Design design = Design::modern;
-    ConnectionChurnConfig workload; // its hz is the machine's HZ
+// Progress callback: fraction of the work done, in [0, 1].
+using ProgressFn = std::function<void(double)>;
+
+struct MachineConfig {
+    unsigned hz = 250;
+    std::optional<Jiffies> start_jiffies; // default: initial_jiffies(hz)
+    unsigned cpus = 1;
     std::uint64_t ticks = 30000;
     CostModel costs{};
     std::uint64_t ksoftirqd_delay_ns = kDefaultKsoftirqdDelayNs;
     std::uint64_t tick_jitter_ns = 0;
     std::uint64_t jitter_seed = 1;
     bool nohz_idle = false;
+    // Expiries one softirq run may process before it leaves the rest for
+    // the next run (the seeds' "drain a bounded number per tick"); 0: no
+    // bound, as in the kernel.
+    std::uint32_t max_expiries_per_softirq = 0;
     std::optional<std::int64_t> classic_slack = -1; // nullopt: off; -1: kernel default; N: fixed
     classic::Geometry classic_geometry = classic::Geometry::normal();
+    // Softirq cost over time is summed per window of this many ticks (0:
+    // chosen so that a run has at most 2000 windows).
+    std::uint64_t series_window_ticks = 0;
+};
+
+// Timer work in one window of ticks, for "softirq cost over time" plots.
+struct SeriesPoint {
+    std::uint64_t start_ns = 0;       // nominal time of the window's first tick
+    std::uint64_t softirq_ns = 0;     // time in timer softirq passes, all CPUs
+    std::uint64_t max_softirq_ns = 0; // the longest softirq run in the window
+    std::uint64_t cascade_moves = 0;
+    std::uint64_t expired = 0;
 };
 
 struct RunResult {
-    RunConfig config;
+    Design design = Design::modern;
+    MachineConfig config;
+    std::string workload_name;
+    std::string workload_description;
+    std::string workload_json;
     Jiffies start_jiffies = 0;
     std::uint64_t end_ns = 0; // simulated time at the end of the run
     std::size_t bytes_per_timer = 0;
-    CpuMetrics cpu;           // one CPU for now
+    std::vector<CpuMetrics> per_cpu;
+    CpuMetrics total; // all CPUs together
+    std::uint64_t series_window_ticks = 0;
+    std::vector<SeriesPoint> series;
 };
 
 // Throws std::invalid_argument for a configuration the engine cannot run.
-RunResult run_machine(const RunConfig& config, const ProgressFn& progress = {});
+// With `events`, every enqueue, fire and cancel is logged.
+RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
+                      const ProgressFn& progress = {}, EventLog* events = nullptr);
 
 std::string format_run_text(const RunResult& result);
 std::string format_run_json(const RunResult& result);

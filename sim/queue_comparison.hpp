@@ -9,6 +9,7 @@
 // builds on the same queues.
 #pragma once
 
+#include "sim/design.hpp"
 #include "sim/error_histogram.hpp"
 #include "sim/event_log.hpp"
 #include "wheel/classic_levels.hpp"
@@ -23,10 +24,6 @@
 
 namespace timersim {
 
-enum class Design : std::uint8_t { classic, modern, heap };
-std::string_view to_string(Design d);
-std::optional<Design> design_from_string(std::string_view name);
-std::vector<Design> all_designs(); // classic, modern, heap
 
 struct ComparisonConfig {
     ConnectionChurnConfig workload;

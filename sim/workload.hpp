@@ -18,6 +18,9 @@
 #include "wheel/timer_queue.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
 
 namespace timersim {
 
@@ -83,6 +86,20 @@ public:
     virtual ~Workload() = default;
     virtual void on_action(Sim&, std::uint64_t /*tag*/) {}
     virtual void on_fire(Sim&, const FireRecord&) {}
+};
+
+// Builds a workload for one run on `sim` (creating its timers there). A
+// comparison calls it once per design, so each design sees the same workload
+// from its start; a trace replay opens its file anew each time.
+using WorkloadFactory = std::function<std::unique_ptr<Workload>(Sim&)>;
+
+// A workload as the CLI chose it: how to build it and how to name it in
+// reports.
+struct WorkloadSpec {
+    std::string name;        // e.g. "tcp-retransmit,socket-timeouts", "trace"
+    std::string description; // one line for text reports
+    std::string json;        // a JSON object of its parameters, for JSON reports
+    WorkloadFactory factory;
 };
 
 } // namespace timersim

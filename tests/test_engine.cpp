@@ -3,6 +3,7 @@
 // long softirq that makes the last timers late, and exact tick times.
 #include "sim/engine.hpp"
 #include "sim/engine_run.hpp"
+#include "workloads/churn_workload.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/heap_queue.hpp"
 #include "wheel/modern_wheel.hpp"
@@ -20,15 +21,21 @@ namespace {
 
 constexpr unsigned kHz = 250;
 
-RunConfig small_run(Design design) {
-    RunConfig c;
-    c.design = design;
-    c.workload.hz = kHz;
-    c.workload.connections = 1000;
-    c.workload.message_interval_ms = 500;
-    c.workload.seed = 7;
+MachineConfig small_machine() {
+    MachineConfig c;
+    c.hz = kHz;
     c.ticks = 2500;
     return c;
+}
+
+WorkloadSpec small_churn(const MachineConfig& m, std::uint64_t seed = 7) {
+    ConnectionChurnConfig w;
+    w.hz = m.hz;
+    w.connections = 1000;
+    w.message_interval_ms = 500;
+    w.seed = seed;
+    return WorkloadSpec{.name = "connection-churn", .description = "churn", .json = "{}",
+                        .factory = churn_workload(w, m.ticks, m.tick_jitter_ns)};
 }
 
 // Arms timers at random times with random delays (re-arming some, cancelling
@@ -216,23 +223,22 @@ void check_burst(Q queue, std::uint32_t n, BurstRaise raise) {
 TEST_CASE("same inputs and seeds give identical metrics") {
     for (Design d : all_designs()) {
         CAPTURE(to_string(d));
-        RunConfig c = small_run(d);
-        const RunResult a = run_machine(c);
-        const RunResult b = run_machine(c);
-        CHECK(a.cpu.fired > 0);
-        CHECK(a.cpu == b.cpu);
+        MachineConfig c = small_machine();
+        const RunResult a = run_machine(d, c, small_churn(c));
+        const RunResult b = run_machine(d, c, small_churn(c));
+        CHECK(a.total.fired > 0);
+        CHECK(a.total == b.total);
         CHECK(format_run_json(a) == format_run_json(b));
         CHECK(format_run_text(a) == format_run_text(b));
 
         c.tick_jitter_ns = 400'000;
         c.jitter_seed = 3;
-        const RunResult j1 = run_machine(c);
-        const RunResult j2 = run_machine(c);
-        CHECK(j1.cpu == j2.cpu);
-        CHECK_FALSE(j1.cpu.error_ns == a.cpu.error_ns); // the jitter shows in ns
+        const RunResult j1 = run_machine(d, c, small_churn(c));
+        const RunResult j2 = run_machine(d, c, small_churn(c));
+        CHECK(j1.total == j2.total);
+        CHECK_FALSE(j1.total.error_ns == a.total.error_ns); // the jitter shows in ns
 
-        c.workload.seed = 8;
-        CHECK_FALSE(run_machine(c).cpu == j1.cpu);
+        CHECK_FALSE(run_machine(d, c, small_churn(c, 8)).total == j1.total);
     }
 }
 

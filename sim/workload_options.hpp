@@ -1,0 +1,37 @@
+// The workload options every workload-running command shares (run, compare,
+// gen, step): `--workload NAME[,NAME...]` with the generators' parameters,
+// or `--trace FILE` / `--ftrace FILE` to replay a recorded or kernel trace.
+#pragma once
+
+#include "sim/workload.hpp"
+#include "workloads/trace_event.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <cstdint>
+#include <optional>
+
+namespace timersim::cli {
+
+// Adds --workload, every generator parameter, --trace and --ftrace.
+// `default_workload` is what --workload means when not given.
+void add_workload_options(boost::program_options::options_description& options,
+                          const char* default_workload = "tcp-retransmit,socket-timeouts");
+
+struct WorkloadChoice {
+    WorkloadSpec spec;
+    // A trace fixes the machine's clock (its HZ and start jiffies); a
+    // generator leaves it to --hz.
+    std::optional<TraceHeader> clock;
+    // How long the workload wants to run when the user gives no duration:
+    // a trace's last event plus time for its timers to drain; nullopt for
+    // generators (the command's default applies).
+    std::optional<std::uint64_t> natural_ticks;
+};
+
+// Validates the options (UsageError with the option's name on bad values;
+// a trace's own errors as FILE:LINE: what (field)). `hz` is the machine's HZ
+// from --hz, `ticks` the run length (generators stop scheduling after it).
+WorkloadChoice workload_choice(const boost::program_options::variables_map& vm, unsigned hz, std::uint64_t ticks);
+
+} // namespace timersim::cli
