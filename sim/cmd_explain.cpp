@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include <charconv>
+#include <optional>
 
 namespace timersim::cli {
 
@@ -30,12 +31,20 @@ std::string late_words(std::int64_t late, unsigned hz) {
                     : fmt::format("{} ({}) EARLY", jiffies_word(static_cast<Jiffies>(-late)), t);
 }
 
-std::string explain_modern_text(Jiffies now, Jiffies expires, unsigned hz) {
-    const ModernExplanation e = explain_modern(now, expires, hz);
+std::string explain_modern_text(Jiffies now, Jiffies expires, unsigned hz, std::optional<Jiffies> clk) {
+    const ModernExplanation e = explain_modern(now, expires, hz, clk);
     const auto& wi = e.index;
     std::string out = fmt::format("Modern wheel (Linux 6.1, {} levels at HZ={})\n", e.depth, hz);
     const auto line = [&](const std::string& s) { out += "  " + s + "\n"; };
-    line(fmt::format("base->clk is {} (an idle base is forwarded to jiffies before the index is computed).", e.clk));
+    if (!clk) {
+        line(fmt::format("base->clk is {} (an idle base is forwarded to jiffies before the index is computed).", e.clk));
+    } else if (e.clk == now + 1) {
+        line(fmt::format("base->clk is {} (--clk), one ahead of jiffies: the softirq of this jiffy has run, and "
+                         "6.1 __run_timers() leaves clk one past the bucket it collected.",
+                         e.clk));
+    } else {
+        line(fmt::format("base->clk is {} (--clk, {:+} against jiffies).", e.clk, jiffies_diff(e.clk, now)));
+    }
     if (wi.past) {
         line(fmt::format("delta = expires - clk = {} is negative: the expiry is already in the past.",
                          jiffies_diff(expires, e.clk)));
@@ -66,8 +75,8 @@ std::string explain_modern_text(Jiffies now, Jiffies expires, unsigned hz) {
 }
 
 std::string explain_classic_text(Jiffies now, Jiffies expires, unsigned hz, std::optional<std::int64_t> slack,
-                                 const classic::Geometry& g) {
-    const ClassicExplanation e = explain_classic(now, expires, slack, g);
+                                 const classic::Geometry& g, std::optional<Jiffies> clk) {
+    const ClassicExplanation e = explain_classic(now, expires, slack, g, clk);
     std::string out = fmt::format("Classic wheel (Linux <= 4.7, tv1 of {} slots, tv2..tv5 of {}, HZ={})\n",
                                   g.tvr_size(), g.tvn_size(), hz);
     const auto line = [&](const std::string& s) { out += "  " + s + "\n"; };
@@ -128,16 +137,20 @@ int run_explain(std::span<const std::string> args) {
         ("timeout", po::value<std::string>(), "relative timeout: jiffies (36) or time with a unit (144ms, 1.5s, 2h)")
         ("now", po::value<std::string>(), "jiffies when the timer is armed (default: INITIAL_JIFFIES = 2^32 - 300*HZ)")
         ("expires", po::value<std::string>(), "absolute expiry in jiffies (instead of --timeout)")
+        ("clk", po::value<std::string>(),
+         "the wheel's own clock the placement is computed from: modern base->clk (after forward_timer_base()), "
+         "classic timer_jiffies (default: --now; right after a tick's softirq ran, both are jiffies + 1)")
         ("design", po::value<std::string>()->default_value("both"), "modern, classic or both");
     const auto vm = parse_command_line(
         args, options,
         {
-            .usage = "timersim explain (--timeout T | --expires E) [--now J] [options]",
+            .usage = "timersim explain (--timeout T | --expires E) [--now J] [--clk C] [options]",
             .description = "Explain, one sentence per step, where a timer armed with mod_timer() lands in\n"
                            "each wheel, why, every cascade it goes through, and when it fires.",
             .examples = "timersim explain --hz 1000 --timeout 36\n"
                         "timersim explain --hz 250 --timeout 60s\n"
-                        "timersim explain --now 0 --expires 16640 --design classic --slack off",
+                        "timersim explain --now 0 --expires 16640 --design classic --slack off\n"
+                        "timersim explain --now 1000 --clk 1001 --expires 1063 --design modern",
         });
     if (!vm) return kExitOk;
     const unsigned hz = hz_option(*vm);
@@ -154,6 +167,8 @@ int run_explain(std::span<const std::string> args) {
     } else {
         expires = parse_jiffies((*vm)["expires"].as<std::string>(), "--expires");
     }
+    std::optional<Jiffies> clk;
+    if (vm->count("clk")) clk = parse_jiffies((*vm)["clk"].as<std::string>(), "--clk");
     const std::string design = choice_option(*vm, "design", {"modern", "classic", "both"});
     const std::optional<std::int64_t> slack = slack_option(*vm);
     const classic::Geometry geometry = geometry_option(*vm);
@@ -161,9 +176,9 @@ int run_explain(std::span<const std::string> args) {
     std::string out = fmt::format("A timer armed at jiffies {} to expire at {} ({:+} jiffies, {}), HZ={}.\n\n", now,
                                   expires, jiffies_diff(expires, now),
                                   format_seconds(static_cast<long double>(jiffies_diff(expires, now)) / hz), hz);
-    if (design != "classic") out += explain_modern_text(now, expires, hz);
+    if (design != "classic") out += explain_modern_text(now, expires, hz, clk);
     if (design == "both") out += "\n";
-    if (design != "modern") out += explain_classic_text(now, expires, hz, slack, geometry);
+    if (design != "modern") out += explain_classic_text(now, expires, hz, slack, geometry, clk);
     fmt::print("{}", out);
     return kExitOk;
 }

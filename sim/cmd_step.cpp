@@ -13,11 +13,16 @@
 #include "wheel/classic_wheel.hpp"
 #include "wheel/modern_wheel.hpp"
 #include "workloads/connection_churn.hpp"
+#include "workloads/trace_reader.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
 
 #include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -41,17 +46,95 @@ constexpr std::size_t kCellsPerRow = 64;
 constexpr std::size_t kMaxTimers = 1000000;  // keeps per-row totals within 7 digits
 
 // ---------------------------------------------------------------------------
-// The workload: either the timers of --timeouts, all armed before the first
-// tick, or connection churn (workloads/connection_churn.hpp). Each wheel gets
-// its own generator with the same seed: the schedule does not depend on which
-// timers fire, so both wheels see the same operations.
+// The workload: the timers of --timeouts, all armed before the first tick,
+// connection churn (workloads/connection_churn.hpp), or a trace (--trace).
+// Each wheel gets its own churn generator with the same seed: the schedule
+// does not depend on which timers fire, so both wheels see the same
+// operations. A trace is read once, a jiffy at a time, by a TraceFeed that
+// hands the same operations to every wheel.
 
 struct WorkloadSpec {
     std::vector<Jiffies> timeouts;   // --timeouts, in jiffies
     std::vector<std::string> texts;  // --timeouts as typed, for labels
     std::optional<ConnectionChurnConfig> churn;
+    std::optional<std::string> trace; // --trace FILE
 
     std::size_t timers() const { return churn ? churn->connections : timeouts.size(); }
+};
+
+// Timer names are cut so that event lines stay short.
+std::string short_label(std::string_view s) {
+    return s.size() <= 16 ? std::string(s) : fmt::format("{}..", s.substr(0, 14));
+}
+
+// One operation of a trace, as every wheel applies it.
+struct TraceOp {
+    std::uint32_t timer = 0;  // the reader's dense id
+    bool cancel = false;      // del_timer(); otherwise mod_timer()
+    Jiffies expires = 0;      // arm/modify: the absolute expiry asked for
+    TimerFlags flags;         // TIMER_DEFERRABLE, fixed by the timer's first event
+    bool pinned = false;      // TIMER_PINNED: 4.x mod_timer_pinned(), no slack
+};
+
+// Streams a timersim trace (TraceReader) a jiffy at a time: at(j) returns the
+// operations whose time falls in jiffy j (jiffies_at()), in file order.
+// Wheels ask in turn for the same jiffy and get the same batch; only one
+// event beyond the batch is read ahead. Reader errors (TraceError) pass through.
+class TraceFeed {
+public:
+    TraceFeed(std::FILE* in, const std::string& name) : reader_(in, name) {}
+
+    const TraceHeader& header() const noexcept { return reader_.header(); }
+    // Names for the display: an event's label= (of the timer's first event), or its key.
+    const std::vector<std::string>& labels() const noexcept { return labels_; }
+    // Has any batch so far held a deferrable timer? (Then the modern view
+    // also draws the deferrable base.)
+    const bool& deferrable_seen() const noexcept { return deferrable_seen_; }
+
+    const std::vector<TraceOp>& at(Jiffies j) {
+        if (batch_ && batch_jiffy_ == j) return ops_;
+        batch_ = true;
+        batch_jiffy_ = j;
+        ops_.clear();
+        for (;;) {
+            if (!ahead_ && !read_ahead()) break;
+            // Wheels tick every jiffy, so nothing earlier than j is left over.
+            if (time_after(ahead_->first, j)) break;
+            ops_.push_back(ahead_->second);
+            if (ahead_->second.flags.deferrable) deferrable_seen_ = true;
+            ahead_.reset();
+        }
+        return ops_;
+    }
+
+private:
+    bool read_ahead() {
+        TraceEvent e;
+        if (!reader_.next(e)) return false;
+        TraceOp op;
+        op.timer = e.timer;
+        op.cancel = e.kind == TraceEventKind::cancel;
+        if (!op.cancel) op.expires = expiry_jiffies(reader_.header(), e);
+        if (e.timer >= labels_.size()) {
+            // Dense ids come in order of first appearance: this is the timer's first event.
+            const std::string key = e.key.symbolic ? std::string(e.key.token) : fmt::format("{}", e.key.number);
+            labels_.push_back(short_label(e.label.empty() ? std::string_view(key) : e.label));
+            first_flags_.push_back(TimerFlags{.deferrable = e.flags.deferrable});
+        }
+        op.flags = first_flags_[e.timer];
+        op.pinned = e.flags.pinned;
+        ahead_.emplace(jiffies_at(reader_.header(), e.time_ns), op);
+        return true;
+    }
+
+    TraceReader reader_;
+    std::optional<std::pair<Jiffies, TraceOp>> ahead_;
+    bool batch_ = false;
+    Jiffies batch_jiffy_ = 0;
+    std::vector<TraceOp> ops_;
+    std::vector<std::string> labels_;
+    std::vector<TimerFlags> first_flags_;
+    bool deferrable_seen_ = false;
 };
 
 // Short names for timers in the text view: what the user typed for
@@ -64,6 +147,7 @@ std::vector<std::string> timer_labels(const WorkloadSpec& w) {
         for (std::uint32_t c = 0; c < churn.connections(); ++c) labels.emplace_back(to_string(churn.kind(c)));
     } else {
         for (const auto& t : w.texts) labels.push_back(t.size() <= 12 ? t : t.substr(0, 10) + "..");
+        // A trace names its timers as it is read: see TraceFeed::labels().
     }
     return labels;
 }
@@ -77,11 +161,13 @@ struct Fired {
     Jiffies expires;   // timer->expires when it ran
 };
 
+// An arm, or (trace workloads) a cancel, in the order they happened.
 struct Armed {
     std::uint32_t timer;
     Jiffies requested;
     ArmOutcome outcome;
-    Placement at; // after the arm (expires includes classic slack)
+    Placement at; // after the arm (expires includes classic slack); for a cancel, before it
+    bool cancel = false; // del_timer(): at.pending tells whether it removed anything
 };
 
 struct Moved {
@@ -135,7 +221,8 @@ struct TickReport {
 template <class Q>
 class Stepper {
 public:
-    Stepper(const typename Q::Config& config, const WorkloadSpec& w) : queue_(config), start_(queue_.jiffies()) {
+    Stepper(const typename Q::Config& config, const WorkloadSpec& w, TraceFeed* feed)
+        : queue_(config), start_(queue_.jiffies()), feed_(feed) {
         const std::size_t n = w.timers();
         queue_.reserve(n);
         ids_.reserve(n);
@@ -148,6 +235,7 @@ public:
         if (w.churn) churn_.emplace(*w.churn, start_);
         for (std::size_t t = 0; t < w.timeouts.size(); ++t)
             arm(static_cast<std::uint32_t>(t), start_ + w.timeouts[t], &start_arms_);
+        if (feed_) apply(feed_->at(start_), &start_arms_);
     }
 
     const Q& queue() const noexcept { return queue_; }
@@ -189,14 +277,35 @@ public:
             while (const auto conn = churn_->pop_message(queue_.jiffies()))
                 arm(*conn, queue_.jiffies() + churn_->draw_timeout(*conn), detail ? &r.armed : nullptr);
         }
+        if (feed_) apply(feed_->at(queue_.jiffies()), detail ? &r.armed : nullptr);
         return r;
     }
 
 private:
-    void arm(std::uint32_t t, Jiffies expires, std::vector<Armed>* log) {
+    void arm(std::uint32_t t, Jiffies expires, std::vector<Armed>* log, ArmCall call = ArmCall::mod_timer) {
         requested_[t] = expires;
-        const ArmOutcome outcome = queue_.arm(ids_[t], expires, ArmCall::mod_timer);
+        const ArmOutcome outcome = queue_.arm(ids_[t], expires, call);
         if (log) log->push_back({t, expires, outcome, queue_.placement(ids_[t])});
+    }
+
+    // A trace's operations of this jiffy, in file order. A timer is created
+    // (timer_setup()) at its first event, with that event's flags.
+    void apply(const std::vector<TraceOp>& ops, std::vector<Armed>* log) {
+        for (const TraceOp& op : ops) {
+            while (ids_.size() <= op.timer) {
+                ids_.push_back(queue_.create(op.flags));
+                if (timer_of_.size() <= ids_.back()) timer_of_.resize(ids_.back() + 1);
+                timer_of_[ids_.back()] = static_cast<std::uint32_t>(ids_.size() - 1);
+                requested_.push_back(0);
+            }
+            if (op.cancel) {
+                const Placement before = queue_.placement(ids_[op.timer]);
+                queue_.cancel(ids_[op.timer]);
+                if (log) log->push_back({op.timer, 0, ArmOutcome::not_pending, before, true});
+            } else {
+                arm(op.timer, op.expires, log, op.pinned ? ArmCall::mod_timer_pinned : ArmCall::mod_timer);
+            }
+        }
     }
 
     // Does this softirq run a classic loop step whose tv1 index is 0, i.e.
@@ -235,6 +344,7 @@ private:
     std::vector<std::uint32_t> timer_of_; // TimerId -> workload timer number
     std::vector<Jiffies> requested_;
     std::optional<ConnectionChurn> churn_;
+    TraceFeed* feed_;
     std::vector<Armed> start_arms_;
 };
 
@@ -245,6 +355,9 @@ struct View {
     unsigned hz;
     Jiffies start; // jiffies at tick 0
     const std::vector<std::string>& labels;
+    // Draw the modern deferrable base (BASE_DEF) too: set once a trace armed a
+    // deferrable timer; until then that base is empty and not drawn.
+    const bool& deferrable;
 };
 
 // Appends `text` as one or more lines of at most kColumns, breaking at spaces
@@ -291,7 +404,7 @@ std::string timer_name(std::uint32_t t, const View& v) { return fmt::format("#{}
 template <class Q>
 std::string bucket_name(const Placement& p) {
     if constexpr (std::is_same_v<Q, ModernWheel>)
-        return fmt::format("L{}[{}]", p.level, p.slot % modern::kLevelSize);
+        return fmt::format("{}L{}[{}]", p.deferrable_base ? "def " : "", p.level, p.slot % modern::kLevelSize);
     else
         return fmt::format("tv{}[{}]", p.level, p.slot);
 }
@@ -349,8 +462,17 @@ void put_events(std::string& out, const TickReport& r, const View& v) {
                              bucket_name<Q>(m.to)));
     }
     more(r.cascaded.size(), "cascaded");
+    bool cancels = false;
     for (std::size_t i = 0; i < r.armed.size() && i < kListed; ++i) {
         const Armed& a = r.armed[i];
+        if (a.cancel) {
+            cancels = true;
+            put(out, a.at.pending ? fmt::format("  cancelled {}: removed from {} (due at {})",
+                                                timer_name(a.timer, v), bucket_name<Q>(a.at),
+                                                tick_of(a.at.bucket_expiry, v))
+                                  : fmt::format("  cancelled {}: not pending, nothing to do", timer_name(a.timer, v)));
+            continue;
+        }
         std::string s = fmt::format("  armed {} for {}: ", timer_name(a.timer, v), tick_of(a.requested, v));
         switch (a.outcome) {
         case ArmOutcome::queued:
@@ -370,7 +492,8 @@ void put_events(std::string& out, const TickReport& r, const View& v) {
         }
         put(out, s);
     }
-    more(r.armed.size(), "armed");
+    for (std::size_t i = kListed; i < r.armed.size() && !cancels; ++i) cancels = r.armed[i].cancel;
+    more(r.armed.size(), cancels ? "armed or cancelled" : "armed");
 }
 
 std::string cost_text(const SoftirqCost& c) {
@@ -405,9 +528,8 @@ std::string render_text(const ClassicWheel& q, const TickReport& r, const View& 
     return out;
 }
 
-std::string render_text(const ModernWheel& q, const TickReport& r, const View& v) {
-    const ModernSnapshot s = snapshot(q);
-    std::string out;
+// "in 37", "none pending", "due", with ", stale" when a delete left it early.
+std::string next_expiry_text(const ModernSnapshot& s) {
     std::string next;
     if (!s.timers_pending && !s.next_expiry_stale)
         next = "none pending";
@@ -416,8 +538,14 @@ std::string render_text(const ModernWheel& q, const TickReport& r, const View& v
     else
         next = "due";
     if (s.next_expiry_stale) next += ", stale";
-    put(out, fmt::format("modern (6.1): clk {}, next_expiry {} ({}), {} pending", s.clk, s.next_expiry, next,
-                         s.pending));
+    return next;
+}
+
+std::string render_text(const ModernWheel& q, const TickReport& r, const View& v) {
+    const ModernSnapshot s = snapshot(q);
+    std::string out;
+    put(out, fmt::format("modern (6.1): clk {}, next_expiry {} ({}), {} pending", s.clk, s.next_expiry,
+                         next_expiry_text(s), s.pending));
     if (!r.start) {
         if (!r.softirq)
             put(out, "  softirq not raised: jiffies is before next_expiry");
@@ -430,6 +558,14 @@ std::string render_text(const ModernWheel& q, const TickReport& r, const View& v
     put_events<ModernWheel>(out, r, v);
     out += ruler();
     for (const auto& l : s.levels) draw_level(out, fmt::format("L{}", l.level), l);
+    if (v.deferrable) {
+        // 6.1 with NO_HZ_COMMON keeps deferrable timers on their own base,
+        // with its own clock; run_timer_softirq() runs it after BASE_STD.
+        const ModernSnapshot d = snapshot(q, ModernWheel::base_def);
+        put(out, fmt::format("  deferrable base: clk {}, next_expiry {} ({}), {} pending", d.clk, d.next_expiry,
+                             next_expiry_text(d), d.pending));
+        for (const auto& l : d.levels) draw_level(out, fmt::format("dL{}", l.level), l);
+    }
     return out;
 }
 
@@ -482,7 +618,7 @@ std::string json_place(const Placement& p) {
 
 template <class Q>
 std::string json_events(const TickReport& r, const View& v) {
-    std::vector<std::string> fired, moved, armed;
+    std::vector<std::string> fired, moved, armed, cancelled;
     for (const Fired& f : r.fired)
         fired.push_back(fmt::format("{{\"timer\":{},\"label\":{},\"requested\":{},\"expires\":{},\"late\":{}}}", f.timer,
                                     json_string(v.labels[f.timer]), f.requested, f.expires,
@@ -490,21 +626,31 @@ std::string json_events(const TickReport& r, const View& v) {
     for (const Moved& m : r.cascaded)
         moved.push_back(fmt::format("{{\"timer\":{},\"from\":{{{}}},\"to\":{{{}}}}}", m.timer, json_place<Q>(m.from),
                                     json_place<Q>(m.to)));
-    for (const Armed& a : r.armed)
+    for (const Armed& a : r.armed) {
+        if (a.cancel) {
+            cancelled.push_back(fmt::format("{{\"timer\":{},\"label\":{},\"pending\":{}{}}}", a.timer,
+                                            json_string(v.labels[a.timer]), a.at.pending,
+                                            a.at.pending ? fmt::format(",{},\"bucket_expiry\":{}", json_place<Q>(a.at),
+                                                                       a.at.bucket_expiry)
+                                                         : std::string()));
+            continue;
+        }
         armed.push_back(fmt::format(
             "{{\"timer\":{},\"label\":{},\"requested\":{},\"expires\":{},\"outcome\":\"{}\",{},\"bucket_expiry\":{}}}",
             a.timer, json_string(v.labels[a.timer]), a.requested, a.at.expires, outcome_name(a.outcome),
             json_place<Q>(a.at), a.at.bucket_expiry));
+    }
     const SoftirqCost& c = r.cost;
     std::vector<std::string> by_level;
     if constexpr (std::is_same_v<Q, ClassicWheel>)
         for (unsigned a = 2; a <= classic::kArrays; ++a)
             by_level.push_back(fmt::format("\"tv{}\":{}", a, c.cascade_moves_from_level[a]));
     return fmt::format(
-        "\"softirq\":{},\"fired\":[{}],\"cascaded\":[{}],\"armed\":[{}],"
+        "\"softirq\":{},\"fired\":[{}],\"cascaded\":[{}],\"armed\":[{}],\"cancelled\":[{}],"
         "\"cost\":{{\"buckets_scanned\":{},\"expired\":{},\"cascades\":{},\"cascade_moves\":{},"
         "\"cascade_moves_from\":{{{}}},\"jiffies_walked\":{},\"empty_runs\":{},\"next_expiry_searches\":{}}}",
-        r.softirq, fmt::join(fired, ","), fmt::join(moved, ","), fmt::join(armed, ","), c.buckets_scanned, c.expired,
+        r.softirq, fmt::join(fired, ","), fmt::join(moved, ","), fmt::join(armed, ","), fmt::join(cancelled, ","),
+        c.buckets_scanned, c.expired,
         c.cascades, c.cascade_moves, fmt::join(by_level, ","), c.jiffies_walked, c.empty_runs, c.next_expiry_searches);
 }
 
@@ -531,16 +677,25 @@ std::string render_json(const ClassicWheel& q, const TickReport& r, const View& 
 
 std::string render_json(const ModernWheel& q, const TickReport& r, const View& v) {
     const ModernSnapshot s = snapshot(q);
+    std::string deferrable;
+    if (v.deferrable) {
+        const ModernSnapshot d = snapshot(q, ModernWheel::base_def);
+        deferrable = fmt::format(",\"deferrable_base\":{{\"clk\":{},\"next_expiry\":{},\"next_expiry_stale\":{},"
+                                 "\"timers_pending\":{},\"pending\":{},\"levels\":{}}}",
+                                 d.clk, d.next_expiry, d.next_expiry_stale, d.timers_pending, d.pending,
+                                 json_levels(d.levels, "L"));
+    }
     return json_head("modern", r, v) +
            fmt::format(",\"clk\":{},\"next_expiry\":{},\"next_expiry_stale\":{},\"timers_pending\":{},"
-                       "\"pending\":{},{},\"levels\":{}}}\n",
+                       "\"pending\":{},{},\"levels\":{}{}}}\n",
                        s.clk, s.next_expiry, s.next_expiry_stale, s.timers_pending, s.pending,
-                       json_events<ModernWheel>(r, v), json_levels(s.levels, "L"));
+                       json_events<ModernWheel>(r, v), json_levels(s.levels, "L"), deferrable);
 }
 
 // ---------------------------------------------------------------------------
 
 std::string describe_workload(const WorkloadSpec& w) {
+    if (w.trace) return fmt::format("the trace {}, events applied after their jiffy's tick", *w.trace);
     if (w.churn)
         return fmt::format("connection churn, {} connections, a message every {} ms on average, seed {}",
                            w.churn->connections, w.churn->message_interval_ms, w.churn->seed);
@@ -550,6 +705,15 @@ std::string describe_workload(const WorkloadSpec& w) {
 
 WorkloadSpec parse_workload(const po::variables_map& vm, unsigned hz) {
     WorkloadSpec w;
+    if (vm.count("trace")) {
+        if (vm.count("timeouts")) throw UsageError("--trace cannot be combined with --timeouts");
+        for (const char* churn_option : {"connections", "message-interval", "seed"})
+            if (!vm[churn_option].defaulted())
+                throw UsageError(fmt::format("--trace cannot be combined with --{} (a connection-churn option)",
+                                             churn_option));
+        w.trace = vm["trace"].as<std::string>();
+        return w;
+    }
     if (vm.count("timeouts")) {
         for (const char* churn_option : {"connections", "message-interval", "seed"})
             if (!vm[churn_option].defaulted())
@@ -622,6 +786,9 @@ void run_view(const Run& run, const View& view, const std::string& intro, Steppe
     for (std::int64_t t = 0; t < run.ticks; ++t) show(std::vector<TickReport>{steppers.step(true)...});
 }
 
+void step_workload(const Run& run, const WorkloadSpec& workload, TraceFeed* feed, unsigned hz,
+                   std::optional<std::int64_t> slack, const classic::Geometry& geometry, const std::string& design);
+
 } // namespace
 
 int run_step(std::span<const std::string> args) {
@@ -632,6 +799,9 @@ int run_step(std::span<const std::string> args) {
         ("timeouts", po::value<std::string>(),
          "arm one timer per listed timeout at tick 0 instead of running connection churn: "
          "comma-separated, jiffies (36) or time (144ms, 60s)")
+        ("trace", po::value<std::string>(),
+         "replay a timersim trace (format v1, docs/trace-format.md) instead of connection churn; "
+         "see the notes above")
         ("connections", po::value<std::uint32_t>()->default_value(200), "connection churn: connections, one timer each (1..1000000)")
         ("message-interval", po::value<double>()->default_value(1000), "connection churn: mean ms between two messages of one connection")
         ("seed", po::value<std::uint64_t>()->default_value(1), "connection churn: workload seed")
@@ -642,22 +812,34 @@ int run_step(std::span<const std::string> args) {
     const auto vm = parse_command_line(
         args, options,
         {
-            .usage = "timersim step (--timeouts LIST | [churn options]) [--from J] --ticks N [options]",
+            .usage = "timersim step (--timeouts LIST | --trace FILE | [churn options]) [--from J] --ticks N [options]",
             .description =
                 "Show the wheels tick by tick: per tick and wheel, whether the tick raised\n"
                 "TIMER_SOFTIRQ, what fired (and how late), what cascaded, what the softirq\n"
                 "cost, what was armed, and every level drawn as a row of buckets (1-9 timers,\n"
                 "+ for 10 or more, . for none) with ^ under the bucket the clock points at.\n"
                 "Tick t sets jiffies to start + t; the start is INITIAL_JIFFIES for the HZ.\n"
-                "Without --timeouts the workload is connection churn, as in timersim compare.",
+                "Without --timeouts or --trace the workload is connection churn, as in\n"
+                "timersim compare.\n"
+                "\n"
+                "--trace FILE: HZ and start_jiffies (tick 0) come from the trace's header (--hz,\n"
+                "if given, must agree). Each event is applied at the jiffy its time falls in,\n"
+                "after that jiffy's tick, in file order, to every wheel shown: arm and modify\n"
+                "call mod_timer() (flags=pinned: mod_timer_pinned(), no classic slack), cancel\n"
+                "calls del_timer(). A timer's first event fixes its flags (flags=deferrable: a\n"
+                "deferrable timer; the modern view then also draws the deferrable base, rows\n"
+                "dL0..) and its name (its label=, else its key). cpu= is ignored: step\n"
+                "simulates one CPU. The trace is read as it goes, only as far as the last tick\n"
+                "shown; bad input stops the run with FILE:LINE: what (field) and exit status 2.",
             .examples = "timersim step --timeouts 36,300,20000 --ticks 3 --hz 1000\n"
                         "timersim step --timeouts 20000 --hz 1000 --from 19966 --ticks 2 --design classic\n"
                         "timersim step --ticks 5 --connections 200 --design modern\n"
-                        "timersim step --timeouts 60s --ticks 1 --format json",
+                        "timersim step --timeouts 60s --ticks 1 --format json\n"
+                        "timersim step --trace run.trace --from 990 --ticks 20 --design classic",
         });
     if (!vm) return kExitOk;
 
-    const unsigned hz = hz_option(*vm);
+    unsigned hz = hz_option(*vm);
     const std::optional<std::int64_t> slack = slack_option(*vm);
     const classic::Geometry geometry = geometry_option(*vm);
     if ((*vm)["design"].as<std::string>() == "heap")
@@ -670,10 +852,35 @@ int run_step(std::span<const std::string> args) {
     if (run.from < 0 || run.from > 1000000000)
         throw UsageError(fmt::format("--from: must be 0..1000000000, got {}", run.from));
     const WorkloadSpec workload = parse_workload(*vm, hz);
+    try {
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);
+        std::optional<TraceFeed> feed;
+        if (workload.trace) {
+            file.reset(std::fopen(workload.trace->c_str(), "rb"));
+            if (!file) throw UsageError(fmt::format("{}: cannot open ({})", *workload.trace, std::strerror(errno)));
+            feed.emplace(file.get(), *workload.trace);
+            if (!(*vm)["hz"].defaulted() && hz != feed->header().hz)
+                throw UsageError(fmt::format("--hz {} differs from the trace's hz={}", hz, feed->header().hz));
+            hz = feed->header().hz;
+        }
+        step_workload(run, workload, feed ? &*feed : nullptr, hz, slack, geometry, design);
+    } catch (const TraceError& e) {
+        // Bad input: exactly one line, no hint (the file is at fault, not the command line).
+        std::fflush(stdout);
+        fmt::print(stderr, "timersim: {}\n", e.what());
+        return kExitUsage;
+    }
+    return kExitOk;
+}
 
-    const Jiffies start = initial_jiffies(hz);
-    const std::vector<std::string> labels = timer_labels(workload);
-    const View view{hz, start, labels};
+namespace {
+
+void step_workload(const Run& run, const WorkloadSpec& workload, TraceFeed* feed, unsigned hz,
+                   std::optional<std::int64_t> slack, const classic::Geometry& geometry, const std::string& design) {
+    const Jiffies start = feed ? feed->header().start_jiffies : initial_jiffies(hz);
+    const std::vector<std::string> churn_labels = feed ? std::vector<std::string>{} : timer_labels(workload);
+    static const bool no_deferrable = false;
+    const View view{hz, start, feed ? feed->labels() : churn_labels, feed ? feed->deferrable_seen() : no_deferrable};
     std::string intro;
     const std::string shown = run.ticks == 1 ? fmt::format("tick {}", run.from + 1)
                                              : fmt::format("ticks {}..{}", run.from + 1, run.from + run.ticks);
@@ -689,17 +896,18 @@ int run_step(std::span<const std::string> args) {
     const ClassicWheel::Config classic_config{.hz = hz, .start_jiffies = start, .geometry = geometry, .slack = slack};
     const ModernWheel::Config modern_config{.hz = hz, .start_jiffies = start};
     if (design == "classic") {
-        Stepper<ClassicWheel> c(classic_config, workload);
+        Stepper<ClassicWheel> c(classic_config, workload, feed);
         run_view(run, view, intro, c);
     } else if (design == "modern") {
-        Stepper<ModernWheel> m(modern_config, workload);
+        Stepper<ModernWheel> m(modern_config, workload, feed);
         run_view(run, view, intro, m);
     } else {
-        Stepper<ClassicWheel> c(classic_config, workload);
-        Stepper<ModernWheel> m(modern_config, workload);
+        Stepper<ClassicWheel> c(classic_config, workload, feed);
+        Stepper<ModernWheel> m(modern_config, workload, feed);
         run_view(run, view, intro, c, m);
     }
-    return kExitOk;
 }
+
+} // namespace
 
 } // namespace timersim::cli

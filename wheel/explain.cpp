@@ -2,13 +2,13 @@
 
 namespace timersim {
 
-ModernExplanation explain_modern(Jiffies jiffies, Jiffies expires, unsigned hz) {
+ModernExplanation explain_modern(Jiffies jiffies, Jiffies expires, unsigned hz, std::optional<Jiffies> clk) {
     ModernExplanation e{};
-    e.clk = jiffies;
+    e.clk = clk.value_or(jiffies);
     e.expires = expires;
-    e.delta = expires - jiffies;
+    e.delta = expires - e.clk;
     e.depth = modern::depth_for_hz(hz);
-    e.index = modern::calc_wheel_index(expires, jiffies, e.depth);
+    e.index = modern::calc_wheel_index(expires, e.clk, e.depth);
     const unsigned level = e.index.level;
     e.level_lo = modern::level_start(level);
     e.level_hi = level + 1 < e.depth ? modern::level_start(level + 1) - 1 : modern::timeout_cutoff(e.depth) - 1;
@@ -22,12 +22,12 @@ ModernExplanation explain_modern(Jiffies jiffies, Jiffies expires, unsigned hz) 
 // At that moment the lower arrays' indices are 0, so 4.x __run_timers()
 // cascades exactly this slot (tests check this against ClassicWheel).
 ClassicExplanation explain_classic(Jiffies jiffies, Jiffies expires, std::optional<std::int64_t> slack,
-                                   const classic::Geometry& g) {
+                                   const classic::Geometry& g, std::optional<Jiffies> timer_jiffies) {
     ClassicExplanation e{};
     e.requested = expires;
     e.slack = slack;
     e.expires = slack ? classic::apply_slack(expires, jiffies, *slack) : expires;
-    Jiffies t = jiffies;
+    Jiffies t = timer_jiffies.value_or(jiffies);
     for (;;) {
         const classic::Slot s = classic::calc_slot(e.expires, t, g);
         e.hops.push_back({t, s});

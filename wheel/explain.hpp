@@ -13,7 +13,7 @@
 namespace timersim {
 
 struct ModernExplanation {
-    Jiffies clk;      // base->clk after forwarding (an idle base: jiffies)
+    Jiffies clk;      // base->clk the index is computed from (after forward_timer_base())
     Jiffies expires;
     Jiffies delta;    // expires - clk, as the kernel computes it (unsigned)
     unsigned depth;
@@ -23,7 +23,13 @@ struct ModernExplanation {
     std::int64_t late; // bucket_expiry - expires (negative: fires early, clamp)
 };
 
-ModernExplanation explain_modern(Jiffies jiffies, Jiffies expires, unsigned hz);
+// `clk` is base->clk when calc_wheel_index() runs, i.e. after 6.1
+// forward_timer_base(). By default it is `jiffies` (an idle base forwarded to
+// jiffies). It differs right after a softirq ran at this jiffy: 6.1
+// __run_timers() leaves clk one past the bucket it collected, jiffies + 1,
+// and forward_timer_base() never moves clk back.
+ModernExplanation explain_modern(Jiffies jiffies, Jiffies expires, unsigned hz,
+                                 std::optional<Jiffies> clk = std::nullopt);
 
 struct ClassicHop {
     Jiffies timer_jiffies; // T when the timer is (re)placed
@@ -43,8 +49,12 @@ struct ClassicExplanation {
 };
 
 // The timer is armed with mod_timer() at `jiffies` on a wheel whose
-// timer_jiffies equals jiffies (a wheel that is keeping up).
+// timer_jiffies is `timer_jiffies` (default: jiffies, a wheel that is keeping
+// up; after the softirq of this jiffy ran, 4.x __run_timers() has left it at
+// jiffies + 1). Slack is measured from jiffies (4.4 apply_slack()), the slot
+// from timer_jiffies (4.4 internal_add_timer()).
 ClassicExplanation explain_classic(Jiffies jiffies, Jiffies expires, std::optional<std::int64_t> slack,
-                                   const classic::Geometry& geometry);
+                                   const classic::Geometry& geometry,
+                                   std::optional<Jiffies> timer_jiffies = std::nullopt);
 
 } // namespace timersim

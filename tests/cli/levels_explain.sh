@@ -52,3 +52,20 @@ run explain --timeout 99999999999d --design classic
 expect_status 0
 expect_stdout_line 'then laps tv5 [0-9]+ more times'
 [[ $(wc -l <<<"$out") -lt 12 ]] || fail "lapping timer explained in too many lines"
+
+# --clk: the index comes from the wheel's clock, not jiffies. Right after a
+# softirq both clocks are jiffies + 1, which moves timers across level edges.
+run explain --hz 1000 --now 1000 --expires 1063 --design modern
+expect_stdout_line 'goes to level 1 '
+run explain --hz 1000 --now 1000 --clk 1001 --expires 1063 --design modern
+expect_status 0
+expect_stdout_line '^  base->clk is 1001 \(--clk\), one ahead of jiffies'
+expect_stdout_line '^  delta = expires - clk = 62 jiffies'
+expect_stdout_line 'goes to level 0 '
+run explain --hz 1000 --now 1000 --expires 1256 --design classic --slack off
+expect_stdout_line '-> tv2\['
+run explain --hz 1000 --now 1000 --clk 1001 --expires 1256 --design classic --slack off
+expect_status 0
+expect_stdout_line '^  At timer_jiffies 1001: d = expires - timer_jiffies = 255 .* -> tv1\[232\]\.$'
+run explain --clk soon --timeout 5
+expect_usage_error '--clk' "try 'timersim explain --help'"
