@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -15,23 +16,38 @@ namespace timersim {
 
 namespace {
 
-template <TimerQueue Q>
-RunResult drive(Q& queue, Design design, const MachineConfig& config, const WorkloadSpec& spec,
-                const ProgressFn& progress) {
+template <TimerQueue Q, class MakeQueue>
+RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig& config, const WorkloadSpec& spec,
+                const ProgressFn& progress, EventLog* events) {
+    // One queue per CPU: the kernel's per-CPU timer base.
+    std::vector<Q> queues;
+    queues.reserve(config.cpus);
+    for (unsigned c = 0; c < config.cpus; ++c) queues.push_back(make_queue());
+
     RunResult result;
     result.design = design;
     result.config = config;
     result.workload_name = spec.name;
     result.workload_description = spec.description;
     result.workload_json = spec.json;
-    result.start_jiffies = queue.jiffies();
-    result.bytes_per_timer = queue.bytes_per_timer();
-    Engine<Q> engine(queue, EngineConfig{.hz = config.hz,
-                                         .costs = config.costs,
-                                         .ksoftirqd_delay_ns = config.ksoftirqd_delay_ns,
-                                         .tick_jitter_ns = config.tick_jitter_ns,
-                                         .seed = config.jitter_seed,
-                                         .nohz_idle = config.nohz_idle});
+    result.start_jiffies = queues.front().jiffies();
+    result.bytes_per_timer = queues.front().bytes_per_timer();
+    const std::uint64_t window = config.series_window_ticks
+                                     ? config.series_window_ticks
+                                     : (config.ticks + kDefaultSeriesWindows - 1) / kDefaultSeriesWindows;
+    const std::uint64_t windows = (config.ticks + window - 1) / window;
+    result.series_window_ticks = window;
+    Engine<Q> engine(std::span<Q>(queues), EngineConfig{.hz = config.hz,
+                                                        .costs = config.costs,
+                                                        .ksoftirqd_delay_ns = config.ksoftirqd_delay_ns,
+                                                        .tick_jitter_ns = config.tick_jitter_ns,
+                                                        .seed = config.jitter_seed,
+                                                        .nohz_idle = config.nohz_idle,
+                                                        .max_expiries_per_softirq = config.max_expiries_per_softirq,
+                                                        .series_window_ticks = window,
+                                                        .series_max_windows = static_cast<std::size_t>(windows)});
+    result.engine_bytes_per_timer = engine.bytes_per_timer();
+    if (events) engine.set_event_log(events, to_string(design));
     const std::unique_ptr<Workload> workload = spec.factory(engine);
     engine.set_workload(workload.get());
     constexpr std::uint64_t kChunk = 1024;
@@ -41,8 +57,13 @@ RunResult drive(Q& queue, Design design, const MachineConfig& config, const Work
         if (progress) progress(static_cast<double>(t) / static_cast<double>(config.ticks));
     }
     result.end_ns = engine.now_ns();
-    result.per_cpu.push_back(engine.metrics());
+    for (unsigned c = 0; c < config.cpus; ++c) result.per_cpu.push_back(engine.metrics(c));
     result.total = result.per_cpu.front();
+    for (unsigned c = 1; c < config.cpus; ++c) result.total.merge(result.per_cpu[c]);
+    // Every window, also those in which no softirq ran at all.
+    result.series = engine.series();
+    while (result.series.size() < windows)
+        result.series.push_back(SeriesPoint{.start_ns = tick_time_ns(result.series.size() * window + 1, config.hz)});
     return result;
 }
 
@@ -92,29 +113,29 @@ RunResult run_machine(Design design, const MachineConfig& config, const Workload
     if (hz == 0 || hz > 10000) throw std::invalid_argument("hz must be in 1..10000");
     if (config.ticks == 0 || config.ticks > 10'000'000'000ull)
         throw std::invalid_argument("ticks must be 1..1e10");
-    if (config.cpus != 1) throw std::invalid_argument("only one CPU is simulated for now");
-    if (events) throw std::invalid_argument("the engine does not log events yet");
+    if (config.cpus < 1 || config.cpus > kMaxMachineCpus)
+        throw std::invalid_argument(fmt::format("cpus must be 1..{}", kMaxMachineCpus));
+    if (config.series_window_ticks &&
+        (config.ticks + config.series_window_ticks - 1) / config.series_window_ticks > 1'000'000)
+        throw std::invalid_argument("series_window_ticks gives more than 1e6 windows");
     const Jiffies start = config.start_jiffies.value_or(initial_jiffies(hz));
-    RunResult result;
     switch (design) {
-    case Design::classic: {
-        ClassicWheel q(ClassicWheel::Config{.hz = hz, .start_jiffies = start, .geometry = config.classic_geometry,
-                                            .slack = config.classic_slack});
-        result = drive(q, design, config, workload, progress);
-        break;
+    case Design::classic:
+        return drive<ClassicWheel>(
+            [&] {
+                return ClassicWheel(ClassicWheel::Config{.hz = hz, .start_jiffies = start,
+                                                         .geometry = config.classic_geometry,
+                                                         .slack = config.classic_slack});
+            },
+            design, config, workload, progress, events);
+    case Design::modern:
+        return drive<ModernWheel>([&] { return ModernWheel(ModernWheel::Config{.hz = hz, .start_jiffies = start}); },
+                                  design, config, workload, progress, events);
+    case Design::heap:
+        return drive<HeapQueue>([&] { return HeapQueue(HeapQueue::Config{.hz = hz, .start_jiffies = start}); },
+                                design, config, workload, progress, events);
     }
-    case Design::modern: {
-        ModernWheel q(ModernWheel::Config{.hz = hz, .start_jiffies = start});
-        result = drive(q, design, config, workload, progress);
-        break;
-    }
-    case Design::heap: {
-        HeapQueue q(HeapQueue::Config{.hz = hz, .start_jiffies = start});
-        result = drive(q, design, config, workload, progress);
-        break;
-    }
-    }
-    return result;
+    throw std::invalid_argument("unknown design");
 }
 
 std::string format_run_text(const RunResult& r) {
@@ -122,6 +143,7 @@ std::string format_run_text(const RunResult& r) {
     const CpuMetrics& m = r.total;
     const auto& s = m.softirq;
     const CostModel& k = c.costs;
+    const unsigned cpus = static_cast<unsigned>(r.per_cpu.size());
     std::string out;
     out += fmt::format("timersim run: {} design, HZ={}, {} ticks ({} simulated), {} CPU{}\n", to_string(r.design),
                        c.hz, c.ticks, format_ns(static_cast<std::int64_t>(r.end_ns)), c.cpus, c.cpus == 1 ? "" : "s");
@@ -131,9 +153,13 @@ std::string format_run_text(const RunResult& r) {
         "next-expiry step {}, softirq entry {}\n",
         k.enqueue_ns, k.dequeue_ns, k.cascade_move_ns, k.bucket_scan_ns, k.expiry_ns, k.callback_ns,
         k.next_expiry_step_ns, k.softirq_entry_ns);
-    out += fmt::format("ksoftirqd delay {}, tick jitter {}, NOHZ idle {}\n\n",
+    out += fmt::format("ksoftirqd delay {}, tick jitter {}, NOHZ idle {}",
                        format_ns(static_cast<std::int64_t>(c.ksoftirqd_delay_ns)),
                        format_ns(static_cast<std::int64_t>(c.tick_jitter_ns)), c.nohz_idle ? "on" : "off");
+    if (c.max_expiries_per_softirq) out += fmt::format(", at most {} expiries per softirq run", c.max_expiries_per_softirq);
+    out += "\n";
+    if (cpus > 1) out += "(all CPUs together; per-CPU figures at the end)\n";
+    out += "\n";
 
     out += "Timers\n";
     out += fmt::format("  arms                        {}\n", m.arms);
@@ -163,6 +189,7 @@ std::string format_run_text(const RunResult& r) {
         out += fmt::format("  tick stops                  {}\n", m.tick_stops);
         out += fmt::format("  woken by a timer            {}\n", m.wakeups_by_timer);
         out += fmt::format("  woken by an action          {}\n", m.wakeups_by_action);
+        if (cpus > 1) out += fmt::format("  kicked by another CPU       {}\n", m.wakeups_by_remote);
         out += fmt::format("  longest jiffies jump        {}\n", m.max_jiffies_jump);
     }
     out += "\n";
@@ -181,29 +208,91 @@ std::string format_run_text(const RunResult& r) {
     out += fmt::format("  most expired in one         {}\n", m.max_expired_per_softirq);
     out += fmt::format("  most cascade moves in one   {}\n\n", m.max_cascade_moves_per_softirq);
 
-    const double share = r.end_ns ? 100.0 * static_cast<double>(m.softirq_work_ns) / static_cast<double>(r.end_ns) : 0;
+    // Share of the machine: all CPUs' time.
+    const double machine_ns = static_cast<double>(r.end_ns) * std::max(1u, cpus);
+    const double share = r.end_ns ? 100.0 * static_cast<double>(m.softirq_work_ns) / machine_ns : 0;
     out += "CPU time in timer work\n";
     out += fmt::format("  total                       {}\n", format_ns(static_cast<std::int64_t>(m.timer_work_ns())));
-    out += fmt::format("  in the softirq              {} ({:.3f} % of the CPU)\n",
-                       format_ns(static_cast<std::int64_t>(m.softirq_work_ns)), share);
+    out += fmt::format("  in the softirq              {} ({:.3f} % of the {})\n",
+                       format_ns(static_cast<std::int64_t>(m.softirq_work_ns)), share,
+                       cpus > 1 ? "CPUs" : "CPU");
     out += fmt::format("  arm/cancel (task)           {}\n", format_ns(static_cast<std::int64_t>(m.task_work_ns)));
+
+    if (cpus > 1) {
+        out += "\nPer CPU\n";
+        out += fmt::format("  {:>4} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>12}\n", "cpu", "arms",
+                           "fired", "cancelled", "pending", "ticks", "softirqs", "max err j", "max softirq",
+                           "softirq time");
+        for (unsigned i = 0; i < cpus; ++i) {
+            const CpuMetrics& p = r.per_cpu[i];
+            out += fmt::format("  {:>4} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>12}\n", i, p.arms,
+                               p.fired, p.cancelled, p.pending, p.ticks,
+                               p.softirq.runs_irq_exit + p.softirq.runs_ksoftirqd, p.error_jiffies.max(),
+                               format_ns(static_cast<std::int64_t>(p.max_softirq_ns)),
+                               format_ns(static_cast<std::int64_t>(p.softirq_work_ns)));
+        }
+    }
     return out;
 }
 
+namespace {
+
+// One CPU's metrics (or the total) as a JSON object, indented by `pad`.
+std::string cpu_json(const RunResult& r, const CpuMetrics& m, std::optional<unsigned> cpu, const std::string& pad) {
+    const auto& s = m.softirq;
+    const auto& q = m.counters;
+    std::string out = "{\n";
+    if (cpu) out += fmt::format("{}  \"cpu\": {},\n", pad, *cpu);
+    out += fmt::format(
+        "{}  \"timers\": {{\"arms\": {}, \"rearm_dequeues\": {}, \"fired\": {}, \"cancelled\": {}, "
+        "\"pending_at_end\": {}, \"early\": {}, \"bytes_per_timer\": {}, \"engine_bytes_per_timer\": {}}},\n",
+        pad, m.arms, m.rearm_dequeues, m.fired, m.cancelled, m.pending, m.early, r.bytes_per_timer,
+        r.engine_bytes_per_timer);
+    out += fmt::format("{}  \"error_jiffies\": {},\n", pad, jiffy_stats_json(m.error_jiffies));
+    out += fmt::format("{}  \"error_ns\": {},\n", pad, ns_stats_json(m.error_ns));
+    out += fmt::format(
+        "{}  \"ticks\": {{\"total\": {}, \"raised\": {}, \"not_raised\": {}, \"during_softirq\": {}, "
+        "\"skipped\": {}, \"tick_stops\": {}, \"wakeups_by_timer\": {}, \"wakeups_by_action\": {}, "
+        "\"wakeups_by_remote\": {}, \"max_jiffies_jump\": {}}},\n",
+        pad, m.ticks, m.ticks_raised, m.ticks_not_raised, m.ticks_in_softirq, m.ticks_skipped, m.tick_stops,
+        m.wakeups_by_timer, m.wakeups_by_action, m.wakeups_by_remote, m.max_jiffies_jump);
+    out += fmt::format(
+        "{}  \"softirq\": {{\"runs_irq_exit\": {}, \"runs_ksoftirqd\": {}, \"passes\": {}, \"restarts\": {}, "
+        "\"max_passes_per_run\": {}, \"deferrals\": {}, \"deferrals_by_time\": {}, \"deferrals_by_restarts\": {}, "
+        "\"irq_exit_skipped\": {}, \"max_ns\": {}, \"max_expired\": {}, \"max_cascade_moves\": {}, "
+        "\"duration_ns\": {}}},\n",
+        pad, s.runs_irq_exit, s.runs_ksoftirqd, s.passes, s.restarts, s.max_passes_per_run, s.deferrals,
+        s.deferrals_by_time, s.deferrals_by_restarts, s.irq_exit_skipped, m.max_softirq_ns,
+        m.max_expired_per_softirq, m.max_cascade_moves_per_softirq, ns_stats_json(m.softirq_ns));
+    out += fmt::format("{}  \"timer_work_ns\": {{\"total\": {}, \"softirq\": {}, \"task\": {}}},\n", pad,
+                       m.timer_work_ns(), m.softirq_work_ns, m.task_work_ns);
+    out += fmt::format("{}  \"actions_delayed\": {},\n", pad, m.actions_delayed);
+    out += fmt::format(
+        "{}  \"counters\": {{\"enqueues\": {}, \"same_expiry_shortcuts\": {}, \"same_bucket_shortcuts\": {}, "
+        "\"cancels\": {}, \"expired\": {}, \"cascade_moves\": {}, \"cascades\": {}, \"buckets_scanned\": {}, "
+        "\"jiffies_walked\": {}, \"softirq_runs\": {}, \"empty_runs\": {}, \"next_expiry_searches\": {}, "
+        "\"next_expiry_search_steps\": {}, \"peak_pending\": {}}}\n",
+        pad, q.enqueues, q.same_expiry_shortcuts, q.same_bucket_shortcuts, q.cancels, q.expired, q.cascade_moves,
+        q.cascades, q.buckets_scanned, q.jiffies_walked, q.softirq_runs, q.empty_runs, q.next_expiry_searches,
+        q.next_expiry_search_steps, q.peak_pending);
+    out += pad + "}";
+    return out;
+}
+
+} // namespace
+
 std::string format_run_json(const RunResult& r) {
     const MachineConfig& c = r.config;
-    const CpuMetrics& m = r.total;
-    const auto& s = m.softirq;
     const CostModel& k = c.costs;
-    const auto& q = m.counters;
     std::string out = "{\n";
     out += "  \"schema\": \"timersim.run.v1\",\n";
     out += fmt::format("  \"design\": \"{}\",\n", to_string(r.design));
     out += fmt::format(
         "  \"machine\": {{\"hz\": {}, \"cpus\": {}, \"ticks\": {}, \"start_jiffies\": {}, \"end_ns\": {}, "
-        "\"ksoftirqd_delay_ns\": {}, \"tick_jitter_ns\": {}, \"jitter_seed\": {}, \"nohz_idle\": {}}},\n",
+        "\"ksoftirqd_delay_ns\": {}, \"tick_jitter_ns\": {}, \"jitter_seed\": {}, \"nohz_idle\": {}, "
+        "\"max_expiries_per_softirq\": {}}},\n",
         c.hz, c.cpus, c.ticks, r.start_jiffies, r.end_ns, c.ksoftirqd_delay_ns, c.tick_jitter_ns, c.jitter_seed,
-        c.nohz_idle);
+        c.nohz_idle, c.max_expiries_per_softirq);
     out += fmt::format("  \"workload\": {{\"name\": \"{}\", \"params\": {}}},\n", r.workload_name,
                        r.workload_json.empty() ? "{}" : r.workload_json);
     out += fmt::format(
@@ -211,39 +300,23 @@ std::string format_run_json(const RunResult& r) {
         "\"expiry\": {}, \"callback\": {}, \"next_expiry_step\": {}, \"softirq_entry\": {}}},\n",
         k.enqueue_ns, k.dequeue_ns, k.cascade_move_ns, k.bucket_scan_ns, k.expiry_ns, k.callback_ns,
         k.next_expiry_step_ns, k.softirq_entry_ns);
-    out += "  \"cpus\": [\n    {\n";
+    out += "  \"cpus\": [\n";
+    for (std::size_t i = 0; i < r.per_cpu.size(); ++i) {
+        out += "    " + cpu_json(r, r.per_cpu[i], static_cast<unsigned>(i), "    ");
+        out += i + 1 < r.per_cpu.size() ? ",\n" : "\n";
+    }
+    out += "  ],\n";
+    out += "  \"total\": " + cpu_json(r, r.total, std::nullopt, "  ") + ",\n";
+    std::vector<std::string> points;
+    points.reserve(r.series.size());
+    for (const SeriesPoint& p : r.series)
+        points.push_back(fmt::format("[{}, {}, {}, {}, {}]", p.start_ns, p.softirq_ns, p.max_softirq_ns,
+                                     p.cascade_moves, p.expired));
     out += fmt::format(
-        "      \"timers\": {{\"arms\": {}, \"rearm_dequeues\": {}, \"fired\": {}, \"cancelled\": {}, "
-        "\"pending_at_end\": {}, \"early\": {}, \"bytes_per_timer\": {}}},\n",
-        m.arms, m.rearm_dequeues, m.fired, m.cancelled, m.pending, m.early, r.bytes_per_timer);
-    out += fmt::format("      \"error_jiffies\": {},\n", jiffy_stats_json(m.error_jiffies));
-    out += fmt::format("      \"error_ns\": {},\n", ns_stats_json(m.error_ns));
-    out += fmt::format(
-        "      \"ticks\": {{\"total\": {}, \"raised\": {}, \"not_raised\": {}, \"during_softirq\": {}, "
-        "\"skipped\": {}, \"tick_stops\": {}, \"wakeups_by_timer\": {}, \"wakeups_by_action\": {}, "
-        "\"max_jiffies_jump\": {}}},\n",
-        m.ticks, m.ticks_raised, m.ticks_not_raised, m.ticks_in_softirq, m.ticks_skipped, m.tick_stops,
-        m.wakeups_by_timer, m.wakeups_by_action, m.max_jiffies_jump);
-    out += fmt::format(
-        "      \"softirq\": {{\"runs_irq_exit\": {}, \"runs_ksoftirqd\": {}, \"passes\": {}, \"restarts\": {}, "
-        "\"max_passes_per_run\": {}, \"deferrals\": {}, \"deferrals_by_time\": {}, \"deferrals_by_restarts\": {}, "
-        "\"irq_exit_skipped\": {}, \"max_ns\": {}, \"max_expired\": {}, \"max_cascade_moves\": {}, "
-        "\"duration_ns\": {}}},\n",
-        s.runs_irq_exit, s.runs_ksoftirqd, s.passes, s.restarts, s.max_passes_per_run, s.deferrals,
-        s.deferrals_by_time, s.deferrals_by_restarts, s.irq_exit_skipped, m.max_softirq_ns,
-        m.max_expired_per_softirq, m.max_cascade_moves_per_softirq, ns_stats_json(m.softirq_ns));
-    out += fmt::format("      \"timer_work_ns\": {{\"total\": {}, \"softirq\": {}, \"task\": {}}},\n",
-                       m.timer_work_ns(), m.softirq_work_ns, m.task_work_ns);
-    out += fmt::format("      \"actions_delayed\": {},\n", m.actions_delayed);
-    out += fmt::format(
-        "      \"counters\": {{\"enqueues\": {}, \"same_expiry_shortcuts\": {}, \"same_bucket_shortcuts\": {}, "
-        "\"cancels\": {}, \"expired\": {}, \"cascade_moves\": {}, \"cascades\": {}, \"buckets_scanned\": {}, "
-        "\"jiffies_walked\": {}, \"softirq_runs\": {}, \"empty_runs\": {}, \"next_expiry_searches\": {}, "
-        "\"next_expiry_search_steps\": {}, \"peak_pending\": {}}}\n",
-        q.enqueues, q.same_expiry_shortcuts, q.same_bucket_shortcuts, q.cancels, q.expired, q.cascade_moves,
-        q.cascades, q.buckets_scanned, q.jiffies_walked, q.softirq_runs, q.empty_runs, q.next_expiry_searches,
-        q.next_expiry_search_steps, q.peak_pending);
-    out += "    }\n  ]\n}\n";
+        "  \"series\": {{\"window_ticks\": {}, \"columns\": [\"start_ns\", \"softirq_ns\", \"max_softirq_ns\", "
+        "\"cascade_moves\", \"expired\"], \"points\": [{}]}}\n",
+        r.series_window_ticks, fmt::join(points, ", "));
+    out += "}\n";
     return out;
 }
 

@@ -16,6 +16,11 @@ public:
         counts_[value] += count;
         total_ += count;
     }
+    // Adds every sample of `other` (histograms of several CPUs together).
+    void merge(const ErrorHistogram& other) {
+        for (const auto& [value, count] : other.counts_) counts_[value] += count;
+        total_ += other.total_;
+    }
     std::uint64_t total() const noexcept { return total_; }
     bool empty() const noexcept { return total_ == 0; }
     const std::map<std::int64_t, std::uint64_t>& counts() const noexcept { return counts_; }

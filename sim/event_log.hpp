@@ -9,6 +9,16 @@
 // queue will run the timer at (heap: expires). A re-arm into another bucket
 // logs cancel then enqueue, as the kernel traces timer_cancel + timer_start;
 // a re-arm that hits a mod_timer() shortcut logs nothing, as in the kernel.
+// expires is timer->expires: after the enqueue, when it fired, and (cancel)
+// while it was pending.
+//
+// On the simulated machine (Engine::set_event_log(), run_machine()) rows come
+// in simulated-time order; cpu is the CPU whose timer base the row is about
+// (timer_start's cpu=: enqueue, the base it went to; cancel, the base it
+// left; fire, the base that ran it), time_ns is the time of the CPU doing it
+// (inside a softirq its clock, when the callback runs), jiffies the global
+// jiffies, timer the engine's timer id. A timer moved to another CPU by a
+// re-arm logs cancel on the old base, then enqueue on the new one.
 #pragma once
 
 #include "wheel/timer_queue.hpp"

@@ -55,6 +55,18 @@ void Log2Histogram::add(std::int64_t value) noexcept {
     sum_ += static_cast<double>(value);
 }
 
+void Log2Histogram::merge(const Log2Histogram& other) noexcept {
+    if (other.count_ == 0) return;
+    for (unsigned b = 0; b < kBuckets; ++b) {
+        positive_[b] += other.positive_[b];
+        negative_[b] += other.negative_[b];
+    }
+    count_ += other.count_;
+    min_ = std::min(min_, other.min_);
+    max_ = std::max(max_, other.max_);
+    sum_ += other.sum_;
+}
+
 std::uint64_t Log2Histogram::negative() const noexcept {
     std::uint64_t n = 0;
     for (std::uint64_t c : negative_) n += c;

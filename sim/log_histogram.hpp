@@ -24,6 +24,9 @@ public:
     static std::uint64_t bucket_high(unsigned bucket) noexcept;
 
     void add(std::int64_t value) noexcept;
+    // Adds every sample of `other`: bucket counts and counts add, min and
+    // max are the extremes of both, the mean is over all samples.
+    void merge(const Log2Histogram& other) noexcept;
 
     std::uint64_t count() const noexcept { return count_; }
     bool empty() const noexcept { return count_ == 0; }

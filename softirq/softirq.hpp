@@ -17,6 +17,8 @@
 //   ...
 //   at ksoftirqd_run_at():  if (ksoftirqd_runs()) { begin(jiffies, ksoftirqd_context); same loop }
 //
+// One SoftirqCpu per simulated CPU; they share nothing.
+//
 // Not modelled: need_resched() (always false: no other task competes, so
 // only the time and restart limits end a run), force_irqthreads, PREEMPT_RT,
 // local_bh_enable() as an entry point, and raising from task context (which
@@ -89,6 +91,18 @@ public:
         std::uint64_t deferrals_by_restarts = 0; // ... because max_restart ran out
         std::uint64_t irq_exit_skipped = 0; // irq_exit() with work pending left it to a runnable ksoftirqd
         std::uint64_t max_passes_per_run = 0;
+        // Several CPUs together: counts add, the maximum is the largest.
+        void merge(const Stats& o) noexcept {
+            runs_irq_exit += o.runs_irq_exit;
+            runs_ksoftirqd += o.runs_ksoftirqd;
+            passes += o.passes;
+            restarts += o.restarts;
+            deferrals += o.deferrals;
+            deferrals_by_time += o.deferrals_by_time;
+            deferrals_by_restarts += o.deferrals_by_restarts;
+            irq_exit_skipped += o.irq_exit_skipped;
+            if (o.max_passes_per_run > max_passes_per_run) max_passes_per_run = o.max_passes_per_run;
+        }
         friend bool operator==(const Stats&, const Stats&) = default;
     };
 

@@ -210,3 +210,19 @@ TEST_CASE("the zero cost model is all zeros and differs from the defaults") {
     CHECK_FALSE(z == CostModel{});
     CHECK(CostModel{}.expiry_ns > 0);
 }
+
+TEST_CASE("Stats::merge adds counts and keeps the largest run") {
+    SoftirqCpu::Stats a{.runs_irq_exit = 3, .runs_ksoftirqd = 1, .passes = 5, .restarts = 1, .deferrals = 1,
+                        .deferrals_by_time = 1, .deferrals_by_restarts = 0, .irq_exit_skipped = 2,
+                        .max_passes_per_run = 2};
+    const SoftirqCpu::Stats b{.runs_irq_exit = 10, .runs_ksoftirqd = 0, .passes = 20, .restarts = 0, .deferrals = 0,
+                              .deferrals_by_time = 0, .deferrals_by_restarts = 0, .irq_exit_skipped = 0,
+                              .max_passes_per_run = 7};
+    a.merge(b);
+    CHECK(a.runs_irq_exit == 13);
+    CHECK(a.runs_ksoftirqd == 1);
+    CHECK(a.passes == 25);
+    CHECK(a.restarts == 1);
+    CHECK(a.irq_exit_skipped == 2);
+    CHECK(a.max_passes_per_run == 7);
+}

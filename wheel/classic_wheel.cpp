@@ -81,6 +81,27 @@ ArmOutcome ClassicWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     return ArmOutcome::queued;
 }
 
+// 4.4 mod_timer()/mod_timer_pending()/mod_timer_pinned() from another CPU:
+// the same slack and shortcut as arm(), then __mod_timer()'s
+// detach_if_pending() before the base switch.
+ArmOutcome ClassicWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
+    pool_.check(id);
+    Node& n = pool_[id];
+    if (call == ArmCall::mod_timer && slack_) expires = apply_slack(expires, jiffies_, *slack_);
+    if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
+        ++counters_.arms;
+        ++counters_.same_expiry_shortcuts;
+        return ArmOutcome::same_expiry;
+    }
+    if (n.pending) {
+        detach_if_pending(id);
+    } else if (call == ArmCall::mod_timer_pending) {
+        ++counters_.arms;
+        return ArmOutcome::not_pending;
+    }
+    return ArmOutcome::queued;
+}
+
 bool ClassicWheel::cancel(TimerId id) {
     pool_.check(id);
     if (!pool_[id].pending) return false;
@@ -169,6 +190,8 @@ Jiffies ClassicWheel::next_timer_scan() noexcept {
 }
 
 std::optional<Jiffies> ClassicWheel::next_timer_interrupt() {
+    // A budgeted pass left part of a step behind: due now.
+    if (!lists_.empty(work_list())) return jiffies_;
     if (active_timers_ == 0) return std::nullopt;
     if (time_before_eq(next_timer_, timer_jiffies_)) next_timer_ = next_timer_scan();
     if (time_before_eq(next_timer_, jiffies_)) return jiffies_;

@@ -14,6 +14,10 @@
 //     is 0 it cascades one tv2 slot, and tv3 only if that tv2 slot number was
 //     0, and so on; then it runs tv1[T & 255] from the head;
 //   * the tick raises TIMER_SOFTIRQ on every jiffy (4.x run_local_timers()).
+//
+// Budgeted passes (wheel/timer_queue.hpp): the carry-over is the work list of
+// the loop step in progress (tv1[T-1 & 255] already moved out); a pass runs
+// it before the next step.
 #pragma once
 
 #include "wheel/bucket_lists.hpp"
@@ -65,6 +69,10 @@ public:
     }
 
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
+    // 4.x mod_timer() family from another CPU up to the base switch
+    // (wheel/timer_queue.hpp): slack applied to `expires`, the same-expiry
+    // shortcut, then detach.
+    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
     Jiffies jiffies() const noexcept { return jiffies_; }
@@ -75,12 +83,28 @@ public:
 
     // 4.x run_local_timers() raises TIMER_SOFTIRQ on every tick.
     bool softirq_due() const noexcept { return true; }
+    // A budgeted pass left the rest of a step in the work list.
+    bool carry_over() const noexcept { return !lists_.empty(work_list()); }
 
     // 4.x run_timer_softirq(): run the loop if jiffies has reached T.
     template <class F>
     void run_softirq(F&& on_fire) {
         ++counters_.softirq_runs;
-        if (time_after_eq(jiffies_, timer_jiffies_)) run_timers(on_fire);
+        std::uint64_t unused = 0;
+        if (!lists_.empty(work_list()) || time_after_eq(jiffies_, timer_jiffies_))
+            run_timers<false>(on_fire, unused);
+    }
+    // The same pass with a budget of expiries (wheel/timer_queue.hpp).
+    template <class F>
+    bool run_softirq(F&& on_fire, std::uint64_t budget) {
+        ++counters_.softirq_runs;
+        return resume_softirq(on_fire, budget);
+    }
+    template <class F>
+    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
+        if (budget == 0) return true;
+        if (lists_.empty(work_list()) && time_before(jiffies_, timer_jiffies_)) return false;
+        return run_timers<true>(on_fire, budget);
     }
 
     // 4.x get_next_timer_interrupt(): earliest non-deferrable expiry (the
@@ -117,8 +141,11 @@ private:
     void cascade(unsigned array, unsigned slot) noexcept;
     Jiffies next_timer_scan() noexcept;       // __next_timer_interrupt()
 
-    template <class F>
-    void run_timers(F& on_fire);
+    // Returns true when the budget ran out (Bounded only).
+    template <bool Bounded, class F>
+    bool run_timers(F& on_fire, std::uint64_t& budget);
+    template <bool Bounded, class F>
+    bool expire_work_list(F& on_fire, std::uint64_t& budget);
 
     unsigned hz_;
     classic::Geometry geometry_;
@@ -134,9 +161,10 @@ private:
 };
 
 // 4.x __run_timers(): one step per jiffy from T up to jiffies.
-template <class F>
-void ClassicWheel::run_timers(F& on_fire) {
-    auto& nodes = pool_.nodes();
+template <bool Bounded, class F>
+bool ClassicWheel::run_timers(F& on_fire, std::uint64_t& budget) {
+    // A budgeted pass's carry-over: the rest of the step it stopped in.
+    if (!lists_.empty(work_list()) && expire_work_list<Bounded>(on_fire, budget)) return true;
     const unsigned tv1_mask = geometry_.tvr_size() - 1;
     const unsigned tvn_mask = geometry_.tvn_size() - 1;
     while (time_after_eq(jiffies_, timer_jiffies_)) {
@@ -160,18 +188,29 @@ void ClassicWheel::run_timers(F& on_fire) {
         ++timer_jiffies_;
         ++counters_.buckets_scanned;
         lists_.move_list(index, work_list());
-        while (!lists_.empty(work_list())) {
-            const TimerId id = lists_.front(work_list());
-            lists_.unlink(nodes, id);
-            Node& n = nodes[id];
-            n.pending = false;
-            if (!n.deferrable) --active_timers_;
-            --all_timers_;
-            ++counters_.expired;
-            const FiredTimer fired{id, n.expires, timer_jiffies_ - 1};
-            on_fire(fired);
-        }
+        if (expire_work_list<Bounded>(on_fire, budget)) return true;
     }
+    return false;
+}
+
+// The expiry half of a __run_timers() step: the work list from its head.
+template <bool Bounded, class F>
+bool ClassicWheel::expire_work_list(F& on_fire, std::uint64_t& budget) {
+    auto& nodes = pool_.nodes();
+    while (!lists_.empty(work_list())) {
+        const TimerId id = lists_.front(work_list());
+        lists_.unlink(nodes, id);
+        Node& n = nodes[id];
+        n.pending = false;
+        if (!n.deferrable) --active_timers_;
+        --all_timers_;
+        ++counters_.expired;
+        const FiredTimer fired{id, n.expires, timer_jiffies_ - 1};
+        on_fire(fired);
+        if constexpr (Bounded)
+            if (--budget == 0) return true;
+    }
+    return false;
 }
 
 } // namespace timersim

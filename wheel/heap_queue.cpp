@@ -61,6 +61,20 @@ ArmOutcome HeapQueue::arm(TimerId id, Jiffies expires, ArmCall call) {
     return ArmOutcome::queued;
 }
 
+ArmOutcome HeapQueue::arm_detach(TimerId id, Jiffies& /*expires*/, ArmCall call) {
+    pool_.check(id);
+    Node& n = pool_[id];
+    if (n.heap_pos == kNoTimer) {
+        if (call == ArmCall::mod_timer_pending) {
+            ++counters_.arms;
+            return ArmOutcome::not_pending;
+        }
+        return ArmOutcome::queued;
+    }
+    remove_at(n.heap_pos);
+    return ArmOutcome::queued;
+}
+
 bool HeapQueue::cancel(TimerId id) {
     pool_.check(id);
     Node& n = pool_[id];

@@ -45,6 +45,9 @@ public:
     }
 
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
+    // An arm from another CPU (wheel/timer_queue.hpp): no shortcut, so the
+    // timer leaves unless it is mod_timer_pending() on an idle timer.
+    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
     Jiffies jiffies() const noexcept { return jiffies_; }
@@ -55,6 +58,8 @@ public:
     bool softirq_due() const noexcept {
         return !heap_.empty() && time_after_eq(jiffies_, pool_[heap_.front()].expires);
     }
+    // Nothing is collected ahead: what a budget leaves is still in the heap.
+    static constexpr bool carry_over() noexcept { return false; }
 
     template <class F>
     void run_softirq(F&& on_fire) {
@@ -66,6 +71,26 @@ public:
             const FiredTimer fired{id, pool_[id].expires, pool_[id].expires};
             on_fire(fired);
         }
+    }
+    // With a budget (wheel/timer_queue.hpp). Nothing is collected ahead, so
+    // the carry-over is simply the due timers still in the heap.
+    template <class F>
+    bool run_softirq(F&& on_fire, std::uint64_t budget) {
+        ++counters_.softirq_runs;
+        return resume_softirq(on_fire, budget);
+    }
+    template <class F>
+    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
+        if (budget == 0) return true;
+        while (softirq_due()) {
+            const TimerId id = heap_.front();
+            remove_at(0);
+            ++counters_.expired;
+            const FiredTimer fired{id, pool_[id].expires, pool_[id].expires};
+            on_fire(fired);
+            if (--budget == 0) return true;
+        }
+        return false;
     }
 
     std::optional<Jiffies> next_timer_interrupt() {

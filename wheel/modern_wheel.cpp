@@ -107,6 +107,39 @@ ArmOutcome ModernWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     return ArmOutcome::queued;
 }
 
+// 6.1 __mod_timer() from another CPU, up to get_target_base(): the same
+// shortcuts against the timer's own base as arm(); then the timer leaves this
+// wheel (detach_if_pending(), or nothing for an idle timer after the base
+// was locked and forwarded) and the caller enqueues it on the new base.
+ArmOutcome ModernWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
+    pool_.check(id);
+    Node& n = pool_[id];
+    if (n.pending) {
+        if (n.expires == expires) {
+            ++counters_.arms;
+            ++counters_.same_expiry_shortcuts;
+            return ArmOutcome::same_expiry;
+        }
+        Base& b = base_of(n);
+        forward_timer_base(b);
+        // Same bucket: only ->expires changes and the timer stays on its CPU.
+        if (calc_wheel_index(expires, b.clk, depth_).idx == n.idx) {
+            n.expires = expires;
+            ++counters_.arms;
+            ++counters_.same_bucket_shortcuts;
+            return ArmOutcome::same_bucket;
+        }
+        detach_if_pending(b, id);
+        return ArmOutcome::queued;
+    }
+    forward_timer_base(bases_[target_base(n)]);
+    if (call == ArmCall::mod_timer_pending) {
+        ++counters_.arms;
+        return ArmOutcome::not_pending;
+    }
+    return ArmOutcome::queued;
+}
+
 bool ModernWheel::cancel(TimerId id) {
     pool_.check(id);
     Node& n = pool_[id];
@@ -164,6 +197,11 @@ Jiffies ModernWheel::next_timer_search(Base& b) noexcept {
 std::optional<Jiffies> ModernWheel::next_timer_interrupt() {
     Base& b = bases_[base_std];
     const Jiffies basej = jiffies_;
+    // A budgeted pass left collected timers behind: they are due now.
+    if (b.carry_levels != 0) {
+        b.is_idle = false;
+        return basej;
+    }
     if (b.next_expiry_recalc) b.next_expiry = next_timer_search(b);
     const Jiffies nextevt = b.next_expiry;
     // A fresh next event lets an idle base's clk move forward, never back.

@@ -17,6 +17,12 @@
 //   * the softirq jumps clk straight to next_expiry, collects one bucket per
 //     level while the lower clock bits are zero, runs the highest level first
 //     and each bucket from its head (LIFO with respect to enqueue order).
+//
+// Budgeted passes (wheel/timer_queue.hpp): the collected levels of the
+// iteration in progress are the carry-over (Base::carry_levels, still in
+// their work lists); a pass runs a base's carry-over before it looks at
+// next_expiry again, and goes from BASE_STD to BASE_DEF as the unbounded
+// pass does.
 #pragma once
 
 #include "wheel/bucket_lists.hpp"
@@ -69,6 +75,12 @@ public:
         bool is_idle = false;
         std::array<std::uint64_t, modern::kMaxDepth> pending_map{};
         std::size_t queued = 0;
+        // Carry-over of a budgeted pass: levels whose work list still holds
+        // collected timers, and whether the highest of them has started
+        // (then carry_clk is its "baseclk", read when it started).
+        unsigned carry_levels = 0;
+        bool carry_level_started = false;
+        Jiffies carry_clk = 0;
     };
 
     ModernWheel();
@@ -85,6 +97,9 @@ public:
     }
 
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
+    // 6.1 __mod_timer() up to the base switch, for a timer moving to another
+    // CPU's wheel (wheel/timer_queue.hpp). No slack: `expires` is unchanged.
+    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
     Jiffies jiffies() const noexcept { return jiffies_; }
@@ -100,13 +115,27 @@ public:
         if (time_after_eq(jiffies_, bases_[base_std].next_expiry)) return true;
         return deferrable_base_ && time_after_eq(jiffies_, bases_[base_def].next_expiry);
     }
+    // A budgeted pass left collected timers in a work list.
+    bool carry_over() const noexcept { return (bases_[base_std].carry_levels | bases_[base_def].carry_levels) != 0; }
 
     // 6.1 run_timer_softirq(): the standard base, then the deferrable base.
     template <class F>
     void run_softirq(F&& on_fire) {
         ++counters_.softirq_runs;
-        run_base(bases_[base_std], on_fire);
-        if (deferrable_base_) run_base(bases_[base_def], on_fire);
+        std::uint64_t unused = 0;
+        run_base<false>(bases_[base_std], on_fire, unused);
+        if (deferrable_base_) run_base<false>(bases_[base_def], on_fire, unused);
+    }
+    // The same pass with a budget of expiries (wheel/timer_queue.hpp).
+    template <class F>
+    bool run_softirq(F&& on_fire, std::uint64_t budget) {
+        ++counters_.softirq_runs;
+        pass_base_ = base_std;
+        return run_pass(on_fire, budget);
+    }
+    template <class F>
+    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
+        return run_pass(on_fire, budget);
     }
 
     // 6.1 get_next_timer_interrupt() for basej = jiffies, on the standard base
@@ -154,33 +183,55 @@ private:
     Jiffies next_timer_search(Base& b) noexcept; // __next_timer_interrupt()
 
     template <class F>
-    void run_base(Base& b, F& on_fire);
+    bool run_pass(F& on_fire, std::uint64_t& budget) {
+        if (budget == 0) return true;
+        const unsigned bases = deferrable_base_ ? 2 : 1;
+        for (; pass_base_ < bases; ++pass_base_)
+            if (run_base<true>(bases_[pass_base_], on_fire, budget)) return true;
+        return false;
+    }
+    // Returns true when the budget ran out (Bounded only).
+    template <bool Bounded, class F>
+    bool run_base(Base& b, F& on_fire, std::uint64_t& budget);
     template <class F>
     void expire_timers(Base& b, unsigned level, F& on_fire);
+    template <bool Bounded, class F>
+    bool expire_carry(Base& b, F& on_fire, std::uint64_t& budget);
 
     unsigned hz_;
     unsigned depth_;
     bool deferrable_base_;
     Jiffies jiffies_;
     std::array<Base, 2> bases_;
+    unsigned pass_base_ = base_std; // the base a budgeted pass is in
     TimerPool<Node> pool_;
     QueueCounters counters_;
 };
 
 // 6.1 __run_timers(): loop while a bucket is due; each pass jumps clk to
 // next_expiry, collects, moves clk one ahead, recomputes next_expiry, then
-// runs the collected buckets from the highest level down.
-template <class F>
-void ModernWheel::run_base(Base& b, F& on_fire) {
-    if (time_before(jiffies_, b.next_expiry)) return;
+// runs the collected buckets from the highest level down. Bounded, the
+// collected levels become the carry-over and run through expire_carry(),
+// which stops right after the budget's last expiry.
+template <bool Bounded, class F>
+bool ModernWheel::run_base(Base& b, F& on_fire, std::uint64_t& budget) {
+    if (b.carry_levels != 0 && expire_carry<Bounded>(b, on_fire, budget)) return true;
+    if (time_before(jiffies_, b.next_expiry)) return false;
     while (time_after_eq(jiffies_, b.clk) && time_after_eq(jiffies_, b.next_expiry)) {
         const unsigned levels = collect_expired_timers(b);
         if (levels == 0) ++counters_.empty_runs;
         ++b.clk;
         b.next_expiry = next_timer_search(b);
-        for (unsigned level = depth_; level-- > 0;)
-            if (levels & (1u << level)) expire_timers(b, level, on_fire);
+        if constexpr (Bounded) {
+            b.carry_levels = levels;
+            b.carry_level_started = false;
+            if (expire_carry<true>(b, on_fire, budget)) return true;
+        } else {
+            for (unsigned level = depth_; level-- > 0;)
+                if (levels & (1u << level)) expire_timers(b, level, on_fire);
+        }
     }
+    return false;
 }
 
 // 6.1 expire_timers(): take timers from the head; a callback may re-arm or
@@ -200,6 +251,36 @@ void ModernWheel::expire_timers(Base& b, unsigned level, F& on_fire) {
         const FiredTimer fired{id, n.expires, base_clk};
         on_fire(fired);
     }
+}
+
+// expire_timers() over the carried-over levels, highest first, resumable:
+// baseclk is read when a level starts, as expire_timers() does.
+template <bool Bounded, class F>
+bool ModernWheel::expire_carry(Base& b, F& on_fire, std::uint64_t& budget) {
+    auto& nodes = pool_.nodes();
+    while (b.carry_levels != 0) {
+        const unsigned level = static_cast<unsigned>(std::bit_width(b.carry_levels)) - 1;
+        if (!b.carry_level_started) {
+            b.carry_clk = b.clk - 1;
+            b.carry_level_started = true;
+        }
+        const std::size_t list = work_list(level);
+        while (!b.lists.empty(list)) {
+            const TimerId id = b.lists.front(list);
+            b.lists.unlink(nodes, id);
+            Node& n = nodes[id];
+            n.pending = false;
+            --b.queued;
+            ++counters_.expired;
+            const FiredTimer fired{id, n.expires, b.carry_clk};
+            on_fire(fired);
+            if constexpr (Bounded)
+                if (--budget == 0) return true;
+        }
+        b.carry_levels &= ~(1u << level);
+        b.carry_level_started = false;
+    }
+    return false;
 }
 
 } // namespace timersim

@@ -7,13 +7,48 @@
 //   cancel(id)                        del_timer
 //   set_jiffies(j)                    the tick: jiffies moves forward
 //   softirq_due()                     would run_local_timers() raise TIMER_SOFTIRQ?
+//   carry_over()                      a budgeted pass left collected timers behind
 //   run_softirq(on_fire)              run_timer_softirq(): expire what is due
+//   run_softirq(on_fire, budget)      the same pass, stopping right after the
+//                                     budget-th expiry (see "Budgets" below)
+//   resume_softirq(on_fire, budget)   go on with a pass stopped by its budget
+//   arm_detach(id, expires&, call)    first half of an arm that moves the
+//                                     timer to another CPU's queue
 //   next_timer_interrupt()            get_next_timer_interrupt() on NOHZ idle entry
 //   placement(id), counters(), pending()
 //
 // Callbacks passed to run_softirq may arm and cancel any timer of the same
 // queue, including timers that are due in the same run: exactly what a
 // kernel callback may do.
+//
+// Budgets. run_softirq(on_fire) is the kernel's pass and has no bound. With a
+// budget the pass stops right after its budget-th expiry (after on_fire
+// returned, before looking at anything else) and returns true; it returns
+// false when it ended because nothing was due any more. What was already
+// collected from a bucket and not yet run is the carry-over: it stays
+// pending (cancel and re-arm work on it as on any pending timer), the next
+// pass runs it first, carry_over() is true while there is any (the caller's
+// tick raises TIMER_SOFTIRQ for it; softirq_due() keeps the kernel's
+// meaning), and next_timer_interrupt() reports it as due now. The heap
+// collects nothing ahead: its carry-over is the due timers still queued,
+// which softirq_due() already reports. resume_softirq() continues a
+// stopped pass exactly where it stopped (it is not a new run_timer_softirq()
+// call and does not count one), so a pass run in budgets of 1 performs the
+// same steps in the same order as the unbounded pass: the engine runs every
+// pass that way, one expiry at a time, so that other CPUs' events interleave.
+// The unbounded path is the kernel's code as it was; it only checks for a
+// carry-over on entry.
+//
+// arm_detach(id, expires, call): a mod_timer() family call made on another
+// CPU, which moves the timer there (6.1 __mod_timer() -> get_target_base(),
+// 4.x the same with TIMER_PINNED or migration off). It applies this queue's
+// part: classic slack (expires is updated to the value to enqueue) and the
+// shortcuts against the timer's own base. If a shortcut applies, or the call
+// is mod_timer_pending() on an idle timer, the timer stays and the outcome
+// says so (counted as an arm here). Otherwise it returns queued, the timer is
+// no longer pending here (detached if it was, not counted as a cancel), and
+// the caller enqueues it on the other queue with arm(id', expires,
+// mod_timer_pinned), which counts the arm there.
 #pragma once
 
 #include "wheel/jiffies.hpp"
@@ -89,16 +124,38 @@ struct QueueCounters {
     std::uint64_t cascades = 0;             // classic: slot cascades performed
     std::uint64_t buckets_scanned = 0;      // buckets looked at while expiring
     std::uint64_t jiffies_walked = 0;       // classic: __run_timers loop steps
-    std::uint64_t softirq_runs = 0;         // run_softirq() calls that did work
+    std::uint64_t softirq_runs = 0;         // passes: run_softirq() calls (resume_softirq() goes on with one)
     std::uint64_t empty_runs = 0;           // modern: collect found nothing (stale next_expiry)
     std::uint64_t next_expiry_searches = 0; // bitmap / wheel scans for the next event
     std::uint64_t next_expiry_search_steps = 0; // slots or words visited by those scans
     std::uint64_t peak_pending = 0;
+
+    // Counters of several queues together: sums add, peak_pending takes the
+    // largest (the machine-wide peak is not known from per-queue peaks).
+    void merge(const QueueCounters& o) noexcept {
+        arms += o.arms;
+        enqueues += o.enqueues;
+        same_expiry_shortcuts += o.same_expiry_shortcuts;
+        same_bucket_shortcuts += o.same_bucket_shortcuts;
+        cancels += o.cancels;
+        expired += o.expired;
+        cascade_moves += o.cascade_moves;
+        for (std::size_t i = 0; i < kMaxLevels; ++i) cascade_moves_from_level[i] += o.cascade_moves_from_level[i];
+        cascades += o.cascades;
+        buckets_scanned += o.buckets_scanned;
+        jiffies_walked += o.jiffies_walked;
+        softirq_runs += o.softirq_runs;
+        empty_runs += o.empty_runs;
+        next_expiry_searches += o.next_expiry_searches;
+        next_expiry_search_steps += o.next_expiry_search_steps;
+        peak_pending = peak_pending > o.peak_pending ? peak_pending : o.peak_pending;
+    }
+    friend bool operator==(const QueueCounters&, const QueueCounters&) = default;
 };
 
 template <class Q>
-concept TimerQueue = requires(Q q, const Q cq, TimerId id, Jiffies j, TimerFlags f, ArmCall call,
-                              void (*on_fire)(const FiredTimer&)) {
+concept TimerQueue = requires(Q q, const Q cq, TimerId id, Jiffies j, Jiffies& jr, TimerFlags f, ArmCall call,
+                              std::uint64_t budget, void (*on_fire)(const FiredTimer&)) {
     { Q::name } -> std::convertible_to<std::string_view>;
     { q.create(f) } -> std::same_as<TimerId>;
     q.destroy(id);
@@ -107,7 +164,11 @@ concept TimerQueue = requires(Q q, const Q cq, TimerId id, Jiffies j, TimerFlags
     { cq.jiffies() } -> std::same_as<Jiffies>;
     q.set_jiffies(j);
     { cq.softirq_due() } -> std::same_as<bool>;
+    { cq.carry_over() } -> std::same_as<bool>;
     q.run_softirq(on_fire);
+    { q.run_softirq(on_fire, budget) } -> std::same_as<bool>;
+    { q.resume_softirq(on_fire, budget) } -> std::same_as<bool>;
+    { q.arm_detach(id, jr, call) } -> std::same_as<ArmOutcome>;
     { q.next_timer_interrupt() } -> std::same_as<std::optional<Jiffies>>;
     { cq.pending() } -> std::same_as<std::size_t>;
     { cq.is_pending(id) } -> std::same_as<bool>;
