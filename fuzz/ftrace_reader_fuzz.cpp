@@ -2,7 +2,7 @@
 // scripts/fuzz, not by meson). Besides crashes, leaks and UB it checks that
 //   * every error is a TraceError whose what() is one line "fuzz:LINE: ... (field)";
 //   * the importer's events are in time order and always writable as a trace v1
-//     that TraceReader reads back without error, event for event.
+//     that TraceReader reads back without error, event for event (cb= included).
 #include "workloads/ftrace_reader.hpp"
 #include "workloads/trace_reader.hpp"
 #include "workloads/trace_writer.hpp"
@@ -51,6 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         while (importer.next(e)) {
             check(e.time_ns >= last);
             last = e.time_ns;
+            check(e.cb.has_value() == e.cb_key.has_value());
             if (!writer) writer.emplace(out, importer.header());
             writer->write(e);
             ++written;

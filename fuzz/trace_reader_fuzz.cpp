@@ -20,6 +20,7 @@ struct Owned {
     TraceEvent event;
     std::string token;
     std::string label;
+    std::string cb_token;
 };
 
 void check(bool ok) {
@@ -50,7 +51,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             last = e.time_ns;
             check(e.timer < reader.timer_count());
             check(reader.timer_key(e.timer) == e.key);
-            Owned o{e, std::string(e.key.token), std::string(e.label)};
+            check(e.cb.has_value() == e.cb_key.has_value());
+            if (e.cb) {
+                check(*e.cb < reader.timer_count());
+                check(reader.timer_key(*e.cb) == *e.cb_key);
+            }
+            Owned o{e, std::string(e.key.token), std::string(e.label),
+                    e.cb_key ? std::string(e.cb_key->token) : std::string()};
             events.push_back(std::move(o));
         }
     } catch (const TraceError& e) {
@@ -66,6 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             TraceEvent e = o.event;
             e.key.token = o.token;
             e.label = o.label;
+            if (e.cb_key) e.cb_key->token = o.cb_token;
             writer.write(e);
         }
         writer.flush();
@@ -83,6 +91,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             check(e.key.symbolic == w.key.symbolic && e.key.number == w.key.number && e.key.token == events[i].token);
             check(e.expiry == w.expiry && e.expiry_value == w.expiry_value && e.flags == w.flags);
             check(e.cpu == w.cpu && e.label == events[i].label && e.kidx == w.kidx && e.know == w.know);
+            check(e.cb == w.cb && e.cb_key.has_value() == w.cb_key.has_value());
+            if (e.cb_key) {
+                check(e.cb_key->symbolic == w.cb_key->symbolic && e.cb_key->number == w.cb_key->number);
+                check(e.cb_key->token == events[i].cb_token);
+            }
             ++i;
         }
         check(i == events.size());

@@ -38,6 +38,10 @@ std::string format_summary(const std::string& input, const std::string& output, 
         s.requeues, s.cancels, s.expiries);
     if (s.dropped_cancels) out += fmt::format("; {} cancels of timers armed before the trace dropped", s.dropped_cancels);
     if (s.anomalies) out += fmt::format("; {} starts or expiries without their cancel (lost events?)", s.anomalies);
+    out += fmt::format("; {} inside callbacks (cb=)", s.callback_events);
+    if (s.unconfirmed_callbacks)
+        out += fmt::format(" ({} callbacks without timer_expire_exit: their events have no cb=)",
+                           s.unconfirmed_callbacks);
     out += '\n';
     if (r.lost_event_markers)
         out += fmt::format("  warning: the trace lost events ({} markers, {} events)\n", r.lost_event_markers,

@@ -222,6 +222,53 @@ TEST_CASE("cancel and start far apart, or on other CPUs, are a cancel and an arm
     CHECK(narrow.find("1000000 cancel 0x000000000000000a\n3000000 arm ") != std::string::npos);
 }
 
+TEST_CASE("starts and cancels between a timer's expire_entry and expire_exit on its CPU get cb= that timer") {
+    const std::string start_b = "timer_start: timer=b function=f expires=4294967500 [timeout=100] cpu=1 idx=1 flags=";
+    const std::string start_c = "timer_start: timer=c function=f expires=4294967500 [timeout=100] cpu=1 idx=1 flags=";
+    const std::string entry_a = "timer_expire_entry: timer=a function=f now=4294967400 baseclk=4294967400";
+    const std::string a = "0x000000000000000a";
+    const std::string text = import_text(line("1.000000", start_c) + line("1.000100", entry_a) +
+                                             line("1.000200", start_b) +                     // inside, CPU 1
+                                             line("1.000250", start_c, 2) +                  // CPU 2: not inside
+                                             line("1.000300", "timer_cancel: timer=c") +     // inside: a del_timer()
+                                             line("1.000400", "timer_expire_exit: timer=a") +
+                                             line("1.000500", "timer_cancel: timer=b"),
+                                         250);
+    CHECK(text.find("200000 arm 0x000000000000000b at=4294967500 cpu=1 label=f kidx=1 know=4294967400 cb=" + a + "\n") !=
+          std::string::npos);
+    CHECK(text.find("250000 modify 0x000000000000000c at=4294967500 cpu=1 label=f kidx=1 know=4294967400\n") !=
+          std::string::npos);
+    CHECK(text.find("300000 cancel 0x000000000000000c cb=" + a + "\n") != std::string::npos);
+    CHECK(text.find("500000 cancel 0x000000000000000b\n") != std::string::npos); // after the exit: no cb=
+
+    // mod_timer() inside a callback of a timer whose cancel came before the
+    // entry: one modify, at the cancel's time, with cb= (found by fuzzing:
+    // the import hung on it).
+    const std::string start_a = "timer_start: timer=a function=f expires=4294967600 [timeout=200] cpu=1 idx=2 flags=";
+    const std::string modified = import_text(line("1.000000", start_c) + line("1.000050", "timer_cancel: timer=c") +
+                                                 line("1.000100", entry_a) + line("1.000200", start_c) +
+                                                 line("1.000400", "timer_expire_exit: timer=a") + line("1.0005", start_a),
+                                             250);
+    CHECK(modified.find("50000 modify 0x000000000000000c at=4294967500 cpu=1 label=f kidx=1 know=4294967400 cb=" + a +
+                        "\n") != std::string::npos);
+
+    // Without timer_expire_exit lines nothing can be told: no cb= at all.
+    std::istringstream in(line("1.000000", entry_a) + line("1.000200", start_b) +
+                          line("1.000300", "timer_expire_entry: timer=c function=f now=4294967400") +
+                          line("1.000400", start_b));
+    FtraceReader reader(in, "x", 250);
+    FtraceImporter importer(reader);
+    TraceEvent e;
+    std::size_t events = 0;
+    while (importer.next(e)) {
+        CHECK(!e.cb);
+        ++events;
+    }
+    CHECK(events == 2);
+    CHECK(importer.stats().unconfirmed_callbacks == 2);
+    CHECK(importer.stats().callback_events == 0);
+}
+
 TEST_CASE("a start of a pending timer without its cancel is a modify and an anomaly") {
     const std::string start = "timer_start: timer=a function=f expires=4294967400 [timeout=100] cpu=0 idx=1 flags=";
     std::istringstream in(line("1.0", start) + line("1.1", start) +

@@ -25,7 +25,7 @@ namespace {
 struct Read {
     TraceHeader header;
     std::vector<TraceEvent> events;
-    std::vector<std::string> tokens, labels;
+    std::vector<std::string> tokens, labels, cb_tokens; // own copies: the reader's views die with the line
     std::size_t timers = 0;
 };
 
@@ -38,11 +38,13 @@ Read read_all(const std::string& text, const std::string& name = "t.trace") {
     while (reader.next(e)) {
         r.tokens.emplace_back(e.key.token);
         r.labels.emplace_back(e.label);
+        r.cb_tokens.emplace_back(e.cb_key ? e.cb_key->token : std::string_view{});
         r.events.push_back(e);
     }
     for (std::size_t i = 0; i < r.events.size(); ++i) {
         r.events[i].key.token = r.tokens[i];
         r.events[i].label = r.labels[i];
+        if (r.events[i].cb_key) r.events[i].cb_key->token = r.cb_tokens[i];
     }
     r.timers = reader.timer_count();
     return r;
@@ -83,11 +85,13 @@ TEST_CASE("every event form survives writer -> reader unchanged") {
     m.label = "tcp_write_timer";
     m.kidx = 1023;
     m.know = 4294967296;
+    m.cb_key = TimerKey{false, 7, {}};
     events.push_back(m);
     TraceEvent s = arm(1000, 0, ExpiryForm::at_jiffies, 0);
     s.key = TimerKey{true, 0, "ffff9a0c8b3e1e28"};
     s.flags.pinned = true;
     s.cpu = 0;
+    s.cb_key = TimerKey{true, 0, "0x00000000a1b2c3d4"}; // first seen as cb=: gets its id here
     events.push_back(s);
     TraceEvent c;
     c.time_ns = 18446744073709551615ull;
@@ -114,6 +118,7 @@ TEST_CASE("every event form survives writer -> reader unchanged") {
     CHECK(r.header.start_jiffies == 123);
     REQUIRE(r.events.size() == events.size());
     const std::uint32_t expected_ids[] = {0, 1, 0, 2, 3, 2, 2};
+    const std::optional<std::uint32_t> expected_cbs[] = {{}, {}, 0, 3, {}, {}, {}};
     for (std::size_t i = 0; i < events.size(); ++i) {
         CAPTURE(i);
         const TraceEvent& a = events[i];
@@ -129,6 +134,8 @@ TEST_CASE("every event form survives writer -> reader unchanged") {
         CHECK(b.label == a.label);
         CHECK(b.kidx == a.kidx);
         CHECK(b.know == a.know);
+        CHECK(b.cb_key == a.cb_key);
+        CHECK(b.cb == expected_cbs[i]);
     }
     CHECK(r.timers == 4);
     CHECK(out.str().starts_with("# timersim-trace v1 hz=1000 start_jiffies=123\n# written by a test\n# over two lines\n"));
@@ -310,11 +317,48 @@ TEST_CASE("every error names file, line, what is wrong and the field") {
         {E + "5 arm 1 in=1j know=x\n", "t.trace:2: bad know 'x': expected jiffies (an unsigned 64-bit integer) (know)"},
         {E + "5 arm 1 in=1j color=red\n", "t.trace:2: unknown field 'color' (field)"},
         {E + "5 arm 1 in=1j deferrable\n", "t.trace:2: expected key=value, got 'deferrable' (field)"},
+        {E + "5 arm 1 in=1j cb=\n", "t.trace:2: empty callback timer id (cb)"},
+        {E + "5 arm 1 in=1j cb=a=b\n", "t.trace:2: callback timer id 'a=b' contains '=' (cb)"},
+        {E + "5 arm 1 in=1j cb=#7\n", "t.trace:2: callback timer id '#7' starts with '#' (cb)"},
+        {E + "5 arm 1 in=1j cb=" + std::string(65, 'f') + "\n",
+         "t.trace:2: callback timer id '" + std::string(40, 'f') + "'... is longer than 64 characters (cb)"},
+        {E + "5 arm 1 in=1j cb=99999999999999999999\n",
+         "t.trace:2: callback timer id '99999999999999999999' does not fit in 64 bits (cb)"},
+        {E + "5 cancel 1 cb=1 cb=1\n", "t.trace:2: cb= given twice (cb)"},
     };
     for (const Case& c : cases) {
         CAPTURE(c.input);
         CHECK(error_of(c.input) == c.error);
     }
+}
+
+TEST_CASE("cb= names the timer whose callback made the event, in the timers' namespace") {
+    const Read r = read_all(kHeader + "0 arm 7 in=10j\n40ms arm 7 in=20j cb=7\n40ms cancel x cb=7 # same block\n"
+                                      "50ms arm y in=1j cb=z\n60ms arm 8 at=5\n");
+    REQUIRE(r.events.size() == 5);
+    CHECK(!r.events[0].cb);
+    CHECK(r.events[1].cb == 0u);
+    CHECK(r.events[1].cb_key == TimerKey{false, 7, {}});
+    CHECK(r.events[2].cb == 0u);
+    CHECK(r.events[2].timer == 1u);
+    // A timer first named by cb= gets its id after the event's own timer.
+    CHECK(r.events[3].timer == 2u);
+    CHECK(r.events[3].cb == 3u);
+    CHECK(!r.events[4].cb);
+    CHECK(r.timers == 5);
+    // A number has no token, in the TIMER column as in cb= (found by fuzzing:
+    // "007" kept its text and did not write back as itself).
+    const Read n = read_all(kHeader + "0 arm 007 in=1j cb=0009\n");
+    CHECK(n.events[0].key == TimerKey{false, 7, {}});
+    CHECK(n.events[0].key.token.empty());
+    CHECK(n.events[0].cb_key->token.empty());
+    // A bad cb= adds neither timer.
+    std::istringstream in(kHeader + "0 arm a in=1j\n0 arm b in=1j cb=c=d\n");
+    TraceReader reader(in, "t");
+    TraceEvent e;
+    CHECK(reader.next(e));
+    CHECK_THROWS_AS(reader.next(e), TraceError);
+    CHECK(reader.timer_count() == 1);
 }
 
 TEST_CASE("an error is reported once, with the TraceError's parts") {

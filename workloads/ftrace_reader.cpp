@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 #include <string_view>
@@ -425,7 +426,26 @@ struct OutEvent {
     std::optional<std::uint32_t> cpu;
     std::optional<std::uint32_t> kidx;
     std::optional<Jiffies> know;
+    // Inside the callback of timer `cb` (TimerState index) on its CPU;
+    // cb_pending: that callback's timer_expire_exit has not been seen yet.
+    std::uint32_t cb = kNoTimer;
+    bool cb_pending = false;
+    std::uint64_t cb_serial = 0;
     static constexpr std::uint32_t kNoLabel = 0xFFFFFFFFu;
+    static constexpr std::uint32_t kNoTimer = 0xFFFFFFFFu;
+};
+
+// A timer callback running on a CPU: from its timer_expire_entry to its
+// timer_expire_exit. The events its CPU traces in between come from the
+// callback (cb=). Without a timer_expire_exit (the event was not recorded)
+// nothing can be attributed: the callback ends unconfirmed at the CPU's next
+// timer_expire_entry, after the pair window, or at the end of the trace, and
+// its events lose their cb=.
+struct OpenCallback {
+    std::uint32_t timer = 0;
+    std::uint64_t serial = 0;
+    std::uint64_t entry_time = 0; // relative ns
+    std::uint64_t first_seq = 0;  // output queue position at the entry
 };
 
 // A FIFO of OutEvents addressed by ever-increasing sequence numbers; grows by
@@ -433,6 +453,8 @@ struct OutEvent {
 class OutQueue {
 public:
     bool empty() const noexcept { return head_ == tail_; }
+    std::uint64_t head() const noexcept { return head_; }
+    std::uint64_t tail() const noexcept { return tail_; }
     OutEvent& front() noexcept { return at(head_); }
     void pop() noexcept { ++head_; }
     OutEvent& at(std::uint64_t seq) noexcept { return ring_[seq & (ring_.size() - 1)]; }
@@ -470,7 +492,38 @@ struct FtraceImporter::Impl {
     std::vector<std::string_view> labels;
     std::string label_buffer;
     OutQueue queue;
+    std::unordered_map<std::uint32_t, OpenCallback> callbacks; // by CPU
+    std::uint64_t callback_serial = 0;
     char token[2 + 16 + 1] = {};
+    char cb_token[2 + 16 + 1] = {};
+
+    // Marks the event at output position `seq`, traced by `cpu`, if a
+    // callback is open there.
+    void mark_callback(OutEvent& out, std::uint32_t cpu, std::uint64_t seq) {
+        const auto it = callbacks.find(cpu);
+        if (it == callbacks.end()) return;
+        out.cb = it->second.timer;
+        out.cb_serial = it->second.serial;
+        out.cb_pending = true;
+        it->second.first_seq = std::min(it->second.first_seq, seq); // a held cancel is older than the entry
+    }
+
+    // Ends the callback open on `cpu`: its events keep cb= if its
+    // timer_expire_exit was seen (`confirmed`), else they lose it.
+    void close_callback(std::uint32_t cpu, bool confirmed) {
+        const auto it = callbacks.find(cpu);
+        if (it == callbacks.end()) return;
+        const OpenCallback& c = it->second;
+        for (std::uint64_t seq = std::max(c.first_seq, queue.head()); seq != queue.tail(); ++seq) {
+            OutEvent& o = queue.at(seq);
+            if (!o.cb_pending || o.cb_serial != c.serial) continue;
+            o.cb_pending = false;
+            if (!confirmed) o.cb = OutEvent::kNoTimer;
+        }
+        if (!confirmed) ++stats.unconfirmed_callbacks;
+        callbacks.erase(it);
+    }
+
 
     std::uint32_t timer_index(std::uint64_t pointer) {
         bool added = false;
@@ -528,6 +581,13 @@ struct FtraceImporter::Impl {
         s.held = false;
     }
 
+    // timer_expire_entry: the callback of `timer` starts on `cpu` (a callback
+    // still open there never saw its exit).
+    void open_callback(std::uint32_t cpu, std::uint32_t timer, std::uint64_t rel) {
+        close_callback(cpu, false);
+        callbacks.emplace(cpu, OpenCallback{timer, ++callback_serial, rel, queue.tail()});
+    }
+
     void process(const FtraceEvent& e);
     bool next(TraceEvent& out);
 };
@@ -549,6 +609,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
             h.slot = Slot::ready;
             h.kind = TraceEventKind::modify;
             fill_arm(h, e);
+            if (h.cb == OutEvent::kNoTimer) mark_callback(h, e.line_cpu, s.held_seq);
             s.held = false;
             s.state = Pending::pending;
             ++stats.modifies;
@@ -562,6 +623,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
             s.state = Pending::idle;
             ++stats.expiries;
             ++stats.expiry_detaches;
+            open_callback(e.line_cpu, ti, rel);
             return;
         }
         resolve_as_cancel(s);
@@ -569,8 +631,12 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
 
     switch (e.type) {
     case FtraceEventType::timer_init:
-    case FtraceEventType::timer_expire_exit:
         return;
+    case FtraceEventType::timer_expire_exit: {
+        const auto it = callbacks.find(e.line_cpu);
+        if (it != callbacks.end() && it->second.timer == ti) close_callback(e.line_cpu, true);
+        return;
+    }
     case FtraceEventType::timer_start: {
         OutEvent out;
         out.time_ns = rel;
@@ -585,6 +651,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
             ++stats.arms;
         }
         s.state = Pending::pending;
+        mark_callback(out, e.line_cpu, queue.tail());
         queue.push(out);
         return;
     }
@@ -593,6 +660,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
         out.time_ns = rel;
         out.timer = ti;
         out.slot = Slot::held;
+        mark_callback(out, e.line_cpu, queue.tail());
         s.held_seq = queue.push(out);
         s.held = true;
         s.held_cpu = e.line_cpu;
@@ -603,6 +671,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
         if (s.state == Pending::pending) ++stats.anomalies; // its detach went missing
         s.state = Pending::idle;
         ++stats.expiries;
+        open_callback(e.line_cpu, ti, rel);
         return;
     }
 }
@@ -620,6 +689,18 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
                 resolve_as_cancel(timers[f.timer]);
                 continue;
             }
+            if (f.cb_pending) {
+                const auto open = std::find_if(callbacks.begin(), callbacks.end(),
+                                               [&](const auto& c) { return c.second.serial == f.cb_serial; });
+                if (!eof && open != callbacks.end() && latest - open->second.entry_time <= pair_window_ns) break;
+                if (open != callbacks.end()) {
+                    close_callback(open->first, false);
+                } else { // cannot happen: a closed callback settles its events
+                    f.cb_pending = false;
+                    f.cb = OutEvent::kNoTimer;
+                }
+                continue;
+            }
             const TimerState& s = timers[f.timer];
             fmt::format_to_n(token, sizeof token - 1, "0x{:016x}", s.pointer);
             out = TraceEvent{};
@@ -635,6 +716,12 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
                 if (f.label != OutEvent::kNoLabel) out.label = labels[f.label];
                 out.kidx = f.kidx;
                 out.know = f.know;
+            }
+            if (f.cb != OutEvent::kNoTimer) {
+                fmt::format_to_n(cb_token, sizeof cb_token - 1, "0x{:016x}", timers[f.cb].pointer);
+                out.cb = f.cb;
+                out.cb_key = TimerKey{true, 0, std::string_view(cb_token, 18)};
+                ++stats.callback_events;
             }
             queue.pop();
             return true;

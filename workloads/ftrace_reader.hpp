@@ -14,7 +14,10 @@
 //   * a timer_cancel that is neither is a del_timer(): a `cancel`, unless the
 //     timer was armed before the trace began (then nothing: the replay never
 //     had it);
-//   * a timer_start not preceded by a cancel is an `arm`.
+//   * a timer_start not preceded by a cancel is an `arm`;
+//   * timer_start/timer_cancel traced by a CPU between a timer's
+//     timer_expire_entry and timer_expire_exit come from that callback: the
+//     events get cb= that timer.
 //
 // A timer_cancel is held until the same timer's next event on the same CPU
 // (or until the trace has moved on by pair_window_ns), so the converted
@@ -131,6 +134,8 @@ struct FtraceImportStats {
     std::uint64_t dropped_cancels = 0;      // del_timer() of timers armed before the trace
     std::uint64_t anomalies = 0;            // starts of pending timers without a cancel, expiries of pending timers without one
     std::uint64_t timers = 0;               // distinct timers seen
+    std::uint64_t callback_events = 0;      // events inside a callback (cb=): between timer_expire_entry and _exit on that CPU
+    std::uint64_t unconfirmed_callbacks = 0; // expiries whose timer_expire_exit never came (their events get no cb=)
 };
 
 class FtraceImporter {

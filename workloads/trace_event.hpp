@@ -76,6 +76,12 @@ struct TraceEvent {
     // event (expires - timeout). Replays may compare against them.
     std::optional<std::uint32_t> kidx;
     std::optional<Jiffies> know;
+    // cb=: the event happened inside this timer's callback (the timer that
+    // fired). Replays hold it until that timer fires and apply it there.
+    // `cb` is the dense id (set by readers), `cb_key` the name as written
+    // (the writer writes cb= when cb_key is set).
+    std::optional<std::uint32_t> cb;
+    std::optional<TimerKey> cb_key;
 };
 
 // Readers' string_views (key.token, label) stay valid until the next call to

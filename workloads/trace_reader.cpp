@@ -54,6 +54,7 @@ enum FieldBit : unsigned {
     kLabel = 1u << 4,
     kKidx = 1u << 5,
     kKnow = 1u << 6,
+    kCb = 1u << 7,
 };
 
 } // namespace
@@ -82,8 +83,13 @@ struct TraceReader::Impl {
     void read_header();
     bool next(TraceEvent& e);
     std::uint32_t intern(std::string_view token, bool symbolic, std::uint64_t number, TimerKey& key);
-    void parse_timer(std::string_view text, TraceEvent& e);
-    void parse_field(std::string_view token, TraceEvent& e, unsigned& seen);
+    struct TimerName {
+        std::string_view text;
+        bool symbolic = false;
+        std::uint64_t number = 0;
+    };
+    TimerName check_timer(std::string_view text, std::string_view field) const;
+    void parse_field(std::string_view token, TraceEvent& e, unsigned& seen, TimerName& cb);
 };
 
 void TraceReader::Impl::read_header() {
@@ -147,28 +153,32 @@ std::uint32_t TraceReader::Impl::intern(std::string_view token, bool symbolic, s
     return id;
 }
 
-void TraceReader::Impl::parse_timer(std::string_view text, TraceEvent& e) {
+// Checks a timer name (the TIMER column, or cb=) without interning it.
+TraceReader::Impl::TimerName TraceReader::Impl::check_timer(std::string_view text, std::string_view field) const {
+    const char* what = field == "cb" ? "callback timer id" : "timer id";
     if (detail::all_digits(text)) {
         std::uint64_t number = 0;
         if (!detail::parse_uint(text, number))
-            fail("timer", fmt::format("timer id {} does not fit in 64 bits", quote_for_error(text)));
-        e.timer = intern({}, false, number, e.key);
-        return;
+            fail(field, fmt::format("{} {} does not fit in 64 bits", what, quote_for_error(text)));
+        return TimerName{{}, false, number}; // a number has no token: 007 is 7
     }
+    if (text.empty()) fail(field, fmt::format("empty {}", what));
     if (text.size() > kMaxTimerToken)
-        fail("timer", fmt::format("timer id {} is longer than {} characters", quote_for_error(text), kMaxTimerToken));
+        fail(field, fmt::format("{} {} is longer than {} characters", what, quote_for_error(text), kMaxTimerToken));
     for (const char c : text) {
         if (!detail::is_graph(c))
-            fail("timer", fmt::format("timer id {} has a character that is not printable ASCII",
-                                      quote_for_error(text)));
+            fail(field, fmt::format("{} {} has a character that is not printable ASCII", what, quote_for_error(text)));
         if (c == '=')
-            fail("timer", fmt::format("timer id {} contains '=': write the id alone, as in '0 arm 7 in=10j'",
-                                      quote_for_error(text)));
+            fail(field, field == "cb"
+                            ? fmt::format("{} {} contains '='", what, quote_for_error(text))
+                            : fmt::format("{} {} contains '=': write the id alone, as in '0 arm 7 in=10j'", what,
+                                          quote_for_error(text)));
     }
-    e.timer = intern(text, true, 0, e.key);
+    if (text.front() == '#') fail(field, fmt::format("{} {} starts with '#'", what, quote_for_error(text)));
+    return TimerName{text, true, 0};
 }
 
-void TraceReader::Impl::parse_field(std::string_view token, TraceEvent& e, unsigned& seen) {
+void TraceReader::Impl::parse_field(std::string_view token, TraceEvent& e, unsigned& seen, TimerName& cb) {
     std::string_view key, value;
     if (!detail::split_key_value(token, key, value))
         fail("field", fmt::format("expected key=value, got {}", quote_for_error(token)));
@@ -238,6 +248,9 @@ void TraceReader::Impl::parse_field(std::string_view token, TraceEvent& e, unsig
             fail("know", fmt::format("bad know {}: expected jiffies (an unsigned 64-bit integer)",
                                      quote_for_error(value)));
         e.know = now;
+    } else if (key == "cb") {
+        once(kCb, "cb");
+        cb = check_timer(value, "cb");
     } else {
         fail("field", fmt::format("unknown field {}", quote_for_error(key)));
     }
@@ -253,7 +266,9 @@ bool TraceReader::Impl::next(TraceEvent& e) {
         e = TraceEvent{};
         bool overflow = false;
         const Unit* unit = nullptr;
-        if (!parse_scaled(token, e.time_ns, overflow, unit, kTimeUnits, std::size(kTimeUnits))) {
+        if (detail::is_digit(token.back()) && detail::parse_uint(token, e.time_ns)) {
+            // Bare nanoseconds, the form writers use: the fast path.
+        } else if (!parse_scaled(token, e.time_ns, overflow, unit, kTimeUnits, std::size(kTimeUnits))) {
             // A bare number is nanoseconds.
             if (detail::all_digits(token)) {
                 if (!detail::parse_uint(token, e.time_ns))
@@ -285,16 +300,22 @@ bool TraceReader::Impl::next(TraceEvent& e) {
         const std::string_view timer_text = token;
 
         unsigned seen = 0;
-        while (detail::next_token(rest, token) && token.front() != '#') parse_field(token, e, seen);
-
-        // The timer id is interned last, so a line with an error adds no timer.
-        parse_timer(timer_text, e);
+        TimerName cb;
+        while (detail::next_token(rest, token) && token.front() != '#') parse_field(token, e, seen, cb);
+        const TimerName timer = check_timer(timer_text, "timer");
 
         if (e.kind == TraceEventKind::cancel) {
             if (seen & (kIn | kAt)) fail("expiry", "cancel takes no in= or at=");
         } else {
             if ((seen & kIn) && (seen & kAt)) fail("expiry", "in= and at= given together: give one");
             if (!(seen & (kIn | kAt))) fail("expiry", fmt::format("{} needs in= or at=", to_string(e.kind)));
+        }
+        // Timer ids are interned last, so a line with an error adds no timer.
+        e.timer = intern(timer.text, timer.symbolic, timer.number, e.key);
+        if (seen & kCb) {
+            TimerKey cb_key;
+            e.cb = intern(cb.text, cb.symbolic, cb.number, cb_key);
+            e.cb_key = cb_key;
         }
         last_time = e.time_ns;
         ++events;

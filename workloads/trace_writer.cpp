@@ -68,6 +68,7 @@ void TraceWriter::write(const TraceEvent& e) {
         throw std::invalid_argument(cancel ? "trace writer: cancel with an expiry"
                                            : "trace writer: arm/modify without an expiry");
     if (e.key.symbolic) check_text("timer token", e.key.token, kMaxTimerToken, true);
+    if (e.cb_key && e.cb_key->symbolic) check_text("callback timer token", e.cb_key->token, kMaxTimerToken, true);
     if (!e.label.empty()) check_text("label", e.label, kMaxLabel, false);
     if (e.cpu && *e.cpu > kMaxTraceCpu) throw std::invalid_argument("trace writer: cpu out of range");
     if (e.kidx && *e.kidx > 1023) throw std::invalid_argument("trace writer: kidx out of range");
@@ -94,6 +95,12 @@ void TraceWriter::write(const TraceEvent& e) {
     if (!e.label.empty()) fmt::format_to(out, " label={}", e.label);
     if (e.kidx) fmt::format_to(out, " kidx={}", *e.kidx);
     if (e.know) fmt::format_to(out, " know={}", *e.know);
+    if (e.cb_key) {
+        if (e.cb_key->symbolic)
+            fmt::format_to(out, " cb={}", e.cb_key->token);
+        else
+            fmt::format_to(out, " cb={}", e.cb_key->number);
+    }
     buffer_.push_back('\n');
     last_time_ = e.time_ns;
     ++events_;

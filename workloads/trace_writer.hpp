@@ -31,6 +31,7 @@ public:
     // before the previous event's, a cancel with an expiry, an arm/modify
     // without one, a token or label that is empty, too long, or has spaces or
     // '='/'#' where they would change the meaning, a cpu or kidx out of range.
+    // cb= is written from event.cb_key (event.cb, the dense id, is ignored).
     void write(const TraceEvent& event);
 
     // "# text" (each line of `text` becomes one comment line).

@@ -18,6 +18,7 @@ expect_status 0
 expect_empty_stderr
 expect_stdout_line '^.*/a\.trace: 12 events for 5 timers \(hz=250 start_jiffies=4294967200\) from 24 timer lines of '
 expect_stdout_line '^  arm 7, modify 1 \(1 cancel\+start pairs\), cancel 4; 3 expiries'
+expect_stdout_line '; 1 inside callbacks \(cb=\)$'
 expect_stdout_line '^  skipped 2 other events: irq_handler_entry 1, sched_switch 1$'
 [[ $(body "$dir/a.trace") == "$(<"$expected")" ]] || fail "a.trace differs from $expected"
 sed -n 2p "$dir/a.trace" | grep -q '^# imported from .*habits-ftrace.txt by timersim import$' ||
