@@ -1,19 +1,27 @@
 #include "sim/atomic_file.hpp"
 #include "sim/cli.hpp"
-#include "sim/common_options.hpp"
 #include "sim/commands.hpp"
+#include "sim/common_options.hpp"
+#include "sim/comparison.hpp"
 #include "sim/comparison_report.hpp"
+#include "sim/machine_options.hpp"
+#include "sim/plot_runner.hpp"
 #include "sim/progress.hpp"
-#include "sim/queue_comparison.hpp"
+#include "sim/workload_options.hpp"
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <optional>
+#include <thread>
 
 namespace timersim::cli {
 
 namespace po = boost::program_options;
 
 namespace {
+
+constexpr double kDefaultDurationS = 120;
 
 std::vector<Design> parse_designs(const std::string& list) {
     std::vector<Design> designs;
@@ -36,55 +44,63 @@ std::vector<Design> parse_designs(const std::string& list) {
 
 int run_compare(std::span<const std::string> args) {
     po::options_description options("Options");
-    add_hz_option(options);
-    add_classic_options(options);
     options.add_options()
-        ("connections", po::value<std::uint32_t>()->default_value(100000), "connections, one timer each (1..50000000)")
-        ("duration", po::value<double>()->default_value(120), "simulated seconds")
-        ("message-interval", po::value<double>()->default_value(1000), "mean ms between two messages of one connection (each message re-arms its timer)")
-        ("seed", po::value<std::uint64_t>()->default_value(1), "workload seed; the same seed gives byte-identical output")
-        ("design", po::value<std::string>()->default_value("classic,modern,heap"), "comma-separated designs: classic, modern, heap")
-        ("format", po::value<std::string>()->default_value("text"), "text, json or csv")
+        ("design", po::value<std::string>()->default_value("classic,modern,heap"), "comma-separated designs: classic, modern, heap");
+    add_workload_options(options);
+    add_machine_options(options, kDefaultDurationS);
+    options.add_options()
+        ("format", po::value<std::string>()->default_value("text"), "text, json or csv (schemas: docs/output.md)")
         ("output,o", po::value<std::string>(), "write the report to FILE (atomically) instead of stdout")
-        ("events", po::value<std::string>(), "write the per-timer event log (CSV: one row per enqueue, fire, cancel) to FILE");
+        ("events", po::value<std::string>(), "write the per-timer event log (CSV: one row per enqueue, fire, cancel) to FILE")
+        ("plot", po::value<std::string>(), "also draw the plots (PNG and SVG) into DIR with timersim-plot (needs python3-matplotlib)")
+        ("jobs,j", po::value<unsigned>()->default_value(0),
+         "designs simulated at the same time, each on its own thread (0: one per CPU; --events: 1). "
+         "The output does not depend on it");
     const auto vm = parse_command_line(
         args, options,
         {
-            .usage = "timersim compare [options]",
+            .usage = "timersim compare [workload options] [machine options] [--design D,...] [--format F] [-o FILE]",
             .description =
-                "Run one workload through the classic cascading wheel (Linux <= 4.7), the modern\n"
-                "expire-in-place wheel (Linux 4.8+, as in 6.1) and an exact heap, on a CPU that\n"
-                "ticks every jiffy, and print them side by side: precision error (fired jiffy\n"
-                "minus requested expiry), cascade moves, softirq work and memory per timer.\n"
-                "The workload is connection churn: each connection's timer is pushed back by\n"
-                "every message and fires only when a connection goes quiet.",
+                "Run one workload on the simulated machine once per timer queue: the classic\n"
+                "cascading wheel (Linux <= 4.7, with its timer slack), the modern expire-in-place\n"
+                "wheel (Linux 4.8+, as in 6.1) and an exact heap. Every design gets the same\n"
+                "machine (HZ, CPUs, NOHZ, cost model) and the same operations at the same times.\n"
+                "The report puts them side by side: precision error (fired jiffy minus requested\n"
+                "expiry) as percentiles and histograms, cascade moves, softirq cost per tick,\n"
+                "timer CPU time and memory, and ends with the trade-off in numbers. The default\n"
+                "workload is TCP retransmit timers plus socket timeouts; --trace replays a recording.",
             .examples = "timersim compare\n"
-                        "timersim compare --connections 1000 --duration 10 --events events.csv\n"
-                        "timersim compare --hz 1000 --connections 20000 --duration 60\n"
-                        "timersim compare --design classic,modern --slack off --format json -o out.json",
+                        "timersim compare --connections 10000 --duration 30 --events events.csv\n"
+                        "timersim compare --workload mixed --cpus 4 --duration 300\n"
+                        "timersim compare --hz 1000 --nohz --format json -o out.json\n"
+                        "timersim compare --design classic,modern --slack off --plot plots",
         });
     if (!vm) return kExitOk;
 
-    ComparisonConfig config;
-    config.workload.hz = hz_option(*vm);
-    config.workload.connections = (*vm)["connections"].as<std::uint32_t>();
-    config.workload.message_interval_ms = (*vm)["message-interval"].as<double>();
-    config.workload.seed = (*vm)["seed"].as<std::uint64_t>();
-    config.duration_s = (*vm)["duration"].as<double>();
-    config.designs = parse_designs((*vm)["design"].as<std::string>());
-    config.classic_slack = slack_option(*vm);
-    config.classic_geometry = geometry_option(*vm);
-
-    if (config.workload.connections < 1 || config.workload.connections > 50000000)
-        throw UsageError(fmt::format("--connections: must be 1..50000000, got {}", config.workload.connections));
-    if (!(config.duration_s > 0) || config.duration_s * config.workload.hz > 1e9)
-        throw UsageError(fmt::format("--duration: must be positive and at most 1e9 ticks, got {}", config.duration_s));
-    if (!(config.workload.message_interval_ms >= 1) || config.workload.message_interval_ms > 1e9)
-        throw UsageError(fmt::format("--message-interval: must be 1..1e9 ms, got {}",
-                                     config.workload.message_interval_ms));
+    const std::vector<Design> designs = parse_designs((*vm)["design"].as<std::string>());
+    MachineConfig machine = machine_config(*vm);
+    std::optional<std::uint64_t> length = run_length_option(*vm, machine.hz);
+    const auto default_ticks = [&] { return static_cast<std::uint64_t>(kDefaultDurationS * machine.hz); };
+    WorkloadChoice workload = workload_choice(*vm, machine.hz, length.value_or(default_ticks()));
+    if (workload.clock) {
+        // A trace fixes the clock: its HZ and its start jiffies.
+        machine.hz = workload.clock->hz;
+        machine.start_jiffies = workload.clock->start_jiffies;
+        length = run_length_option(*vm, machine.hz);
+    }
+    machine.ticks = length.value_or(workload.natural_ticks.value_or(default_ticks()));
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
+    unsigned jobs = (*vm)["jobs"].as<unsigned>();
+    if (jobs > 1024) throw UsageError(fmt::format("--jobs: must be 0..1024, got {}", jobs));
+    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+    std::optional<std::string> plot_dir;
+    if (vm->count("plot")) {
+        plot_dir = (*vm)["plot"].as<std::string>();
+        if (plot_dir->empty()) throw UsageError("--plot: give a directory");
+        prepare_plot_dir(*plot_dir);
+    }
 
-    ComparisonResult result;
+    Comparison result;
     {
         std::optional<AtomicOutputFile> events_file;
         std::optional<EventLog> events;
@@ -93,7 +109,8 @@ int run_compare(std::span<const std::string> args) {
             events.emplace(events_file->get());
         }
         ProgressBar bar("compare");
-        result = run_comparison(config, [&](double f) { bar.update(f); }, events ? &*events : nullptr);
+        result = compare_designs(designs, machine, workload.spec, [&](double f) { bar.update(f); },
+                                 events ? &*events : nullptr, jobs);
         if (events) {
             events->flush();
             events_file->commit();
@@ -106,6 +123,11 @@ int run_compare(std::span<const std::string> args) {
         write_file_atomically((*vm)["output"].as<std::string>(), report);
     else
         fmt::print("{}", report);
+    if (plot_dir) {
+        // The plots read the JSON whatever --format the report was in.
+        std::fflush(stdout);
+        draw_plots(format == "json" ? report : format_comparison_json(result), *plot_dir);
+    }
     return kExitOk;
 }
 

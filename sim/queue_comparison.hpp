@@ -1,5 +1,10 @@
 // Queue comparison: one workload, several timer queues, one ticking CPU each.
 //
+// `timersim compare` no longer uses this: it runs the simulated machine
+// (sim/comparison.hpp). This bare loop stays as a reference driver for
+// tests/test_explain.cpp, which replays its event log; retire it once that
+// test reads the engine's log instead.
+//
 // The CPU ticks every jiffy (no NOHZ) and runs TIMER_SOFTIRQ whenever the
 // queue's tick raises it; workload operations of jiffy j happen after j's
 // tick. Precision error is the jiffy a timer's softirq ran at minus the

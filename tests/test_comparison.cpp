@@ -1,106 +1,155 @@
-// The queue comparison: deterministic, the heap exact, the wheels within
-// their documented bounds, and the classic wheel (slack off) exact too.
+// The comparison on the simulated machine (`timersim compare`): every design
+// sees the same operations, the reports are deterministic and carry the
+// documented fields, the heap is exact, only the classic wheel cascades.
+#include "sim/comparison.hpp"
 #include "sim/comparison_report.hpp"
-#include "sim/queue_comparison.hpp"
+#include "workloads/churn_workload.hpp"
 
 #include <doctest/doctest.h>
 
 #include <stdexcept>
+#include <string>
 
 using namespace timersim;
 
 namespace {
 
-ComparisonConfig small_config(unsigned hz) {
-    ComparisonConfig c;
-    c.workload.hz = hz;
-    c.workload.connections = 3000;
-    c.workload.message_interval_ms = 700;
-    c.workload.seed = 42;
-    c.duration_s = 90;
-    return c;
+MachineConfig small_machine(unsigned hz) {
+    MachineConfig m;
+    m.hz = hz;
+    m.ticks = 90ull * hz;
+    return m;
 }
 
-const DesignResult& of(const ComparisonResult& r, Design d) {
-    for (const auto& x : r.designs)
-        if (x.design == d) return x;
+WorkloadSpec churn(const MachineConfig& m, std::uint64_t seed = 42, double interval_ms = 700) {
+    ConnectionChurnConfig w;
+    w.hz = m.hz;
+    w.connections = 3000;
+    w.message_interval_ms = interval_ms;
+    w.seed = seed;
+    return WorkloadSpec{.name = "connection-churn",
+                        .description = "churn, \"quoted\"",
+                        .json = fmt::format("{{\"seed\": {}}}", seed),
+                        .factory = churn_workload(w, m.ticks, m.tick_jitter_ns)};
+}
+
+const RunResult& of(const Comparison& c, Design d) {
+    for (const auto& r : c.runs)
+        if (r.design == d) return r;
     throw std::logic_error("design missing");
 }
 
+const std::vector<Design> kAll = all_designs();
+
 } // namespace
 
-TEST_CASE("same config and seed give byte-identical reports") {
-    const auto a = run_comparison(small_config(250));
-    const auto b = run_comparison(small_config(250));
+TEST_CASE("same machine and seed give byte-identical reports; another seed does not") {
+    const auto m = small_machine(250);
+    const auto a = compare_designs(kAll, m, churn(m));
+    const auto b = compare_designs(kAll, m, churn(m));
     CHECK(format_comparison_text(a) == format_comparison_text(b));
     CHECK(format_comparison_json(a) == format_comparison_json(b));
-    auto other = small_config(250);
-    other.workload.seed = 43;
-    CHECK(format_comparison_json(run_comparison(other)) != format_comparison_json(a));
+    CHECK(format_comparison_csv(a) == format_comparison_csv(b));
+    CHECK(format_comparison_json(compare_designs(kAll, m, churn(m, 43))) != format_comparison_json(a));
+    // Designs on threads of their own give the same result as one after the other.
+    int calls = 0;
+    double last = 0;
+    const auto threaded = compare_designs(kAll, m, churn(m), [&](double f) {
+        ++calls;
+        CHECK(f >= last);
+        last = f;
+    }, nullptr, 3);
+    CHECK(format_comparison_json(threaded) == format_comparison_json(a));
+    CHECK(calls > 0);
+    CHECK(last == 1.0);
 }
 
-TEST_CASE("every design sees the same operations; errors stay within each design's bounds") {
+TEST_CASE("every design sees the same operations; the heap is exact, only the classic wheel cascades") {
     for (unsigned hz : {100u, 250u, 1000u}) {
         CAPTURE(hz);
-        auto config = small_config(hz);
-        config.classic_slack = std::nullopt;
-        const auto r = run_comparison(config);
-        const auto& heap = of(r, Design::heap);
-        const auto& classic = of(r, Design::classic);
-        const auto& modern = of(r, Design::modern);
+        auto m = small_machine(hz);
+        m.classic_slack = std::nullopt;
+        const auto c = compare_designs(kAll, m, churn(m));
+        REQUIRE(c.runs.size() == 3);
+        const auto& heap = of(c, Design::heap).total;
+        const auto& classic = of(c, Design::classic).total;
+        const auto& modern = of(c, Design::modern).total;
+        CHECK(heap.arms > 0);
         CHECK(heap.arms == classic.arms);
         CHECK(heap.arms == modern.arms);
-        CHECK(heap.arms > 0);
-        // The heap is exact; the classic wheel without slack is exact too.
-        REQUIRE(heap.error_jiffies.total() > 0);
+        REQUIRE(heap.fired > 0);
         CHECK(heap.error_jiffies.min() == 0);
         CHECK(heap.error_jiffies.max() == 0);
+        // Without slack the classic wheel is exact too, but pays in cascades.
         CHECK(classic.error_jiffies.counts() == heap.error_jiffies.counts());
-        // The modern wheel is never early and at most one level-2 granule
-        // late for these timeouts (all below 60 s: level <= 4 at HZ=1000).
-        CHECK(modern.error_jiffies.min() >= 1);
-        CHECK(modern.error_jiffies.max() <= 4096);
+        CHECK(classic.counters.cascade_moves > 0);
         CHECK(modern.counters.cascade_moves == 0);
-        // Timers the wheel fires late can be re-armed before they fire, so the
-        // modern wheel fires at most as many as the heap.
-        CHECK(modern.error_jiffies.total() <= heap.error_jiffies.total());
+        // The modern wheel is never early and at most a level-4 granule late.
+        CHECK(modern.error_jiffies.min() >= 0);
+        CHECK(modern.early == 0);
+        CHECK(modern.error_jiffies.max() <= 4096);
+        CHECK(modern.error_jiffies.percentile(99) > 0);
     }
 }
 
-TEST_CASE("default slack delays classic timers but never makes them early") {
-    auto config = small_config(1000);
-    config.workload.message_interval_ms = 100000; // quiet connections: idle timers fire
-    const auto r = run_comparison(config);
-    const auto& classic = of(r, Design::classic);
-    CHECK(classic.error_jiffies.min() >= 0);
-    // 60 s at HZ=1000 gets up to 60000/256 = 234 jiffies of slack.
-    CHECK(classic.error_jiffies.max() > 0);
-    CHECK(classic.error_jiffies.max() <= 234);
-    CHECK(classic.counters.cascade_moves > 0);
+TEST_CASE("the designs run in the order asked for; bad selections are refused") {
+    const auto m = small_machine(250);
+    const std::vector<Design> two{Design::heap, Design::modern};
+    const auto c = compare_designs(two, m, churn(m));
+    REQUIRE(c.runs.size() == 2);
+    CHECK(c.runs[0].design == Design::heap);
+    CHECK(c.runs[1].design == Design::modern);
+    CHECK_THROWS_AS(compare_designs(std::vector<Design>{}, m, churn(m)), std::invalid_argument);
+    const std::vector<Design> twice{Design::modern, Design::modern};
+    CHECK_THROWS_AS(compare_designs(twice, m, churn(m)), std::invalid_argument);
+    auto bad = m;
+    bad.hz = 0;
+    CHECK_THROWS_AS(compare_designs(kAll, bad, churn(m)), std::invalid_argument);
 }
 
-TEST_CASE("reports carry every design and the documented JSON keys") {
-    const auto r = run_comparison(small_config(250));
-    const auto json = format_comparison_json(r);
-    for (const char* key : {"\"schema\": \"timersim.compare.v1\"", "\"name\": \"classic\"", "\"name\": \"modern\"",
-                            "\"name\": \"heap\"", "\"error_jiffies\"", "\"p99\"", "\"cascade_moves\"",
-                            "\"error_histogram\""})
-        CHECK(json.find(key) != std::string::npos);
-    const auto csv = format_comparison_csv(r);
+TEST_CASE("the reports carry every design, the schema and the trade-off") {
+    const auto m = small_machine(250);
+    const auto c = compare_designs(kAll, m, churn(m));
+    const auto json = format_comparison_json(c);
+    CHECK(json.find(fmt::format("\"schema\": \"{}\"", kCompareJsonSchema)) != std::string::npos);
+    for (const char* key : {"\"name\": \"classic\"", "\"name\": \"modern\"", "\"name\": \"heap\"",
+                            "\"error_jiffies\"", "\"error_ms\"", "\"p99.9\"", "\"cascades\"", "\"series\"",
+                            "\"per_tick_p99_ns\"", "\"peak_bytes\"", "\"verdict\""})
+        CHECK_MESSAGE(json.find(key) != std::string::npos, key);
+    // The workload's description is a JSON string, quotes escaped.
+    CHECK(json.find(R"("description": "churn, \"quoted\"")") != std::string::npos);
+
+    const auto csv = format_comparison_csv(c);
     CHECK(csv.rfind("design,metric,value\n", 0) == 0);
-    CHECK(csv.find("modern,error_p99_jiffies,") != std::string::npos);
-    const auto text = format_comparison_text(r);
-    CHECK(text.find("Verdict:") != std::string::npos);
+    CHECK(csv.find("\nmodern,error_p99_jiffies,") != std::string::npos);
+    CHECK(csv.find("\nheap,error_max_jiffies,0\n") != std::string::npos);
+    CHECK(csv.find("\nmodern,cascade_moves,0\n") != std::string::npos);
+
+    const auto text = format_comparison_text(c);
+    CHECK(text.find("Verdict: classic: ") != std::string::npos);
+    CHECK(text.find("\nPrecision error histogram") != std::string::npos);
+    const auto verdict = comparison_verdict(c);
+    CHECK(verdict.find("modern: 0 cascade moves") != std::string::npos);
+    CHECK(verdict.find("heap: 0 cascade moves, p99 error +0 jiffies") != std::string::npos);
 }
 
-TEST_CASE("bad configurations are refused") {
-    auto c = small_config(250);
-    c.workload.hz = 0;
-    CHECK_THROWS_AS(run_comparison(c), std::invalid_argument);
-    c = small_config(250);
-    c.duration_s = -1;
-    CHECK_THROWS_AS(run_comparison(c), std::invalid_argument);
-    c = small_config(250);
-    c.designs.clear();
-    CHECK_THROWS_AS(run_comparison(c), std::invalid_argument);
+TEST_CASE("softirq cost per tick counts the ticks that ran no softirq as zero") {
+    // Sparse timers on the modern wheel: most ticks raise nothing, so the
+    // per-tick p99 is 0 while the longest run is not.
+    auto m = small_machine(250);
+    const std::vector<Design> modern{Design::modern};
+    ConnectionChurnConfig w;
+    w.hz = m.hz;
+    w.connections = 5;
+    w.message_interval_ms = 20000;
+    const WorkloadSpec sparse{.name = "sparse", .description = "sparse", .json = "{}",
+                              .factory = churn_workload(w, m.ticks, 0)};
+    const auto c = compare_designs(modern, m, sparse);
+    const auto& r = c.runs.front();
+    REQUIRE(r.total.softirq_ns.count() > 0);
+    REQUIRE(r.total.softirq_ns.count() * 100 < m.ticks);
+    const auto csv = format_comparison_csv(c);
+    CHECK(csv.find("\nmodern,softirq_per_tick_p99_ns,0\n") != std::string::npos);
+    CHECK(csv.find(fmt::format("\nmodern,softirq_max_stall_ns,{}\n", r.total.max_softirq_ns)) != std::string::npos);
+    CHECK(r.total.max_softirq_ns > 0);
 }
