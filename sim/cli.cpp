@@ -2,6 +2,7 @@
 
 #include "sim/commands.hpp"
 #include "sim/version.hpp"
+#include "workloads/trace_error.hpp"
 
 #include <fmt/core.h>
 
@@ -152,6 +153,10 @@ int run_main(std::span<const std::string> args) noexcept {
       // A command that parsed without parse_command_line, or read a value
       // with the wrong type: still the user's command line at fault.
       report_usage_error(e.what(), help_command);
+      return kExitUsage;
+    } catch (const TraceError& e) {
+      // Bad input file: its one line (FILE:LINE: what (field)), no usage hint.
+      fmt::print(stderr, "timersim: {}\n", e.what());
       return kExitUsage;
     }
   } catch (const std::exception& e) {

@@ -50,7 +50,7 @@ PY
 
 # NOHZ idle on a sparse workload: most ticks are skipped, and the classic
 # wheel pays for walking the missed jiffies when it wakes.
-run run --design classic --connections 50 --message-interval 20000 --duration 300 --nohz --format json -o "$dir/nohz.json"
+run run --design classic --workload connection-churn --connections 50 --churn-message-interval-ms 20000 --duration 300 --nohz --format json -o "$dir/nohz.json"
 expect_status 0
 python3 - "$dir/nohz.json" <<'PY' || fail "NOHZ report is not what was expected"
 import json, sys
@@ -82,3 +82,37 @@ run run --help
 expect_status 0
 expect_stdout_line '--ksoftirqd-delay-ns'
 expect_stdout_line '--cost-bucket-scan-ns'
+
+# Any workload: a generator by name, a recorded trace, several CPUs.
+run run --workload keepalive --connections 20 --duration 10 --format json -o "$dir/ka.json"
+expect_status 0
+python3 - "$dir/ka.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["workload"]["name"] == "keepalive", r["workload"]
+PY
+run gen --workload tcp-retransmit --connections 50 --duration 20 -o "$dir/tcp.trace"
+expect_status 0
+run run --trace "$dir/tcp.trace" --design classic --format json -o "$dir/replay.json"
+expect_status 0
+python3 - "$dir/replay.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["workload"]["name"] == "trace", r["workload"]
+assert r["total"]["timers"]["fired"] > 0, r["total"]["timers"]
+PY
+run run --cpus 2 --connections 200 --duration 10 --format json -o "$dir/two.json"
+expect_status 0
+python3 - "$dir/two.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["machine"]["cpus"] == 2 and len(r["cpus"]) == 2, r["machine"]
+fired = [c["timers"]["fired"] for c in r["cpus"]]
+assert all(f > 0 for f in fired), fired  # connections are spread over both CPUs
+PY
+printf '# timersim-trace v1 hz=250\n0 arm t1 in=zz\n' > "$dir/bad.trace"
+run run --trace "$dir/bad.trace" -o "$dir/bad.json"
+expect_status 2
+expect_empty_stdout
+[[ $err =~ ^timersim:\ .*/bad.trace:2:\ .*\(in\)$ ]] || fail "expected one FILE:LINE: ... (in) line"
+[[ ! -e $dir/bad.json ]] || fail "a failed run left an output file"
