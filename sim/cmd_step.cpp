@@ -214,7 +214,7 @@ struct TickReport {
 };
 
 // ---------------------------------------------------------------------------
-// One wheel driven tick by tick, like sim/queue_comparison.cpp: tick j sets
+// One wheel driven tick by tick (a ticking CPU without costs): tick j sets
 // jiffies, runs the softirq if the tick raised it, then applies the
 // workload's operations of jiffy j.
 

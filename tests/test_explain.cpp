@@ -1,7 +1,8 @@
 // explain_modern / explain_classic agree with the reference vectors and,
 // more importantly, with what the real queues do with the same timer.
 #include "sim/event_log.hpp"
-#include "sim/queue_comparison.hpp"
+#include "sim/engine_run.hpp"
+#include "workloads/churn_workload.hpp"
 #include "sim/wheel_snapshot.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/explain.hpp"
@@ -156,8 +157,9 @@ TEST_CASE("explain takes the wheel clock apart from jiffies") {
 
 // ---------------------------------------------------------------------------
 // explain agrees with what `timersim compare --events` records for the same
-// timer. The event log is produced in process by run_comparison() (what the
-// CLI runs), written as CSV and parsed back. A row carries jiffies, not the
+// timer. The event log is produced in process by run_machine() for each design
+// (what the CLI runs, one design after the other), written as CSV and parsed
+// back. A row carries jiffies, not the
 // wheel's clock the index was computed from (modern base->clk, classic
 // timer_jiffies; jiffies + 1 after the tick's softirq ran, or forwarded or
 // snapped for an idle wheel). So the log is replayed into a fresh wheel:
@@ -206,12 +208,13 @@ std::vector<LogRow> parse_event_log(const std::string& csv) {
     return rows;
 }
 
-std::string comparison_event_log(const ComparisonConfig& config) {
+std::string comparison_event_log(const MachineConfig& machine, const WorkloadSpec& workload,
+                                 const std::vector<Design>& designs) {
     const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::tmpfile(), &std::fclose);
     REQUIRE(file);
     {
         EventLog log(file.get());
-        run_comparison(config, {}, &log);
+        for (Design d : designs) run_machine(d, machine, workload, {}, &log);
         log.flush();
     }
     std::rewind(file.get());
@@ -298,20 +301,26 @@ Agreement check_rows(Q& wheel, const std::vector<LogRow>& rows, std::string_view
 } // namespace
 
 TEST_CASE("explain agrees with what compare --events records for the same timer") {
-    // timersim compare --design classic,modern --connections 300 --duration 20 --events FILE
-    ComparisonConfig config;
-    config.workload.connections = 300;
-    config.duration_s = 20;
-    config.designs = {Design::classic, Design::modern};
-    const unsigned hz = config.workload.hz;
-    const std::vector<LogRow> rows = parse_event_log(comparison_event_log(config));
+    // timersim compare --design classic,modern --workload connection-churn
+    //     --connections 300 --duration 20 --events FILE
+    MachineConfig machine;
+    machine.hz = 250;
+    machine.ticks = 20 * machine.hz;
+    ConnectionChurnConfig churn;
+    churn.hz = machine.hz;
+    churn.connections = 300;
+    const WorkloadSpec workload{.name = "connection-churn", .description = "churn", .json = "{}",
+                                .factory = churn_workload(churn, machine.ticks, 0)};
+    const unsigned hz = machine.hz;
+    const std::vector<LogRow> rows =
+        parse_event_log(comparison_event_log(machine, workload, {Design::classic, Design::modern}));
     const Jiffies start = initial_jiffies(hz);
 
     ClassicWheel classic(ClassicWheel::Config{.hz = hz, .start_jiffies = start,
                                               .geometry = classic::Geometry::normal(), .slack = std::nullopt});
-    const Agreement c = check_rows(classic, rows, "classic", hz, config.workload.connections);
+    const Agreement c = check_rows(classic, rows, "classic", hz, churn.connections);
     ModernWheel modern(ModernWheel::Config{.hz = hz, .start_jiffies = start});
-    const Agreement m = check_rows(modern, rows, "modern", hz, config.workload.connections);
+    const Agreement m = check_rows(modern, rows, "modern", hz, churn.connections);
     MESSAGE("classic: ", c.checked, " enqueues checked, ", c.ahead, " with timer_jiffies != jiffies; modern: ",
             m.checked, " checked, ", m.ahead, " with clk != jiffies");
     CHECK(c.checked >= 200);
