@@ -8,6 +8,7 @@
 
 #include "test_data_dir.hpp"
 #include "tests/error_corpus.hpp"
+#include "tests/xz_fixture.hpp"
 
 #include <doctest/doctest.h>
 
@@ -89,6 +90,17 @@ TEST_CASE("the kernel's habits import to the same events from every rendering") 
     // trace-cmd report and trace-cmd report -l, with --hz.
     CHECK(import_text(slurp(kData / "ftrace" / "habits-trace-cmd.txt"), 250) == expected);
     CHECK(import_text(slurp(kData / "ftrace" / "habits-trace-cmd-l.txt"), 250) == expected);
+}
+
+TEST_CASE("the real 6.1 capture imports to the same events from its trace-cmd renderings") {
+    // tests/data/kernel/render-trace-cmd made the two renderings from the
+    // capture (trace-cmd report, trace-cmd report -l: no header, 0x
+    // pointers, other columns); HZ comes from --hz there.
+    const std::filesystem::path kernel = kData / "kernel";
+    const std::string expected = import_text(test::read_xz(kernel / "capture-6.1-hz250.trace.xz"));
+    CHECK(expected.size() > 100000); // thousands of events, not an empty import
+    CHECK(import_text(test::read_xz(kernel / "capture-6.1-hz250.trace-cmd.txt.xz"), 250) == expected);
+    CHECK(import_text(test::read_xz(kernel / "capture-6.1-hz250.trace-cmd-l.txt.xz"), 250) == expected);
 }
 
 TEST_CASE("import statistics count the habits, skipped events and lost events") {

@@ -7,6 +7,7 @@
 #include "workloads/trace_error.hpp"
 
 #include "test_data_dir.hpp"
+#include "tests/xz_fixture.hpp"
 
 #include <doctest/doctest.h>
 
@@ -23,18 +24,8 @@ namespace {
 
 const std::filesystem::path kKernel = std::filesystem::path(TEST_DATA_DIR) / "kernel";
 
-// The capture is committed xz-compressed; the test decompresses it with xz.
-std::string read_capture() {
-    const std::string command = "xz -dc -- '" + (kKernel / "capture-6.1-hz250.trace.xz").string() + "'";
-    std::FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::string text;
-    char buffer[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) text.append(buffer, n);
-    REQUIRE(::pclose(pipe) == 0);
-    return text;
-}
+// The capture is committed xz-compressed.
+std::string read_capture() { return test::read_xz(kKernel / "capture-6.1-hz250.trace.xz"); }
 
 std::string slurp(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
