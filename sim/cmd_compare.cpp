@@ -79,16 +79,10 @@ int run_compare(std::span<const std::string> args) {
 
     const std::vector<Design> designs = parse_designs((*vm)["design"].as<std::string>());
     MachineConfig machine = machine_config(*vm);
-    std::optional<std::uint64_t> length = run_length_option(*vm, machine.hz);
-    const auto default_ticks = [&] { return static_cast<std::uint64_t>(kDefaultDurationS * machine.hz); };
-    WorkloadChoice workload = workload_choice(*vm, machine.hz, length.value_or(default_ticks()));
-    if (workload.clock) {
-        // A trace fixes the clock: its HZ and its start jiffies.
-        machine.hz = workload.clock->hz;
-        machine.start_jiffies = workload.clock->start_jiffies;
-        length = run_length_option(*vm, machine.hz);
-    }
-    machine.ticks = length.value_or(workload.natural_ticks.value_or(default_ticks()));
+    WorkloadChoice workload = workload_choice(
+        *vm, machine.hz,
+        run_length_option(*vm, machine.hz).value_or(static_cast<std::uint64_t>(kDefaultDurationS * machine.hz)));
+    fit_machine_to_workload(machine, workload, *vm, kDefaultDurationS);
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
     unsigned jobs = (*vm)["jobs"].as<unsigned>();
     if (jobs > 1024) throw UsageError(fmt::format("--jobs: must be 0..1024, got {}", jobs));

@@ -59,18 +59,13 @@ int run_gen(std::span<const std::string> args) {
     const std::string output = (*vm)["output"].as<std::string>();
     const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
     MachineConfig config = machine_config(*vm);
-    std::optional<std::uint64_t> length = run_length_option(*vm, config.hz);
     const std::uint64_t default_ticks = static_cast<std::uint64_t>(kDefaultDurationS * config.hz);
 
     try {
-        WorkloadChoice choice = workload_choice(*vm, config.hz, length.value_or(default_ticks));
-        if (choice.clock) {
-            // A trace being re-recorded fixes the clock.
-            config.hz = choice.clock->hz;
-            config.start_jiffies = choice.clock->start_jiffies;
-            length = run_length_option(*vm, config.hz);
-        }
-        config.ticks = length ? *length : choice.natural_ticks.value_or(default_ticks);
+        WorkloadChoice choice =
+            workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(default_ticks));
+        // A trace being re-recorded fixes the clock (and its CPUs).
+        fit_machine_to_workload(config, choice, *vm, kDefaultDurationS);
         const TraceHeader header{.hz = config.hz,
                                  .start_jiffies = config.start_jiffies.value_or(initial_jiffies(config.hz))};
 

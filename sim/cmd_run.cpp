@@ -56,16 +56,8 @@ int run_run(std::span<const std::string> args) {
 
     MachineConfig config = machine_config(*vm);
     const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
-    std::optional<std::uint64_t> length = run_length_option(*vm, config.hz);
-    const auto default_ticks = [&] { return 60ull * config.hz; };
-    const WorkloadChoice workload = workload_choice(*vm, config.hz, length.value_or(default_ticks()));
-    if (workload.clock) {
-        // A trace fixes the clock: its HZ and its start jiffies.
-        config.hz = workload.clock->hz;
-        config.start_jiffies = workload.clock->start_jiffies;
-        length = run_length_option(*vm, config.hz);
-    }
-    config.ticks = length.value_or(workload.natural_ticks.value_or(default_ticks()));
+    const WorkloadChoice workload = workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(60ull * config.hz));
+    fit_machine_to_workload(config, workload, *vm, 60);
     const std::string format = choice_option(*vm, "format", {"text", "json"});
 
     RunResult result;

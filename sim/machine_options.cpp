@@ -33,7 +33,6 @@ const std::array<CostOption, 8> kCostOptions{{
 
 // More CPUs than this is not a plausible timer-base count for one machine
 // model (and would only make a typo expensive).
-constexpr unsigned kMaxCpus = 256;
 constexpr std::uint64_t kMaxTicks = 1'000'000'000ull;
 
 } // namespace
@@ -66,8 +65,8 @@ MachineConfig machine_config(const po::variables_map& vm) {
     MachineConfig config;
     config.hz = hz_option(vm);
     config.cpus = vm["cpus"].as<unsigned>();
-    if (config.cpus < 1 || config.cpus > kMaxCpus)
-        throw UsageError(fmt::format("--cpus: must be 1..{}, got {}", kMaxCpus, config.cpus));
+    if (config.cpus < 1 || config.cpus > kMaxMachineCpus)
+        throw UsageError(fmt::format("--cpus: must be 1..{}, got {}", kMaxMachineCpus, config.cpus));
     config.nohz_idle = vm["nohz"].as<bool>();
     config.ksoftirqd_delay_ns = vm["ksoftirqd-delay-ns"].as<std::uint64_t>();
     if (config.ksoftirqd_delay_ns > 10'000'000'000ull)

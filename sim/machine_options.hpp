@@ -14,6 +14,9 @@
 
 namespace timersim::cli {
 
+// --cpus accepts 1..kMaxMachineCpus.
+inline constexpr unsigned kMaxMachineCpus = 256;
+
 // Adds --hz, --duration, --ticks, --cpus, --nohz, --ksoftirqd-delay-ns,
 // --tick-jitter-ns, --jitter-seed, --max-expiries-per-softirq, --slack,
 // --base-small, --zero-cost and one --cost-<what>-ns per CostModel field.

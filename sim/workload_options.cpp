@@ -1,5 +1,7 @@
 #include "sim/workload_options.hpp"
 
+#include "sim/machine_options.hpp"
+
 #include "sim/cli.hpp"
 #include "workloads/generator_catalog.hpp"
 #include "workloads/trace_error.hpp"
@@ -309,6 +311,7 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
                                    summary.header.start_jiffies, summary.cpus);
     choice.spec.factory = trace_replay(path, kind, summary.header);
     choice.clock = summary.header;
+    choice.cpus = summary.cpus;
     // Time after the last event for the timers it armed to fire: TCP_RTO_MAX
     // (120 s), enough for retransmit and TIME_WAIT timers.
     choice.natural_ticks = ticks_at(summary.header.hz, summary.last_event_ns) + 120ull * summary.header.hz;
@@ -396,6 +399,24 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz, std::ui
     choice.spec.json = params_json(parts, params, list);
     choice.spec.factory = workload_list_factory(list, params, ticks, hz, after_tick_ns);
     return choice;
+}
+
+void fit_machine_to_workload(MachineConfig& machine, const WorkloadChoice& choice, const po::variables_map& vm,
+                             double default_duration_s) {
+    if (choice.clock) {
+        machine.hz = choice.clock->hz;
+        machine.start_jiffies = choice.clock->start_jiffies;
+    }
+    // A trace recorded on N CPUs replays on N unless the user says otherwise.
+    if (choice.cpus > machine.cpus && vm["cpus"].defaulted()) {
+        if (choice.cpus > kMaxMachineCpus)
+            throw UsageError(fmt::format("--cpus: the trace uses {} CPUs, more than the {} the machine can have",
+                                         choice.cpus, kMaxMachineCpus));
+        machine.cpus = choice.cpus;
+    }
+    machine.ticks = run_length_option(vm, machine.hz)
+                        .value_or(choice.natural_ticks.value_or(
+                            static_cast<std::uint64_t>(default_duration_s * machine.hz)));
 }
 
 } // namespace timersim::cli

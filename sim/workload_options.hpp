@@ -3,6 +3,7 @@
 // or `--trace FILE` / `--ftrace FILE` to replay a recorded or kernel trace.
 #pragma once
 
+#include "sim/engine_run.hpp"
 #include "sim/workload.hpp"
 #include "workloads/trace_event.hpp"
 
@@ -27,11 +28,20 @@ struct WorkloadChoice {
     // a trace's last event plus time for its timers to drain; nullopt for
     // generators (the command's default applies).
     std::optional<std::uint64_t> natural_ticks;
+    // A trace's CPUs (highest cpu= + 1); 0 for generators.
+    unsigned cpus = 0;
 };
 
 // Validates the options (UsageError with the option's name on bad values;
 // a trace's own errors as FILE:LINE: what (field)). `hz` is the machine's HZ
 // from --hz, `ticks` the run length (generators stop scheduling after it).
 WorkloadChoice workload_choice(const boost::program_options::variables_map& vm, unsigned hz, std::uint64_t ticks);
+
+// Fits the machine to the chosen workload: a trace's HZ and start jiffies,
+// and its CPUs unless --cpus was given; then the run length: --duration or
+// --ticks at the final HZ, else the workload's natural length, else
+// `default_duration_s`.
+void fit_machine_to_workload(MachineConfig& machine, const WorkloadChoice& choice,
+                             const boost::program_options::variables_map& vm, double default_duration_s);
 
 } // namespace timersim::cli

@@ -116,3 +116,17 @@ expect_status 2
 expect_empty_stdout
 [[ $err =~ ^timersim:\ .*/bad.trace:2:\ .*\(in\)$ ]] || fail "expected one FILE:LINE: ... (in) line"
 [[ ! -e $dir/bad.json ]] || fail "a failed run left an output file"
+
+# A kernel trace replays directly, on as many CPUs as it names (unless --cpus says otherwise).
+data=$(cd "$(dirname -- "${BASH_SOURCE[0]}")/../data" && pwd)
+run run --ftrace "$data/kernel/small-6.1-hz250.txt" --format json -o "$dir/kernel.json"
+expect_status 0
+python3 - "$dir/kernel.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["workload"]["name"] == "ftrace" and r["machine"]["cpus"] == 2, (r["workload"], r["machine"])
+assert r["machine"]["hz"] == 250 and r["total"]["timers"]["fired"] > 0, r["total"]["timers"]
+PY
+run run --ftrace "$data/kernel/small-6.1-hz250.txt" --cpus 1
+expect_status 2
+[[ $err == *"small-6.1-hz250.txt:"*"(cpu)" ]] || fail "expected the FILE:LINE: ... (cpu) error"
