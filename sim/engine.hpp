@@ -499,6 +499,8 @@ private:
     // handle_softirqs(): starts at start_ns and runs to its first stop.
     void start_run(CpuState& c, SoftirqContext context, std::uint64_t start_ns);
     void start_pass(CpuState& c);
+    // One expiry step of the queue's softirq pass (resume: of the paused one).
+    void queue_step(CpuState& c, bool resume);
     // After the queue stopped (at an expiry or at the pass's end).
     void after_queue_step(CpuState& c);
     // The running softirq goes on from where it stopped (its clock has come).
@@ -793,19 +795,27 @@ void Engine<Q>::start_pass(CpuState& c) {
         charge(c, config_.costs.softirq_entry_ns);
         const std::uint32_t bound = config_.max_expiries_per_softirq;
         if (bound == 0 || c.run_expiries < bound) {
-            sync(c);
-            c.has_fired = false;
-            c.queue->run_softirq(
-                [&c](const FiredTimer& f) {
-                    c.fired = f;
-                    c.has_fired = true;
-                },
-                1);
-            after_queue_step(c);
+            queue_step(c, false);
             return;
         }
     }
     c.phase = Phase::pass_end;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::queue_step(CpuState& c, bool resume) {
+    // One expiry of the queue's pass: start it, or go on with the paused one.
+    sync(c);
+    c.has_fired = false;
+    const auto take = [&c](const FiredTimer& f) {
+        c.fired = f;
+        c.has_fired = true;
+    };
+    if (resume)
+        c.queue->resume_softirq(take, 1);
+    else
+        c.queue->run_softirq(take, 1);
+    after_queue_step(c);
 }
 
 template <TimerQueue Q>
@@ -833,15 +843,7 @@ void Engine<Q>::softirq_step(CpuState& c) {
             c.phase = Phase::pass_end;
             return;
         }
-        sync(c);
-        c.has_fired = false;
-        c.queue->resume_softirq(
-            [&c](const FiredTimer& f) {
-                c.fired = f;
-                c.has_fired = true;
-            },
-            1);
-        after_queue_step(c);
+        queue_step(c, true);
         return;
     }
     // The pass has ended and the ticks up to its end have come.

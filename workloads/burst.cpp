@@ -48,7 +48,7 @@ private:
 } // namespace
 
 WorkloadFactory burst_workload(const BurstConfig& config, std::uint64_t ticks) {
-    return [=](Sim& sim) -> std::unique_ptr<Workload> { return std::make_unique<Burst>(config, sim, ticks); };
+    return gen::factory_of<Burst>(config, ticks);
 }
 
 } // namespace timersim

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 
 namespace timersim::gen {
 
@@ -52,5 +53,12 @@ struct RunEnd {
         return true;
     }
 };
+
+// The factory of a generator whose workload class W is built as
+// W(config, sim, ticks): what each generator's *_workload() returns.
+template <class W, class Config>
+WorkloadFactory factory_of(const Config& config, std::uint64_t ticks) {
+    return [=](Sim& sim) -> std::unique_ptr<Workload> { return std::make_unique<W>(config, sim, ticks); };
+}
 
 } // namespace timersim::gen

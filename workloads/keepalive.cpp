@@ -129,7 +129,7 @@ private:
 } // namespace
 
 WorkloadFactory keepalive_workload(const KeepaliveConfig& config, std::uint64_t ticks) {
-    return [=](Sim& sim) -> std::unique_ptr<Workload> { return std::make_unique<Keepalive>(config, sim, ticks); };
+    return gen::factory_of<Keepalive>(config, ticks);
 }
 
 } // namespace timersim

@@ -88,7 +88,7 @@ private:
 } // namespace
 
 WorkloadFactory socket_timeouts_workload(const SocketTimeoutsConfig& config, std::uint64_t ticks) {
-    return [=](Sim& sim) -> std::unique_ptr<Workload> { return std::make_unique<SocketTimeouts>(config, sim, ticks); };
+    return gen::factory_of<SocketTimeouts>(config, ticks);
 }
 
 } // namespace timersim

@@ -194,7 +194,7 @@ private:
 } // namespace
 
 WorkloadFactory tcp_retransmit_workload(const TcpRetransmitConfig& config, std::uint64_t ticks) {
-    return [=](Sim& sim) -> std::unique_ptr<Workload> { return std::make_unique<TcpRetransmit>(config, sim, ticks); };
+    return gen::factory_of<TcpRetransmit>(config, ticks);
 }
 
 } // namespace timersim

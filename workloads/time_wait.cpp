@@ -84,7 +84,7 @@ private:
 } // namespace
 
 WorkloadFactory time_wait_workload(const TimeWaitConfig& config, std::uint64_t ticks) {
-    return [=](Sim& sim) -> std::unique_ptr<Workload> { return std::make_unique<TimeWait>(config, sim, ticks); };
+    return gen::factory_of<TimeWait>(config, ticks);
 }
 
 } // namespace timersim

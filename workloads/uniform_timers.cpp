@@ -59,7 +59,7 @@ private:
 } // namespace
 
 WorkloadFactory uniform_workload(const UniformConfig& config, std::uint64_t ticks) {
-    return [=](Sim& sim) -> std::unique_ptr<Workload> { return std::make_unique<Uniform>(config, sim, ticks); };
+    return gen::factory_of<Uniform>(config, ticks);
 }
 
 } // namespace timersim
