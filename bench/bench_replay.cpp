@@ -18,10 +18,10 @@
 // and one in ten fires comes back as a callback block (cb=) re-arming its
 // own timer, as a retransmit does.
 #include "bench/cpu_clock.hpp"
-#include "sim/engine_run.hpp"
-#include "workloads/trace_reader.hpp"
-#include "workloads/trace_replay.hpp"
-#include "workloads/trace_writer.hpp"
+#include "sim/machine/engine_run.hpp"
+#include "workloads/traces/trace_reader.hpp"
+#include "workloads/traces/trace_replay.hpp"
+#include "workloads/traces/trace_writer.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>

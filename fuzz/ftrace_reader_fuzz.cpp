@@ -3,9 +3,9 @@
 //   * every error is a TraceError whose what() is one line "fuzz:LINE: ... (field)";
 //   * the importer's events are in time order and always writable as a trace v1
 //     that TraceReader reads back without error, event for event (cb= included).
-#include "workloads/ftrace_reader.hpp"
-#include "workloads/trace_reader.hpp"
-#include "workloads/trace_writer.hpp"
+#include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/trace_reader.hpp"
+#include "workloads/traces/trace_writer.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -3,8 +3,8 @@
 //   * every error is a TraceError whose what() is one line "fuzz:LINE: ... (field)";
 //   * events come in non-decreasing time with dense ids below timer_count();
 //   * whatever was read writes back (TraceWriter) and reads back as the same events.
-#include "workloads/trace_reader.hpp"
-#include "workloads/trace_writer.hpp"
+#include "workloads/traces/trace_reader.hpp"
+#include "workloads/traces/trace_writer.hpp"
 
 #include <cstdint>
 #include <cstdlib>

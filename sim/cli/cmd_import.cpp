@@ -1,0 +1,127 @@
+// timersim import: converts a kernel timer trace (ftrace text, as read from
+// /sys/kernel/tracing/trace or printed by `trace-cmd report`) into a timersim
+// trace v1 (docs/trace-format.md).
+#include "sim/cli/atomic_file.hpp"
+#include "sim/cli/cli.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/cli/common_options.hpp"
+#include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/trace_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+namespace timersim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct FileCloser {
+    void operator()(std::FILE* f) const noexcept { std::fclose(f); }
+};
+
+std::string format_summary(const std::string& input, const std::string& output, const TraceHeader& header,
+                           std::uint64_t written, const FtraceReader& reader, const FtraceImporter& importer) {
+    const FtraceImportStats& s = importer.stats();
+    const FtraceReaderStats& r = reader.stats();
+    std::string out = fmt::format(
+        "{}: {} events for {} timers (hz={} start_jiffies={}) from {} timer lines of {}\n"
+        "  arm {}, modify {} ({} cancel+start pairs), cancel {}; {} expiries",
+        output, written, s.timers, header.hz, header.start_jiffies, r.timer_events, input, s.arms, s.modifies,
+        s.requeues, s.cancels, s.expiries);
+    if (s.dropped_cancels) out += fmt::format("; {} cancels of timers armed before the trace dropped", s.dropped_cancels);
+    if (s.anomalies) out += fmt::format("; {} starts or expiries without their cancel (lost events?)", s.anomalies);
+    out += fmt::format("; {} inside callbacks (cb=)", s.callback_events);
+    if (s.unconfirmed_callbacks)
+        out += fmt::format(" ({} callbacks without timer_expire_exit: their events have no cb=)",
+                           s.unconfirmed_callbacks);
+    out += '\n';
+    if (r.lost_event_markers)
+        out += fmt::format("  warning: the trace lost events ({} markers, {} events)\n", r.lost_event_markers,
+                           r.lost_events);
+    if (r.other_events) {
+        out += fmt::format("  skipped {} other events:", r.other_events);
+        for (const auto& [name, count] : r.other_by_name) out += fmt::format(" {} {},", name, count);
+        out.back() = '\n';
+    }
+    return out;
+}
+
+} // namespace
+
+int run_import(std::span<const std::string> args) {
+    po::options_description options("Options");
+    options.add_options()
+        ("input", po::value<std::string>()->required(), "ftrace text to convert (the positional FILE)")
+        ("output,o", po::value<std::string>()->required(), "write the trace v1 to FILE (atomically)")
+        ("hz", po::value<unsigned>(), "the traced kernel's CONFIG_HZ (1..10000); needed unless FILE has a line '# hz=N' before its first event");
+    po::positional_options_description positional;
+    positional.add("input", 1);
+    const auto vm = parse_command_line(
+        args, options,
+        {
+            .usage = "timersim import FILE -o OUT [--hz H]",
+            .description =
+                "Convert a kernel timer trace into a timersim trace (format v1, docs/trace-format.md).\n"
+                "FILE is ftrace text: /sys/kernel/tracing/trace, or the output of `trace-cmd report`\n"
+                "(with or without -l), with the timer:timer_* events. Other events are skipped and\n"
+                "counted. An expiry's timer_cancel + timer_expire_entry gives no event; mod_timer()'s\n"
+                "timer_cancel + timer_start gives one modify. Times become ns from the first event;\n"
+                "start_jiffies comes from the first event that shows jiffies.",
+            .examples = "timersim import trace.txt -o run.trace --hz 250\n"
+                        "trace-cmd report > report.txt && timersim import report.txt -o run.trace --hz 1000",
+        },
+        positional);
+    if (!vm) return kExitOk;
+
+    const std::string input = (*vm)["input"].as<std::string>();
+    const std::string output = (*vm)["output"].as<std::string>();
+    std::optional<unsigned> hz;
+    if (vm->count("hz")) hz = hz_option(*vm);
+
+    const std::unique_ptr<std::FILE, FileCloser> in(std::fopen(input.c_str(), "rb"));
+    if (!in) throw UsageError(fmt::format("{}: cannot open ({})", input, std::strerror(errno)));
+
+    try {
+        FtraceReader reader(in.get(), input, hz);
+        FtraceImporter importer(reader);
+        std::optional<AtomicOutputFile> file;
+        std::optional<TraceWriter> writer;
+        const auto open_output = [&] {
+            file.emplace(output);
+            writer.emplace(file->get(), importer.header(), fmt::format("imported from {} by timersim import", input));
+        };
+        // The writer's own errors do not know the file's name.
+        const auto naming_output = [&](auto&& write) {
+            try {
+                write();
+            } catch (const std::runtime_error& e) {
+                throw std::runtime_error(fmt::format("{}: {} ({})", output, e.what(), std::strerror(errno)));
+            }
+        };
+        TraceEvent event;
+        while (importer.next(event)) {
+            if (!writer) open_output();
+            naming_output([&] { writer->write(event); });
+        }
+        if (!writer) open_output();
+        naming_output([&] { writer->flush(); });
+        if (std::ferror(in.get())) throw std::runtime_error(fmt::format("{}: read error", input));
+        file->commit();
+        fmt::print("{}", format_summary(input, output, importer.header(), writer->events(), reader, importer));
+    } catch (const TraceError& e) {
+        // Bad input: exactly one line, no hint (the file is at fault, not the command line).
+        fmt::print(stderr, "timersim: {}\n", e.what());
+        return kExitUsage;
+    }
+    return kExitOk;
+}
+
+} // namespace timersim::cli

@@ -1,0 +1,102 @@
+#include "sim/cli/cli.hpp"
+#include "sim/cli/common_options.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/report/format_time.hpp"
+#include "wheel/classic_levels.hpp"
+#include "wheel/modern_levels.hpp"
+
+#include <fmt/core.h>
+
+namespace timersim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::string modern_table(unsigned hz) {
+    using namespace modern;
+    const unsigned depth = depth_for_hz(hz);
+    std::string out = fmt::format(
+        "Modern wheel (Linux 4.8+, as in 6.1 kernel/time/timer.c) at HZ={}: {} levels of {} buckets,\n"
+        "granularity x8 per level; a timer is placed once by delta = expires - clk and rounded up.\n\n",
+        hz, depth, kLevelSize);
+    out += fmt::format("{:>5} {:>6}  {:<28}  {:<28}  {}\n", "Level", "Offset", "Granularity",
+                       "Delta range (jiffies)", "Range (time)");
+    for (unsigned level = 0; level < depth; ++level) {
+        const Jiffies gran = level_granularity(level);
+        const Jiffies lo = level_start(level);
+        const bool last = level + 1 == depth;
+        const Jiffies hi = last ? timeout_cutoff(depth) - 1 : level_start(level + 1) - 1;
+        out += fmt::format("{:>5} {:>6}  {:<28}  {:<28}  {} .. {}{}\n", level, level_offset(level),
+                           fmt::format("{} ({})", jiffies_word(gran), format_jiffies_as_time(gran, hz)),
+                           fmt::format("{} .. {}", lo, hi), format_jiffies_as_time(lo, hz),
+                           format_jiffies_as_time(hi, hz), last ? " (+ clamped)" : "");
+    }
+    out += fmt::format(
+        "\nA timer at level L fires 1 .. 8^L jiffies after its expiry (exactly 1 at level 0; at most\n"
+        "12.7% of its delta above level 0). Deltas >= WHEEL_TIMEOUT_CUTOFF = {} jiffies ({}) are\n"
+        "clamped to clk + WHEEL_TIMEOUT_MAX = {} jiffies ({}) and fire early. Expiries in the past\n"
+        "go to level 0 bucket clk & 63 and fire at the next softirq.\n",
+        timeout_cutoff(depth), format_jiffies_as_time(timeout_cutoff(depth), hz), timeout_max(depth),
+        format_jiffies_as_time(timeout_max(depth), hz));
+    return out;
+}
+
+std::string classic_table(unsigned hz, const classic::Geometry& g, bool small) {
+    std::string out = fmt::format(
+        "Classic wheel (Linux <= 4.7 kernel/time/timer.c{}) at HZ={}: tv1 of {} slots, tv2..tv5 of {};\n"
+        "a timer is placed by d = expires - timer_jiffies and cascaded down as that shrinks, so it\n"
+        "always fires at exactly its expiry.\n\n",
+        small ? ", CONFIG_BASE_SMALL" : "", hz, g.tvr_size(), g.tvn_size());
+    out += fmt::format("{:>5} {:>5}  {:<26}  {:<30}  {:<22}  {}\n", "Array", "Slots", "Slot width", "Delta range (jiffies)",
+                       "Range (time)", "Cascaded when T is a multiple of");
+    for (unsigned array = 1; array <= classic::kArrays; ++array) {
+        const Jiffies width = Jiffies{1} << g.shift(array);
+        const Jiffies lo = array == 1 ? 0 : g.range_end(array - 1);
+        const Jiffies hi = array == classic::kArrays ? g.max_tval() : g.range_end(array) - 1;
+        out += fmt::format("{:>5} {:>5}  {:<26}  {:<30}  {:<22}  {}\n", fmt::format("tv{}", array), g.slots(array),
+                           fmt::format("{} ({})", jiffies_word(width), format_jiffies_as_time(width, hz)),
+                           fmt::format("{} .. {}", lo, hi),
+                           fmt::format("{} .. {}", format_jiffies_as_time(lo, hz), format_jiffies_as_time(hi, hz)),
+                           array == 1 ? std::string("- (one slot runs per jiffy)")
+                                      : fmt::format("{} ({})", width, format_jiffies_as_time(width, hz)));
+    }
+    out += fmt::format(
+        "\nMAX_TVAL = {} jiffies ({}): a longer delta is placed as if it were MAX_TVAL and laps tv5,\n"
+        "still firing exactly. mod_timer() adds slack first (default: delay/256 for delays >= 256\n"
+        "jiffies, rounded to the most trailing zero bits).\n",
+        g.max_tval(), format_jiffies_as_time(g.max_tval(), hz));
+    return out;
+}
+
+} // namespace
+
+int run_levels(std::span<const std::string> args) {
+    po::options_description options("Options");
+    add_hz_option(options);
+    options.add_options()
+        ("design", po::value<std::string>()->default_value("both"), "modern, classic or both")
+        ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (64-slot tv1, 16-slot tv2..tv5)");
+    const auto vm = parse_command_line(
+        args, options,
+        {
+            .usage = "timersim levels [options]",
+            .description = "Print each wheel's levels: bucket offset, granularity and the range of\n"
+                           "timeouts it holds, in jiffies and in time at the chosen HZ.",
+            .examples = "timersim levels\ntimersim levels --hz 1000 --design modern\n"
+                        "timersim levels --hz 100 --design classic --base-small",
+        });
+    if (!vm) return kExitOk;
+    const unsigned hz = hz_option(*vm);
+    const std::string design = choice_option(*vm, "design", {"modern", "classic", "both"});
+    const bool small = (*vm)["base-small"].as<bool>();
+    std::string out;
+    if (design != "classic") out += modern_table(hz);
+    if (design == "both") out += "\n";
+    if (design != "modern")
+        out += classic_table(hz, geometry_option(*vm), small);
+    fmt::print("{}", out);
+    return kExitOk;
+}
+
+} // namespace timersim::cli

@@ -1,0 +1,54 @@
+#include "sim/cli/common_options.hpp"
+
+#include "sim/cli/cli.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace timersim::cli {
+
+namespace po = boost::program_options;
+
+void add_hz_option(po::options_description& options) {
+    options.add_options()("hz", po::value<unsigned>()->default_value(250),
+                          "timer frequency CONFIG_HZ (1..10000; the kernel offers 100, 250, 300, 1000)");
+}
+
+void add_classic_options(po::options_description& options) {
+    options.add_options()
+        ("slack", po::value<std::string>()->default_value("default"),
+         "classic wheel timer slack in mod_timer(): default (delay/256, as 4.x), off, or N jiffies")
+        ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (64-slot tv1, 16-slot tv2..tv5)");
+}
+
+unsigned hz_option(const po::variables_map& vm) {
+    const unsigned hz = vm["hz"].as<unsigned>();
+    if (hz < 1 || hz > 10000) throw UsageError(fmt::format("--hz: must be 1..10000, got {}", hz));
+    return hz;
+}
+
+std::optional<std::int64_t> slack_option(const po::variables_map& vm) {
+    const std::string s = vm["slack"].as<std::string>();
+    if (s == "off") return std::nullopt;
+    if (s == "default") return -1;
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || end != s.data() + s.size() || v < 0 || v > (std::int64_t{1} << 32))
+        throw UsageError(fmt::format("--slack: expected off, default or a number of jiffies 0..2^32, got '{}'", s));
+    return v;
+}
+
+classic::Geometry geometry_option(const po::variables_map& vm) {
+    return vm["base-small"].as<bool>() ? classic::Geometry::base_small() : classic::Geometry::normal();
+}
+
+std::string choice_option(const po::variables_map& vm, std::string_view name,
+                          std::initializer_list<std::string_view> choices) {
+    const std::string value = vm[std::string(name)].as<std::string>();
+    for (std::string_view c : choices)
+        if (value == c) return value;
+    throw UsageError(fmt::format("--{}: expected {}, got '{}'", name, fmt::join(choices, ", "), value));
+}
+
+} // namespace timersim::cli

@@ -1,0 +1,47 @@
+// The workload options every workload-running command shares (run, compare,
+// gen, step): `--workload NAME[,NAME...]` with the generators' parameters,
+// or `--trace FILE` / `--ftrace FILE` to replay a recorded or kernel trace.
+#pragma once
+
+#include "sim/machine/engine_run.hpp"
+#include "workloads/workload.hpp"
+#include "workloads/traces/trace_event.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <cstdint>
+#include <optional>
+
+namespace timersim::cli {
+
+// Adds --workload, every generator parameter, --trace and --ftrace.
+// `default_workload` is what --workload means when not given.
+void add_workload_options(boost::program_options::options_description& options,
+                          const char* default_workload = "tcp-retransmit,socket-timeouts");
+
+struct WorkloadChoice {
+    WorkloadSpec spec;
+    // A trace fixes the machine's clock (its HZ and start jiffies); a
+    // generator leaves it to --hz.
+    std::optional<TraceHeader> clock;
+    // How long the workload wants to run when the user gives no duration:
+    // a trace's last event plus time for its timers to drain; nullopt for
+    // generators (the command's default applies).
+    std::optional<std::uint64_t> natural_ticks;
+    // A trace's CPUs (highest cpu= + 1); 0 for generators.
+    unsigned cpus = 0;
+};
+
+// Validates the options (UsageError with the option's name on bad values;
+// a trace's own errors as FILE:LINE: what (field)). `hz` is the machine's HZ
+// from --hz, `ticks` the run length (generators stop scheduling after it).
+WorkloadChoice workload_choice(const boost::program_options::variables_map& vm, unsigned hz, std::uint64_t ticks);
+
+// Fits the machine to the chosen workload: a trace's HZ and start jiffies,
+// and its CPUs unless --cpus was given; then the run length: --duration or
+// --ticks at the final HZ, else the workload's natural length, else
+// `default_duration_s`.
+void fit_machine_to_workload(MachineConfig& machine, const WorkloadChoice& choice,
+                             const boost::program_options::variables_map& vm, double default_duration_s);
+
+} // namespace timersim::cli

@@ -1,0 +1,31 @@
+// A comparison: one workload on the same simulated machine, once per timer
+// queue (`timersim compare`). Each design gets a fresh machine and a fresh
+// instance of the workload, so all of them see the same operations at the
+// same simulated times; only the queue differs.
+#pragma once
+
+#include "sim/machine/design.hpp"
+#include "sim/machine/engine_run.hpp"
+#include "sim/machine/event_log.hpp"
+#include "workloads/workload.hpp"
+
+#include <span>
+#include <vector>
+
+namespace timersim {
+
+struct Comparison {
+    std::vector<RunResult> runs; // one per design, in the order asked for
+};
+
+// Runs `workload` on `machine` for each design, up to `jobs` designs at a
+// time on their own threads (the results do not depend on it). Throws
+// std::invalid_argument for no design, a design given twice, or a machine
+// the engine cannot run. With `events`, every design's enqueues, fires and
+// cancels are logged (designs one after the other, each in time order; the
+// designs then run one at a time).
+Comparison compare_designs(std::span<const Design> designs, const MachineConfig& machine,
+                           const WorkloadSpec& workload, const ProgressFn& progress = {},
+                           EventLog* events = nullptr, unsigned jobs = 1);
+
+} // namespace timersim

@@ -1,0 +1,78 @@
+// A run of the simulated machine: one design, any workload, the engine of
+// sim/engine.hpp; and its text and JSON reports (`timersim run`; `compare`
+// runs one per design).
+#pragma once
+
+#include "sim/machine/design.hpp"
+#include "sim/machine/engine.hpp"
+#include "sim/machine/event_log.hpp"
+#include "workloads/workload.hpp"
+#include "wheel/classic_levels.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace timersim {
+
+// Progress callback: fraction of the work done, in [0, 1].
+using ProgressFn = std::function<void(double)>;
+
+struct MachineConfig {
+    unsigned hz = 250;
+    std::optional<Jiffies> start_jiffies; // default: initial_jiffies(hz)
+    unsigned cpus = 1;                    // 1..kMaxMachineCpus, each with its own timer base
+    std::uint64_t ticks = 30000;
+    CostModel costs{};
+    std::uint64_t ksoftirqd_delay_ns = kDefaultKsoftirqdDelayNs;
+    std::uint64_t tick_jitter_ns = 0;
+    std::uint64_t jitter_seed = 1;
+    bool nohz_idle = false;
+    // Expiries one softirq run (handle_softirqs(), all its passes) may
+    // process before it leaves the rest for the next run (the seeds' "drain
+    // a bounded number per tick"); 0: no bound, as in the kernel.
+    std::uint32_t max_expiries_per_softirq = 0;
+    std::optional<std::int64_t> classic_slack = -1; // nullopt: off; -1: kernel default; N: fixed
+    classic::Geometry classic_geometry = classic::Geometry::normal();
+    // Softirq cost over time is summed per window of this many ticks (0:
+    // chosen so that a run has at most 2000 windows; given, at most 1e6).
+    std::uint64_t series_window_ticks = 0;
+};
+
+inline constexpr unsigned kMaxMachineCpus = 4096;
+inline constexpr std::size_t kDefaultSeriesWindows = 2000;
+
+struct RunResult {
+    Design design = Design::modern;
+    MachineConfig config;
+    std::string workload_name;
+    std::string workload_description;
+    std::string workload_json;
+    Jiffies start_jiffies = 0;
+    std::uint64_t end_ns = 0; // simulated time at the end of the run
+    std::size_t bytes_per_timer = 0;        // the queue's node (what the design costs)
+    std::size_t engine_bytes_per_timer = 0; // the simulator's own record of a timer, on top
+    std::vector<CpuMetrics> per_cpu;
+    CpuMetrics total; // all CPUs together (CpuMetrics::merge)
+    // Softirq cost over time: window w holds the softirq runs started by
+    // ticks w*W+1 .. (w+1)*W (W = series_window_ticks); ceil(ticks / W)
+    // windows, work started after the last tick in the last one. Sums over
+    // the series equal total.softirq_work_ns, total.counters.cascade_moves
+    // and total.counters.expired; the largest max_softirq_ns is
+    // total.max_softirq_ns.
+    std::uint64_t series_window_ticks = 0;
+    std::vector<SeriesPoint> series;
+};
+
+// Throws std::invalid_argument for a configuration the engine cannot run.
+// With `events`, every enqueue, fire and cancel is logged (Engine::
+// set_event_log(), design column to_string(design)); the caller flushes it.
+RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
+                      const ProgressFn& progress = {}, EventLog* events = nullptr);
+
+std::string format_run_text(const RunResult& result);
+std::string format_run_json(const RunResult& result);
+
+} // namespace timersim

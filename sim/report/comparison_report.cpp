@@ -1,0 +1,647 @@
+#include "sim/report/comparison_report.hpp"
+
+#include "sim/report/format_time.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace timersim {
+
+namespace {
+
+constexpr std::array<double, 5> kPercentiles{50, 90, 99, 99.9, 100};
+
+std::string percentile_name(double p) {
+    if (p == 100) return "max";
+    return fmt::format("p{}", p);
+}
+
+// ---------------------------------------------------------------------------
+// What every output format says about one design, computed once so the text,
+// the JSON, the CSV and the verdict cannot disagree.
+
+struct Summary {
+    const RunResult* run = nullptr;
+    const CpuMetrics* m = nullptr;
+    Design design = Design::modern;
+    unsigned hz = 250;
+    std::uint64_t cpu_ticks = 0;          // jiffies elapsed on each CPU, summed over CPUs
+    std::uint64_t softirq_runs = 0;       // handle_softirqs() runs that ran TIMER_SOFTIRQ
+    double softirq_mean_per_tick_ns = 0;  // softirq time / cpu_ticks
+    std::int64_t softirq_p99_per_tick_ns = 0;
+    std::uint64_t max_stall_ns = 0;       // the longest softirq run
+    std::uint64_t cascade_ns = 0;         // cascade moves at the cost model's price
+    std::uint64_t peak_pending = 0;       // summed over the CPUs' own peaks
+    std::uint64_t peak_bytes = 0;         // bytes per timer x peak pending
+    double cpu_share = 0;                 // timer work / simulated CPU time, in %
+
+    std::int64_t error(double p) const { return m->error_jiffies.percentile(p); }
+};
+
+// p99 of the softirq cost over every tick, ticks that ran no timer softirq
+// counting as 0 ns: the run-duration histogram plus that many zeros.
+std::int64_t per_tick_percentile(const Log2Histogram& runs, std::uint64_t ticks, double p) {
+    const std::uint64_t n = std::max(ticks, runs.count());
+    if (n == 0) return 0;
+    const std::uint64_t zeros = n - runs.count();
+    const auto rank = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(n))));
+    if (rank <= zeros) return 0;
+    // The rank within the runs, as a percentile that maps back to exactly it
+    // (nearest rank rounds up, so aim half a rank below).
+    const double within = (static_cast<double>(rank - zeros) - 0.5) / static_cast<double>(runs.count()) * 100.0;
+    return runs.percentile(within);
+}
+
+Summary summarize(const RunResult& r) {
+    Summary s;
+    s.run = &r;
+    s.m = &r.total;
+    s.design = r.design;
+    s.hz = r.config.hz;
+    const CpuMetrics& m = r.total;
+    s.cpu_ticks = r.config.ticks * std::max(1u, r.config.cpus);
+    s.softirq_runs = m.softirq_ns.count();
+    s.softirq_mean_per_tick_ns =
+        s.cpu_ticks ? static_cast<double>(m.softirq_work_ns) / static_cast<double>(s.cpu_ticks) : 0;
+    s.softirq_p99_per_tick_ns = per_tick_percentile(m.softirq_ns, s.cpu_ticks, 99);
+    s.max_stall_ns = m.max_softirq_ns;
+    s.cascade_ns = m.counters.cascade_moves * r.config.costs.cascade_move_ns;
+    // Each CPU's queue peaks at its own time; their sum bounds the machine's
+    // peak from above (and is it, with one CPU).
+    for (const CpuMetrics& c : r.per_cpu) s.peak_pending += c.counters.peak_pending;
+    if (r.per_cpu.empty()) s.peak_pending = m.counters.peak_pending;
+    s.peak_bytes = static_cast<std::uint64_t>(r.bytes_per_timer) * s.peak_pending;
+    const double cpu_ns = static_cast<double>(r.end_ns) * std::max(1u, r.config.cpus);
+    s.cpu_share = cpu_ns > 0 ? 100.0 * static_cast<double>(m.timer_work_ns()) / cpu_ns : 0;
+    return s;
+}
+
+std::vector<Summary> summarize(const Comparison& c) {
+    std::vector<Summary> out;
+    for (const RunResult& r : c.runs) out.push_back(summarize(r));
+    return out;
+}
+
+const Summary* find(const std::vector<Summary>& s, Design d) {
+    for (const Summary& x : s)
+        if (x.design == d) return &x;
+    return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Number formatting for people.
+
+// 1234567 -> "1,234,567"
+std::string grouped(std::uint64_t v) {
+    std::string digits = fmt::format("{}", v);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+// 1234567 -> "1.23M"; below 10,000 the plain number.
+std::string short_count(std::uint64_t v) {
+    if (v < 10000) return grouped(v);
+    constexpr std::array<std::pair<double, const char*>, 3> units{{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}}};
+    for (const auto& [scale, suffix] : units)
+        if (static_cast<double>(v) >= scale) return fmt::format("{:.3g}{}", static_cast<double>(v) / scale, suffix);
+    return grouped(v);
+}
+
+// 4831838 -> "4.61 MiB"
+std::string human_bytes(std::uint64_t bytes) {
+    constexpr std::array<const char*, 4> units{"KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 1024) return fmt::format("{} B", bytes);
+    double v = static_cast<double>(bytes) / 1024.0;
+    std::size_t u = 0;
+    while (v >= 1024.0 && u + 1 < units.size()) {
+        v /= 1024.0;
+        ++u;
+    }
+    return fmt::format("{:.3g} {}", v, units[u]);
+}
+
+std::string ns_time(double ns) {
+    if (ns == 0) return "0";
+    const std::string t = format_seconds(static_cast<long double>(std::fabs(ns)) / 1e9L);
+    return ns < 0 ? "-" + t : t;
+}
+
+std::string jiffies_time(std::int64_t j, unsigned hz) {
+    if (j == 0) return "0 ms";
+    const std::string t = format_jiffies_as_time(static_cast<Jiffies>(j < 0 ? -j : j), hz);
+    return j < 0 ? "-" + t : t;
+}
+
+// "8-12 ms", "4.1-8.2 s": both ends in the unit of the upper one.
+std::string time_range(std::int64_t lo, std::int64_t hi, unsigned hz) {
+    const double hi_s = static_cast<double>(hi) / hz;
+    const auto [scale, unit] = hi_s < 1 ? std::pair{1e3, "ms"} : hi_s < 60 ? std::pair{1.0, "s"} : std::pair{1.0 / 60, "m"};
+    return fmt::format("{:.3g}-{:.3g} {}", static_cast<double>(lo) / hz * scale, hi_s * scale, unit);
+}
+
+// "+7 j  28 ms", "0 j"
+std::string error_cell(std::int64_t j, unsigned hz) {
+    if (j == 0) return "0 j";
+    return fmt::format("{:+} j {:>7}", j, jiffies_time(j, hz));
+}
+
+std::string slack_description(const MachineConfig& c) {
+    if (!c.classic_slack) return "off";
+    if (*c.classic_slack < 0) return "kernel default (delay/256)";
+    return fmt::format("fixed {}", jiffies_word(static_cast<Jiffies>(*c.classic_slack)));
+}
+
+bool is_base_small(const classic::Geometry& g) {
+    return g.tvr_bits == classic::Geometry::base_small().tvr_bits &&
+           g.tvn_bits == classic::Geometry::base_small().tvn_bits;
+}
+
+std::string geometry_description(const classic::Geometry& g) {
+    return fmt::format("{}tv1 of {} slots, tv2..tv5 of {}", is_base_small(g) ? "CONFIG_BASE_SMALL: " : "",
+                       g.tvr_size(), g.tvn_size());
+}
+
+// Whether `word` is a unit that must stay on the line of its number ("4 ms").
+bool is_unit(std::string_view word) {
+    while (!word.empty() && (word.back() == ',' || word.back() == ')' || word.back() == '.' || word.back() == ';'))
+        word.remove_suffix(1);
+    for (std::string_view unit : {"ns", "us", "ms", "s", "m", "h", "d", "B", "KiB", "MiB", "GiB", "jiffies", "jiffy", "%"})
+        if (word == unit) return true;
+    return false;
+}
+
+// Wraps a paragraph at `width` columns: the first line starts with `prefix`,
+// the others with `indent`. A number and its unit stay together.
+std::string wrap(std::string_view text, std::size_t width, std::string_view prefix, std::string_view indent) {
+    std::string out(prefix);
+    std::size_t line = prefix.size();
+    bool first_word = true;
+    while (!text.empty()) {
+        auto space = text.find(' ');
+        if (space != std::string_view::npos) {
+            const auto next_end = text.find(' ', space + 1);
+            const std::string_view next = text.substr(space + 1, next_end == std::string_view::npos ? text.npos : next_end - space - 1);
+            if (std::isdigit(static_cast<unsigned char>(text[space - 1])) && is_unit(next)) space = next_end;
+        }
+        const std::string_view word = text.substr(0, space);
+        text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+        if (!first_word && line + 1 + word.size() > width) {
+            out += '\n';
+            out += indent;
+            line = indent.size();
+        } else if (!first_word) {
+            out += ' ';
+            ++line;
+        }
+        out += word;
+        line += word.size();
+        first_word = false;
+    }
+    return out + "\n";
+}
+
+// ---------------------------------------------------------------------------
+// Text
+
+constexpr std::size_t kWidth = 80; // the text report's columns
+constexpr int kLabelWidth = 28;
+constexpr int kColumnWidth = 17;
+
+struct Row {
+    std::string label;                          // "" for a section heading
+    std::function<std::string(const Summary&)> cell;
+};
+
+std::vector<Row> table_rows(unsigned hz) {
+    std::vector<Row> rows;
+    auto heading = [&](std::string title) { rows.push_back({std::move(title), nullptr}); };
+    auto count = [&](std::string label, std::uint64_t (*f)(const Summary&)) {
+        rows.push_back({std::move(label), [f](const Summary& s) { return grouped(f(s)); }});
+    };
+    heading("Timers");
+    count("  armed", [](const Summary& s) { return s.m->arms; });
+    // mod_timer()'s shortcuts: 4.x returns early on an unchanged (slacked)
+    // expiry, 6.1 also when the new expiry maps to the same bucket.
+    count("    same-expiry shortcuts", [](const Summary& s) { return s.m->counters.same_expiry_shortcuts; });
+    count("    same-bucket shortcuts", [](const Summary& s) { return s.m->counters.same_bucket_shortcuts; });
+    count("    enqueues", [](const Summary& s) { return s.m->counters.enqueues; });
+    count("  fired", [](const Summary& s) { return s.m->fired; });
+    count("  cancelled", [](const Summary& s) { return s.m->cancelled; });
+    count("  pending at end", [](const Summary& s) { return s.m->pending; });
+    heading(fmt::format("Precision error (1 j = {})", jiffies_time(1, hz)));
+    rows.push_back({"  mean", [](const Summary& s) { return fmt::format("{:+.3f} j", s.m->error_jiffies.mean()); }});
+    for (double p : kPercentiles)
+        rows.push_back({"  " + percentile_name(p), [p](const Summary& s) { return error_cell(s.error(p), s.hz); }});
+    count("  fired early", [](const Summary& s) { return s.m->early; });
+    rows.push_back({"  max, in time incl. delays", [](const Summary& s) {
+                        return ns_time(static_cast<double>(s.m->error_ns.max()));
+                    }});
+    heading("Cascades");
+    count("  timers moved", [](const Summary& s) { return s.m->counters.cascade_moves; });
+    count("  most in one softirq", [](const Summary& s) { return s.m->max_cascade_moves_per_softirq; });
+    heading("Softirq cost per tick");
+    rows.push_back({"  mean", [](const Summary& s) { return ns_time(s.softirq_mean_per_tick_ns); }});
+    rows.push_back({"  p99", [](const Summary& s) { return ns_time(static_cast<double>(s.softirq_p99_per_tick_ns)); }});
+    rows.push_back({"  max stall (longest run)", [](const Summary& s) { return ns_time(static_cast<double>(s.max_stall_ns)); }});
+    count("  runs", [](const Summary& s) { return s.softirq_runs; });
+    count("  most expiries in one run", [](const Summary& s) { return s.m->max_expired_per_softirq; });
+    heading("Timer CPU time");
+    rows.push_back({"  total", [](const Summary& s) { return ns_time(static_cast<double>(s.m->timer_work_ns())); }});
+    rows.push_back({"  in the softirq", [](const Summary& s) { return ns_time(static_cast<double>(s.m->softirq_work_ns)); }});
+    rows.push_back({"  of which cascades", [](const Summary& s) { return ns_time(static_cast<double>(s.cascade_ns)); }});
+    rows.push_back({"  share of the CPU", [](const Summary& s) { return fmt::format("{:.3f} %", s.cpu_share); }});
+    heading("Memory");
+    count("  bytes per timer", [](const Summary& s) { return static_cast<std::uint64_t>(s.run->bytes_per_timer); });
+    count("  peak pending timers", [](const Summary& s) { return s.peak_pending; });
+    rows.push_back({"  at the peak", [](const Summary& s) { return human_bytes(s.peak_bytes); }});
+    return rows;
+}
+
+std::string header_text(const RunResult& r) {
+    const MachineConfig& c = r.config;
+    const CostModel& k = c.costs;
+    std::string out = fmt::format("timersim compare: {}, {:g} s at HZ={} on {} CPU{}\n", r.workload_name,
+                                  static_cast<double>(c.ticks) / c.hz, c.hz, c.cpus, c.cpus == 1 ? "" : "s");
+    constexpr std::string_view indent = "            ";
+    out += wrap(r.workload_description, kWidth, "  workload  ", indent);
+    out += wrap(fmt::format("{} ticks, {}, ksoftirqd delay {}, tick jitter {}, {}", grouped(c.ticks),
+                       c.nohz_idle ? "NOHZ idle" : "tick always on",
+                       ns_time(static_cast<double>(c.ksoftirqd_delay_ns)),
+                       c.tick_jitter_ns ? ns_time(static_cast<double>(c.tick_jitter_ns)) : "none",
+                       c.max_expiries_per_softirq
+                           ? fmt::format("at most {} expiries per softirq run", c.max_expiries_per_softirq)
+                           : "no bound on expiries per softirq run"),
+                kWidth, "  machine   ", indent);
+    if (k == CostModel::zero()) {
+        out += "  costs     none (--zero-cost): timer work takes no simulated time\n";
+    } else {
+        out += wrap(fmt::format("ns: enqueue {}, dequeue {}, cascade move {}, bucket scan {}, expiry {}, "
+                                "callback {}, next-expiry step {}, softirq entry {}",
+                                k.enqueue_ns, k.dequeue_ns, k.cascade_move_ns, k.bucket_scan_ns, k.expiry_ns,
+                                k.callback_ns, k.next_expiry_step_ns, k.softirq_entry_ns),
+                    kWidth, "  costs     ", indent);
+    }
+    out += wrap(fmt::format("slack {}, {}", slack_description(c), geometry_description(c.classic_geometry)), kWidth,
+                "  classic   ", indent);
+    return out;
+}
+
+// Log2 groups of lateness: early, 0, 1, 2-3, 4-7, ...
+struct Group {
+    std::int64_t lo = 0; // jiffies; INT64_MIN: "early"
+    std::int64_t hi = 0;
+};
+
+std::vector<Group> error_groups(std::int64_t max_error) {
+    std::vector<Group> groups{{INT64_MIN, -1}, {0, 0}};
+    for (std::int64_t lo = 1; lo <= std::max<std::int64_t>(max_error, 1); lo *= 2) groups.push_back({lo, 2 * lo - 1});
+    return groups;
+}
+
+std::size_t group_of(std::int64_t value) {
+    if (value < 0) return 0;
+    if (value == 0) return 1;
+    return 2 + static_cast<std::size_t>(63 - __builtin_clzll(static_cast<std::uint64_t>(value)));
+}
+
+std::string histogram_text(const std::vector<Summary>& summaries, unsigned hz) {
+    std::int64_t max_error = 0;
+    for (const Summary& s : summaries) max_error = std::max(max_error, s.m->error_jiffies.max());
+    const auto groups = error_groups(max_error);
+    std::vector<std::vector<std::uint64_t>> counts;
+    std::size_t first = groups.size();
+    std::size_t last = 0;
+    for (const Summary& s : summaries) {
+        std::vector<std::uint64_t> c(groups.size(), 0);
+        for (const auto& [value, n] : s.m->error_jiffies.counts()) c[group_of(value)] += n;
+        for (std::size_t g = 0; g < c.size(); ++g)
+            if (c[g]) {
+                first = std::min(first, g);
+                last = std::max(last, g);
+            }
+        counts.push_back(std::move(c));
+    }
+    std::string out = "\nPrecision error histogram (share of each design's fired timers)\n";
+    if (first > last) return out + "  (no timer fired)\n";
+    first = std::min<std::size_t>(first, 1); // always show the exact bin
+    constexpr int kBar = 30;
+    for (std::size_t i = 0; i < summaries.size(); ++i) {
+        const Summary& s = summaries[i];
+        out += fmt::format("\n{} ({} fired)\n", to_string(s.design), grouped(s.m->fired));
+        for (std::size_t g = first; g <= last; ++g) {
+            const Group& gr = groups[g];
+            std::string jl;
+            std::string ml;
+            if (gr.lo == INT64_MIN) {
+                jl = "early";
+                ml = "";
+            } else if (gr.lo == gr.hi) {
+                jl = fmt::format("{} j", gr.lo);
+                ml = jiffies_time(gr.lo, hz);
+            } else {
+                jl = fmt::format("{}-{} j", gr.lo, gr.hi);
+                ml = time_range(gr.lo, gr.hi, hz);
+            }
+            const std::uint64_t n = counts[i][g];
+            const double share = s.m->fired ? static_cast<double>(n) / static_cast<double>(s.m->fired) : 0;
+            // Round up so that a non-empty bin always shows.
+            const auto bar = static_cast<std::size_t>(n ? std::max(1.0, std::round(share * kBar)) : 0);
+            out += fmt::format("  {:>11} {:>15} |{:<{}}| {:6.2f}% {:>9}\n", jl, ml, std::string(bar, '#'), kBar,
+                               share * 100, grouped(n));
+        }
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------
+// JSON
+
+std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+        switch (ch) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(ch) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(ch));
+            else out += ch;
+        }
+    }
+    return out + "\"";
+}
+
+// A finite double as JSON (NaN and infinities have no JSON spelling).
+std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
+
+template <class T>
+std::string json_array(const std::vector<SeriesPoint>& series, T SeriesPoint::*field) {
+    std::vector<std::string> v;
+    v.reserve(series.size());
+    for (const SeriesPoint& p : series) v.push_back(fmt::format("{}", p.*field));
+    return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
+std::string error_jiffies_json(const Summary& s) {
+    const ErrorHistogram& h = s.m->error_jiffies;
+    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.total(), json_number(h.mean()), h.min());
+    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), h.percentile(p));
+    out += fmt::format(", \"early\": {}", s.m->early);
+    std::vector<std::string> bins;
+    for (const auto& [value, count] : h.counts()) bins.push_back(fmt::format("[{}, {}]", value, count));
+    out += fmt::format(", \"histogram\": [{}]}}", fmt::join(bins, ", "));
+    return out;
+}
+
+std::string error_ms_json(const Summary& s) {
+    const ErrorHistogram& h = s.m->error_jiffies;
+    auto ms = [&](double j) { return json_number(j * 1000.0 / s.hz); };
+    std::string out = fmt::format("{{\"mean\": {}, \"min\": {}", ms(h.mean()), ms(static_cast<double>(h.min())));
+    for (double p : kPercentiles)
+        out += fmt::format(", \"{}\": {}", percentile_name(p), ms(static_cast<double>(h.percentile(p))));
+    return out + "}";
+}
+
+std::string log2_stats_json(const Log2Histogram& h) {
+    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.count(), json_number(h.mean()), h.min());
+    for (double p : kPercentiles)
+        out += fmt::format(", \"{}\": {}", percentile_name(p), p == 100 ? h.max() : h.percentile(p));
+    return out + "}";
+}
+
+std::string design_json(const Summary& s) {
+    const RunResult& r = *s.run;
+    const CpuMetrics& m = *s.m;
+    const QueueCounters& q = m.counters;
+    const auto& sq = m.softirq;
+    std::string out = "    {\n";
+    out += fmt::format("      \"name\": \"{}\",\n", to_string(s.design));
+    out += fmt::format(
+        "      \"timers\": {{\"arms\": {}, \"rearm_dequeues\": {}, \"fired\": {}, \"cancelled\": {}, "
+        "\"pending_at_end\": {}, \"early\": {}}},\n",
+        m.arms, m.rearm_dequeues, m.fired, m.cancelled, m.pending, m.early);
+    out += fmt::format("      \"error_jiffies\": {},\n", error_jiffies_json(s));
+    out += fmt::format("      \"error_ms\": {},\n", error_ms_json(s));
+    out += fmt::format("      \"error_ns\": {},\n", log2_stats_json(m.error_ns));
+    out += fmt::format("      \"cascades\": {{\"moves\": {}, \"cascades\": {}, \"max_moves_per_softirq\": {}}},\n",
+                       q.cascade_moves, q.cascades, m.max_cascade_moves_per_softirq);
+    out += fmt::format(
+        "      \"softirq\": {{\"runs\": {}, \"runs_irq_exit\": {}, \"runs_ksoftirqd\": {}, \"restarts\": {}, "
+        "\"deferrals\": {}, \"per_tick_mean_ns\": {}, \"per_tick_p99_ns\": {}, \"max_stall_ns\": {}, "
+        "\"max_expired_per_run\": {}, \"run_ns\": {}}},\n",
+        s.softirq_runs, sq.runs_irq_exit, sq.runs_ksoftirqd, sq.restarts, sq.deferrals,
+        json_number(s.softirq_mean_per_tick_ns), s.softirq_p99_per_tick_ns, s.max_stall_ns,
+        m.max_expired_per_softirq, log2_stats_json(m.softirq_ns));
+    out += fmt::format(
+        "      \"timer_work_ns\": {{\"total\": {}, \"softirq\": {}, \"task\": {}, \"cascades\": {}, "
+        "\"cpu_share_percent\": {}}},\n",
+        m.timer_work_ns(), m.softirq_work_ns, m.task_work_ns, s.cascade_ns, json_number(s.cpu_share));
+    out += fmt::format("      \"memory\": {{\"bytes_per_timer\": {}, \"peak_pending\": {}, \"peak_bytes\": {}}},\n",
+                       r.bytes_per_timer, s.peak_pending, s.peak_bytes);
+    out += fmt::format(
+        "      \"counters\": {{\"enqueues\": {}, \"same_expiry_shortcuts\": {}, \"same_bucket_shortcuts\": {}, "
+        "\"cancels\": {}, \"expired\": {}, \"cascade_moves\": {}, \"cascades\": {}, \"buckets_scanned\": {}, "
+        "\"jiffies_walked\": {}, \"softirq_runs\": {}, \"empty_runs\": {}, \"next_expiry_searches\": {}, "
+        "\"next_expiry_search_steps\": {}, \"peak_pending\": {}}},\n",
+        q.enqueues, q.same_expiry_shortcuts, q.same_bucket_shortcuts, q.cancels, q.expired, q.cascade_moves,
+        q.cascades, q.buckets_scanned, q.jiffies_walked, q.softirq_runs, q.empty_runs, q.next_expiry_searches,
+        q.next_expiry_search_steps, q.peak_pending);
+    std::vector<std::string> cpus;
+    for (std::size_t i = 0; i < r.per_cpu.size(); ++i) {
+        const CpuMetrics& c = r.per_cpu[i];
+        cpus.push_back(fmt::format(
+            "        {{\"cpu\": {}, \"arms\": {}, \"fired\": {}, \"cancelled\": {}, \"pending_at_end\": {}, "
+            "\"error_jiffies_p99\": {}, \"error_jiffies_max\": {}, \"cascade_moves\": {}, \"softirq_max_ns\": {}, "
+            "\"softirq_work_ns\": {}, \"task_work_ns\": {}, \"peak_pending\": {}}}",
+            i, c.arms, c.fired, c.cancelled, c.pending, c.error_jiffies.percentile(99), c.error_jiffies.max(),
+            c.counters.cascade_moves, c.max_softirq_ns, c.softirq_work_ns, c.task_work_ns, c.counters.peak_pending));
+    }
+    out += fmt::format("      \"per_cpu\": [\n{}\n      ],\n", fmt::join(cpus, ",\n"));
+    out += fmt::format(
+        "      \"series\": {{\"window_ticks\": {}, \"start_ns\": {}, \"softirq_ns\": {}, \"max_softirq_ns\": {}, "
+        "\"cascade_moves\": {}, \"expired\": {}}}\n",
+        r.series_window_ticks, json_array(r.series, &SeriesPoint::start_ns),
+        json_array(r.series, &SeriesPoint::softirq_ns), json_array(r.series, &SeriesPoint::max_softirq_ns),
+        json_array(r.series, &SeriesPoint::cascade_moves), json_array(r.series, &SeriesPoint::expired));
+    out += "    }";
+    return out;
+}
+
+std::string slack_json(const MachineConfig& c) {
+    if (!c.classic_slack) return "{\"mode\": \"off\", \"jiffies\": null}";
+    if (*c.classic_slack < 0) return "{\"mode\": \"default\", \"jiffies\": null}";
+    return fmt::format("{{\"mode\": \"fixed\", \"jiffies\": {}}}", *c.classic_slack);
+}
+
+} // namespace
+
+std::string comparison_verdict(const Comparison& comparison) {
+    const auto summaries = summarize(comparison);
+    if (summaries.empty()) return "";
+    const unsigned hz = summaries.front().hz;
+    std::vector<std::string> parts;
+    for (const Summary& s : summaries) {
+        const std::int64_t p99 = s.error(99);
+        parts.push_back(fmt::format("{}: {} cascade moves, p99 error {:+} jiffies ({}), max {:+} ({}), "
+                                    "longest softirq {}, timer CPU time {}",
+                                    to_string(s.design), short_count(s.m->counters.cascade_moves), p99,
+                                    jiffies_time(p99, hz), s.error(100), jiffies_time(s.error(100), hz),
+                                    ns_time(static_cast<double>(s.max_stall_ns)),
+                                    ns_time(static_cast<double>(s.m->timer_work_ns()))));
+    }
+    std::string out = fmt::format("{}.", fmt::join(parts, "; "));
+    const Summary* classic = find(summaries, Design::classic);
+    const Summary* modern = find(summaries, Design::modern);
+    const Summary* heap = find(summaries, Design::heap);
+    if (classic && modern) {
+        const std::int64_t diff = modern->error(99) - classic->error(99);
+        const std::string precision =
+            diff == 0 ? "has the same p99 error"
+                      : fmt::format("fires p99 {} jiffies ({}) {}", diff < 0 ? -diff : diff,
+                                    jiffies_time(diff < 0 ? -diff : diff, hz), diff > 0 ? "later" : "earlier");
+        const std::uint64_t moves = classic->m->counters.cascade_moves;
+        if (moves > 0) {
+            out += fmt::format(
+                " Trade-off: the classic wheel moved {} timers in cascades ({:.3g} per fired timer, {} of CPU time, "
+                "up to {} in one softirq); the modern wheel moved {} and {}.",
+                short_count(moves), static_cast<double>(moves) / static_cast<double>(std::max<std::uint64_t>(1, classic->m->fired)),
+                ns_time(static_cast<double>(classic->cascade_ns)), grouped(classic->m->max_cascade_moves_per_softirq),
+                modern->m->counters.cascade_moves == 0 ? std::string("none")
+                                                       : short_count(modern->m->counters.cascade_moves),
+                precision);
+        } else {
+            out += fmt::format(
+                " Trade-off: no timer of this run stayed long enough in the classic wheel's outer arrays to be "
+                "cascaded, so the classic wheel paid nothing for its precision here; the modern wheel {}.",
+                precision);
+        }
+    }
+    if (heap && (classic || modern)) {
+        const Summary* wheel = modern ? modern : classic;
+        const std::string error =
+            heap->m->error_jiffies.min() == 0 && heap->error(100) == 0
+                ? std::string("fired every timer on the jiffy it asked for")
+            : heap->m->error_jiffies.min() == heap->error(100)
+                ? fmt::format("fired every timer {:+} jiffies from its request", heap->error(100))
+                : fmt::format("fired its timers {:+}..{:+} jiffies from their requests", heap->m->error_jiffies.min(),
+                              heap->error(100));
+        out += fmt::format(" The heap {} at {} bytes per timer ({} for the {} wheel) and {} of timer CPU time "
+                           "(the {} wheel: {}).",
+                           error, heap->run->bytes_per_timer, wheel->run->bytes_per_timer, to_string(wheel->design),
+                           ns_time(static_cast<double>(heap->m->timer_work_ns())), to_string(wheel->design),
+                           ns_time(static_cast<double>(wheel->m->timer_work_ns())));
+    }
+    return out;
+}
+
+std::string format_comparison_text(const Comparison& comparison) {
+    if (comparison.runs.empty()) return "";
+    const auto summaries = summarize(comparison);
+    const RunResult& first = comparison.runs.front();
+    const unsigned hz = first.config.hz;
+    std::string out = header_text(first) + "\n";
+    out += fmt::format("{:<{}}", "", kLabelWidth);
+    for (const Summary& s : summaries) out += fmt::format("{:>{}}", to_string(s.design), kColumnWidth);
+    out += '\n';
+    for (const Row& row : table_rows(hz)) {
+        if (!row.cell) {
+            out += row.label + '\n';
+            continue;
+        }
+        out += fmt::format("{:<{}}", row.label, kLabelWidth);
+        for (const Summary& s : summaries) out += fmt::format("{:>{}}", row.cell(s), kColumnWidth);
+        out += '\n';
+    }
+    out += "(per tick: every tick of every CPU, 0 when no timer softirq ran; max in time:\n"
+           " fire time minus the requested jiffy's tick, with softirq and ksoftirqd delays)\n";
+    out += histogram_text(summaries, hz);
+    out += "\n" + wrap(comparison_verdict(comparison), kWidth, "Verdict: ", "");
+    return out;
+}
+
+std::string format_comparison_json(const Comparison& comparison) {
+    if (comparison.runs.empty()) return "{}\n";
+    const auto summaries = summarize(comparison);
+    const RunResult& first = comparison.runs.front();
+    const MachineConfig& c = first.config;
+    const CostModel& k = c.costs;
+    std::string out = "{\n";
+    out += fmt::format("  \"schema\": \"{}\",\n", kCompareJsonSchema);
+    out += fmt::format("  \"workload\": {{\"name\": {}, \"description\": {}, \"params\": {}}},\n",
+                       json_string(first.workload_name), json_string(first.workload_description),
+                       first.workload_json.empty() ? "{}" : first.workload_json);
+    out += fmt::format(
+        "  \"machine\": {{\"hz\": {}, \"cpus\": {}, \"ticks\": {}, \"duration_s\": {}, \"start_jiffies\": {}, "
+        "\"end_ns\": {}, \"nohz_idle\": {}, \"ksoftirqd_delay_ns\": {}, \"tick_jitter_ns\": {}, \"jitter_seed\": {}, "
+        "\"max_expiries_per_softirq\": {}, \"classic_slack\": {}, \"classic_geometry\": \"{}\"}},\n",
+        c.hz, c.cpus, c.ticks, json_number(static_cast<double>(c.ticks) / c.hz), first.start_jiffies, first.end_ns,
+        c.nohz_idle, c.ksoftirqd_delay_ns, c.tick_jitter_ns, c.jitter_seed, c.max_expiries_per_softirq,
+        slack_json(c), is_base_small(c.classic_geometry) ? "base-small" : "normal");
+    out += fmt::format(
+        "  \"cost_model_ns\": {{\"enqueue\": {}, \"dequeue\": {}, \"cascade_move\": {}, \"bucket_scan\": {}, "
+        "\"expiry\": {}, \"callback\": {}, \"next_expiry_step\": {}, \"softirq_entry\": {}}},\n",
+        k.enqueue_ns, k.dequeue_ns, k.cascade_move_ns, k.bucket_scan_ns, k.expiry_ns, k.callback_ns,
+        k.next_expiry_step_ns, k.softirq_entry_ns);
+    std::vector<std::string> designs;
+    for (const Summary& s : summaries) designs.push_back(design_json(s));
+    out += fmt::format("  \"designs\": [\n{}\n  ],\n", fmt::join(designs, ",\n"));
+    out += fmt::format("  \"verdict\": {}\n", json_string(comparison_verdict(comparison)));
+    out += "}\n";
+    return out;
+}
+
+std::string format_comparison_csv(const Comparison& comparison) {
+    std::string out = "design,metric,value\n";
+    for (const Summary& s : summarize(comparison)) {
+        const CpuMetrics& m = *s.m;
+        const auto name = to_string(s.design);
+        auto row = [&](std::string_view metric, auto value) { out += fmt::format("{},{},{}\n", name, metric, value); };
+        row("arms", m.arms);
+        row("same_expiry_shortcuts", m.counters.same_expiry_shortcuts);
+        row("same_bucket_shortcuts", m.counters.same_bucket_shortcuts);
+        row("enqueues", m.counters.enqueues);
+        row("fired", m.fired);
+        row("cancelled", m.cancelled);
+        row("pending_at_end", m.pending);
+        row("early", m.early);
+        row("error_mean_jiffies", json_number(m.error_jiffies.mean()));
+        row("error_min_jiffies", m.error_jiffies.min());
+        for (double p : kPercentiles) row("error_" + percentile_name(p) + "_jiffies", s.error(p));
+        for (double p : kPercentiles)
+            row("error_" + percentile_name(p) + "_ms", json_number(static_cast<double>(s.error(p)) * 1000.0 / s.hz));
+        row("error_max_ns", m.error_ns.max());
+        row("cascade_moves", m.counters.cascade_moves);
+        row("max_cascade_moves_per_softirq", m.max_cascade_moves_per_softirq);
+        row("softirq_runs", s.softirq_runs);
+        row("softirq_per_tick_mean_ns", json_number(s.softirq_mean_per_tick_ns));
+        row("softirq_per_tick_p99_ns", s.softirq_p99_per_tick_ns);
+        row("softirq_max_stall_ns", s.max_stall_ns);
+        row("max_expired_per_softirq", m.max_expired_per_softirq);
+        row("timer_work_ns", m.timer_work_ns());
+        row("softirq_work_ns", m.softirq_work_ns);
+        row("task_work_ns", m.task_work_ns);
+        row("cascade_work_ns", s.cascade_ns);
+        row("cpu_share_percent", json_number(s.cpu_share));
+        row("bytes_per_timer", s.run->bytes_per_timer);
+        row("peak_pending", s.peak_pending);
+        row("peak_bytes", s.peak_bytes);
+    }
+    return out;
+}
+
+} // namespace timersim

@@ -1,0 +1,24 @@
+// Rendering a Comparison: side-by-side text for the terminal, JSON and CSV
+// for tools (both documented field by field in docs/output.md). Pure
+// functions of the result, so the output is deterministic.
+#pragma once
+
+#include "sim/machine/comparison.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace timersim {
+
+// The JSON's "schema" value; bump it when a field changes meaning or goes.
+inline constexpr std::string_view kCompareJsonSchema = "timersim.compare.v2";
+
+std::string format_comparison_text(const Comparison& comparison);
+std::string format_comparison_json(const Comparison& comparison);
+// One row per design and metric: design,metric,value (units in the names).
+std::string format_comparison_csv(const Comparison& comparison);
+// The trade-off in numbers, one paragraph (no line breaks); the text report
+// ends with it wrapped, the JSON carries it as "verdict".
+std::string comparison_verdict(const Comparison& comparison);
+
+} // namespace timersim

@@ -1,0 +1,678 @@
+#include "sim/validate/kernel_replay.hpp"
+
+#include "wheel/modern_levels.hpp"
+#include "wheel/modern_wheel.hpp"
+#include "workloads/traces/ftrace_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+namespace timersim {
+
+std::string_view to_string(ReplayCheck check) noexcept {
+    switch (check) {
+    case ReplayCheck::idx: return "idx";
+    case ReplayCheck::expiry: return "expiry";
+    }
+    return "?";
+}
+
+std::string_view to_string(ReplayCause cause) noexcept {
+    switch (cause) {
+    case ReplayCause::our_clock_differs: return "our base clock differs";
+    case ReplayCause::kernel_clock_differs: return "kernel base clock differs";
+    case ReplayCause::index_differs: return "index differs";
+    case ReplayCause::flags_changed: return "deferrable flag changed";
+    case ReplayCause::baseclk_differs: return "baseclk differs";
+    case ReplayCause::fired_late: return "fired late";
+    case ReplayCause::fired_earlier: return "fired earlier by our model";
+    case ReplayCause::not_due: return "not due in our model";
+    case ReplayCause::not_collected: return "not collected by our run";
+    case ReplayCause::not_pending: return "not pending in our model";
+    case ReplayCause::other_cpu: return "pending on another CPU in our model";
+    }
+    return "?";
+}
+
+namespace {
+
+// One timer_* line, copied out of the reader's buffer.
+struct Event {
+    FtraceEventType type = FtraceEventType::timer_init;
+    std::uint64_t line = 0;
+    std::uint64_t timestamp_ns = 0;
+    std::uint32_t line_cpu = 0;
+    std::uint64_t timer = 0;
+    std::string function;
+    Jiffies expires = 0;
+    std::optional<std::uint32_t> cpu;
+    std::optional<std::uint32_t> idx;
+    bool deferrable = false;
+    std::optional<Jiffies> baseclk;
+    std::optional<Jiffies> jiffies;
+    std::size_t incarnation = 0;      // which timer object (a timer_init starts a new one)
+    std::size_t next_same_cpu = 0;    // index of the next event printed by the same CPU
+    bool consumed = false;            // applied out of print order (an equal-timestamp reordering)
+};
+
+// A timer object: one timer= value between two timer_inits.
+struct Incarnation {
+    std::uint64_t timer = 0;
+    std::string function;
+    bool deferrable = false;          // from its first timer_start
+    // Replay state.
+    bool known = false;               // seen since its timer_init or timer_start
+    std::optional<unsigned> wheel;    // the CPU wheel our model last queued it on
+    bool cancelled = false;           // a timer_cancel since its last timer_start
+    struct EarlyFire {
+        std::uint64_t line;
+        Jiffies jiffies;
+        Jiffies base_clk;
+    };
+    std::optional<EarlyFire> model_fired; // our model fired it; the kernel has not shown that expiry yet
+};
+
+// Our run_timer_softirq() on a helper thread, stopped inside each callback
+// until resume(): the main thread applies the kernel callback's events while
+// the run is suspended, exactly where the kernel's callback ran. Only one of
+// the two threads runs at any time (a baton passed under the mutex).
+class SuspendedRun {
+public:
+    explicit SuspendedRun(ModernWheel& wheel) : wheel_(wheel) {}
+    SuspendedRun(const SuspendedRun&) = delete;
+    SuspendedRun& operator=(const SuspendedRun&) = delete;
+    ~SuspendedRun() {
+        if (!thread_.joinable()) return;
+        abort_ = true;
+        while (resume()) {
+        }
+    }
+
+    // Starts the run: the first timer it fires, or nothing (then it is over).
+    std::optional<FiredTimer> start() {
+        worker_turn_ = true;
+        thread_ = std::thread([this] { body(); });
+        return wait_for_worker();
+    }
+    // Returns from the current callback: the next timer fired, or nothing.
+    std::optional<FiredTimer> resume() {
+        if (!thread_.joinable()) return std::nullopt;
+        {
+            std::lock_guard lock(mutex_);
+            worker_turn_ = true;
+        }
+        cv_.notify_all();
+        return wait_for_worker();
+    }
+
+private:
+    void body() {
+        {
+            std::unique_lock lock(mutex_);
+            cv_.wait(lock, [this] { return worker_turn_; });
+        }
+        wheel_.run_softirq([this](const FiredTimer& fired) {
+            if (abort_) return;
+            std::unique_lock lock(mutex_);
+            posted_ = fired;
+            worker_turn_ = false;
+            cv_.notify_all();
+            cv_.wait(lock, [this] { return worker_turn_; });
+        });
+        std::lock_guard lock(mutex_);
+        posted_.reset();
+        done_ = true;
+        worker_turn_ = false;
+        cv_.notify_all();
+    }
+    std::optional<FiredTimer> wait_for_worker() {
+        std::optional<FiredTimer> fired;
+        bool done = false;
+        {
+            std::unique_lock lock(mutex_);
+            cv_.wait(lock, [this] { return !worker_turn_; });
+            fired = posted_;
+            posted_.reset();
+            done = done_;
+        }
+        if (done) thread_.join();
+        return fired;
+    }
+
+    ModernWheel& wheel_;
+    std::thread thread_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool worker_turn_ = false;
+    bool done_ = false;
+    bool abort_ = false;
+    std::optional<FiredTimer> posted_;
+};
+
+struct CpuState {
+    std::unique_ptr<SuspendedRun> run;
+    std::optional<FiredTimer> parked;     // fired by our run, not yet matched with a kernel expiry
+    std::optional<std::size_t> callback;  // incarnation whose kernel callback is running
+    Jiffies run_jiffies = 0;
+    std::uint64_t run_line = 0;
+};
+
+// Jiffies are stepped one by one (for the catch-up runs) up to this jump: a
+// day at HZ=1000.
+inline constexpr Jiffies kMaxCatchUpStep = 86'400'000;
+
+class Replay {
+public:
+    Replay(std::vector<Event> events, std::size_t incarnations, ReplayResult& result, const ReplayOptions& options)
+        : events_(std::move(events)), result_(result), options_(options) {
+        incs_.resize(incarnations);
+        for (const Event& e : events_) {
+            Incarnation& inc = incs_[e.incarnation];
+            inc.timer = e.timer;
+        }
+        // The flags of a timer object come from its first timer_start.
+        std::vector<bool> seen(incarnations, false);
+        for (const Event& e : events_) {
+            if (e.type != FtraceEventType::timer_start || seen[e.incarnation]) continue;
+            seen[e.incarnation] = true;
+            incs_[e.incarnation].deferrable = e.deferrable;
+        }
+        Jiffies start = initial_jiffies(result_.hz);
+        bool have_start = false;
+        for (const Event& e : events_)
+            if (e.jiffies && (!have_start || time_before(*e.jiffies, start))) {
+                start = *e.jiffies;
+                have_start = true;
+            }
+        jiffies_ = start;
+        for (unsigned c = 0; c < result_.cpus; ++c) {
+            wheels_.push_back(std::make_unique<ModernWheel>(
+                ModernWheel::Config{.hz = result_.hz, .start_jiffies = start, .deferrable_base = true}));
+            for (std::size_t i = 0; i < incarnations; ++i) {
+                const TimerId id = wheels_.back()->create(TimerFlags{.deferrable = incs_[i].deferrable});
+                if (id != static_cast<TimerId>(i)) throw std::logic_error("timer ids differ between wheels");
+            }
+        }
+        cpus_.resize(result_.cpus);
+    }
+
+    void run() {
+        for (cursor_ = 0; cursor_ < events_.size(); ++cursor_) {
+            const Event& e = events_[cursor_];
+            if (e.consumed) continue;
+            Incarnation& inc = incs_[e.incarnation];
+            if (!e.function.empty()) inc.function = e.function;
+            if (e.jiffies) advance_jiffies(*e.jiffies);
+            switch (e.type) {
+            case FtraceEventType::timer_init: on_init(e); break;
+            case FtraceEventType::timer_start: on_start(e); break;
+            case FtraceEventType::timer_cancel: on_cancel(e); break;
+            case FtraceEventType::timer_expire_entry: on_expire_entry(e); break;
+            case FtraceEventType::timer_expire_exit: on_expire_exit(e); break;
+            }
+        }
+        // The end of the trace ends every run; what our model still fires is
+        // a fire the trace does not show.
+        for (unsigned c = 0; c < cpus_.size(); ++c) {
+            CpuState& s = cpus_[c];
+            s.callback.reset();
+            bool may_start = false;
+            while (auto f = next_model_fire(c, may_start))
+                model_only_fire(*f, c, "our model fired it after the trace's last expiry on that CPU");
+            s.run.reset();
+        }
+    }
+
+private:
+    bool boot(const Event& e) const noexcept {
+        return result_.workload_start_line && e.line < *result_.workload_start_line;
+    }
+
+    // Jiffies only move forward (equal-timestamp reorderings across CPUs may
+    // show one going back: keep the max). The kernel's tick raises
+    // TIMER_SOFTIRQ whenever a base's next_expiry is due, also when that
+    // next_expiry is stale (its bucket was emptied by a delete): such a run
+    // expires nothing, so the trace cannot show it, yet it moves clk and
+    // recomputes next_expiry, which decides how far forward_timer_base() may
+    // move clk later. So at each jiffy, a wheel whose softirq is due but that
+    // has no timer due runs its (empty) softirq. A wheel with a due timer
+    // waits for the trace to show its expiry.
+    void advance_jiffies(Jiffies target) {
+        if (!time_after(target, jiffies_)) return;
+        if (target - jiffies_ > kMaxCatchUpStep) {
+            // An implausible jump (a broken trace): no catch-up runs.
+            jiffies_ = target;
+            for (auto& w : wheels_) w->set_jiffies(jiffies_);
+            return;
+        }
+        while (time_before(jiffies_, target)) {
+            ++jiffies_;
+            for (auto& w : wheels_) w->set_jiffies(jiffies_);
+            for (unsigned c = 0; c < wheels_.size(); ++c) {
+                ModernWheel& w = wheel(c);
+                if (!options_.catch_up_runs || cpus_[c].run || cpus_[c].parked || !w.softirq_due() || any_due(c))
+                    continue;
+                ++result_.empty_softirq_runs;
+                w.run_softirq([&](const FiredTimer& f) {
+                    // Cannot happen: nothing was due.
+                    model_only_fire(f, c, "an empty catch-up run fired it");
+                });
+            }
+        }
+    }
+
+    // Does wheel c hold a timer whose bucket is due at the current jiffies?
+    bool any_due(unsigned c) const {
+        for (std::size_t i = 0; i < incs_.size(); ++i) {
+            if (!incs_[i].wheel || *incs_[i].wheel != c) continue;
+            const Placement p = wheels_[c]->placement(static_cast<TimerId>(i));
+            if (p.pending && time_before_eq(p.bucket_expiry, jiffies_)) return true;
+        }
+        return false;
+    }
+
+    ModernWheel& wheel(unsigned c) { return *wheels_.at(c); }
+
+    bool model_pending(std::size_t i) const {
+        const Incarnation& inc = incs_[i];
+        return inc.wheel && wheels_[*inc.wheel]->is_pending(static_cast<TimerId>(i));
+    }
+
+    void note(const Event& e, std::string what, std::string_view cls) {
+        const std::uint64_t n = ++result_.notes_by_class[std::string(cls)];
+        if (n > options_.max_notes_per_class) return;
+        result_.notes.push_back(ReplayNote{e.line, e.timer, incs_[e.incarnation].function, std::move(what), boot(e)});
+    }
+
+    void unknown(ReplayCheckCounts& counts, std::string_view reason) {
+        ++counts.unknown;
+        ++result_.unknown_by_reason[std::string(reason)];
+    }
+
+    void agree(ReplayCheckCounts& counts, const Event& e) {
+        ++counts.agree;
+        if (boot(e)) ++counts.boot_agree;
+    }
+
+    void disagree(ReplayCheckCounts& counts, const Event& e, ReplayCheck check, std::string ours,
+                  std::string kernel, ReplayCause cause) {
+        ++counts.disagree;
+        ++result_.disagreements_by_cause[std::string(to_string(cause))];
+        result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, incs_[e.incarnation].function, check,
+                                                           std::move(ours), std::move(kernel), cause, boot(e)});
+    }
+
+    void on_init(const Event& e) {
+        // A new timer object; the previous one at this address must be idle.
+        for (std::size_t i = e.incarnation; i-- > 0;) {
+            if (incs_[i].timer != e.timer) continue;
+            if (model_pending(i)) {
+                note(e, "timer_init of a timer that is pending in our model (its cancel or expiry is missing?)",
+                     "init of a pending timer");
+                wheel(*incs_[i].wheel).cancel(static_cast<TimerId>(i));
+            }
+            break;
+        }
+        Incarnation& inc = incs_[e.incarnation];
+        inc.known = true;
+        inc.cancelled = false;
+    }
+
+    void on_start(const Event& e) {
+        ++result_.idx.events;
+        if (boot(e)) ++result_.idx.boot_events;
+        Incarnation& inc = incs_[e.incarnation];
+        const auto id = static_cast<TimerId>(e.incarnation);
+        if (!e.cpu || !e.idx || !e.jiffies) {
+            unknown(result_.idx, "timer_start without cpu= or idx=");
+            return;
+        }
+        const unsigned k = *e.cpu;
+        if (model_pending(e.incarnation)) {
+            // The kernel prints a cancel before requeueing a pending timer.
+            // Another CPU's cancel with the same timestamp, printed after
+            // this start, came first (trace_clock=global ties across CPUs
+            // are not ordered).
+            if (const auto j = tied_cancel_after(e)) {
+                events_[*j].consumed = true;
+                note(e, fmt::format("the timer_cancel at line {} (same timestamp, another CPU) came first",
+                                    events_[*j].line),
+                     "equal-timestamp reordering");
+                inc.cancelled = true;
+            } else {
+                note(e, "timer_start of a timer pending in our model without a timer_cancel (lost events?)",
+                     "start of a pending timer");
+            }
+            wheel(*inc.wheel).cancel(id);
+        }
+        if (inc.model_fired)
+            note(e,
+                 fmt::format("restarted; our model had fired it at jiffies {} (line {}) and the trace never shows "
+                             "that expiry",
+                             inc.model_fired->jiffies, inc.model_fired->line),
+                 "unknown history: restarted after a fire of our model the trace never shows (lost events?)");
+        if (inc.cancelled && inc.known) ++result_.kernel_requeues;
+        if (inc.wheel && *inc.wheel != k && inc.cancelled) ++result_.migrations;
+        inc.model_fired.reset();
+        inc.cancelled = false;
+        inc.known = true;
+        inc.wheel = k;
+        ModernWheel& w = wheel(k);
+        w.arm(id, e.expires);
+        const Placement p = w.placement(id);
+        const unsigned ours = p.slot;
+        if (e.deferrable != inc.deferrable) {
+            disagree(result_.idx, e, ReplayCheck::idx, fmt::format("idx {} (deferrable={})", ours, inc.deferrable),
+                     fmt::format("idx {} (flags {})", *e.idx, e.deferrable ? "D" : "not D"),
+                     ReplayCause::flags_changed);
+            return;
+        }
+        if (ours == *e.idx) {
+            agree(result_.idx, e);
+            return;
+        }
+        const auto b = p.deferrable_base ? ModernWheel::base_def : ModernWheel::base_std;
+        const Jiffies clk = w.base(b).clk;
+        const unsigned ref = modern::calc_wheel_index(e.expires, *e.jiffies, w.depth()).idx;
+        const ReplayCause cause = *e.idx == ref ? ReplayCause::our_clock_differs
+                                  : ours == ref ? ReplayCause::kernel_clock_differs
+                                                : ReplayCause::index_differs;
+        disagree(result_.idx, e, ReplayCheck::idx,
+                 fmt::format("idx {} (base clk {}, bucket expiry {})", ours, clk, p.bucket_expiry),
+                 fmt::format("idx {} (jiffies {}, expires {})", *e.idx, *e.jiffies, e.expires), cause);
+    }
+
+    void on_cancel(const Event& e) {
+        Incarnation& inc = incs_[e.incarnation];
+        // The detach in expire_timers(): the same CPU's next event is the
+        // expiry of this timer.
+        if (e.next_same_cpu < events_.size()) {
+            const Event& n = events_[e.next_same_cpu];
+            if (n.type == FtraceEventType::timer_expire_entry && n.timer == e.timer) return;
+        }
+        if (!inc.known) {
+            note(e,
+                 "timer_cancel of a timer the trace never showed armed (the detach of a lost expiry, or a timer "
+                 "armed before tracing)",
+                 "unknown history: cancel of a timer the trace never showed armed");
+            return;
+        }
+        if (model_pending(e.incarnation)) {
+            wheel(*inc.wheel).cancel(static_cast<TimerId>(e.incarnation));
+            inc.cancelled = true;
+            if (!next_event_of_timer_is_start(e)) ++result_.kernel_deletes;
+            return;
+        }
+        if (inc.model_fired) {
+            note(e,
+                 fmt::format("the kernel cancelled a timer our model had fired at jiffies {} (line {})",
+                             inc.model_fired->jiffies, inc.model_fired->line),
+                 "cancelled after a fire of our model the trace never shows");
+            inc.model_fired.reset();
+        } else {
+            note(e, "timer_cancel of a timer not pending in our model", "cancel of a timer not pending in our model");
+        }
+        inc.cancelled = true;
+    }
+
+    // A timer_cancel of e's timer printed after e by another CPU with the same timestamp.
+    std::optional<std::size_t> tied_cancel_after(const Event& e) const {
+        for (std::size_t i = cursor_ + 1; i < events_.size() && events_[i].timestamp_ns == e.timestamp_ns; ++i) {
+            const Event& n = events_[i];
+            if (n.timer != e.timer) continue;
+            if (n.type == FtraceEventType::timer_cancel && n.line_cpu != e.line_cpu && !n.consumed) return i;
+            return std::nullopt;
+        }
+        return std::nullopt;
+    }
+
+    bool next_event_of_timer_is_start(const Event& e) const {
+        for (std::size_t i = cursor_ + 1; i < events_.size(); ++i)
+            if (events_[i].timer == e.timer) return events_[i].type == FtraceEventType::timer_start;
+        return false;
+    }
+
+    // The next timer our softirq on CPU c fires: a parked one, else the
+    // current run's next, else (if allowed) the first of a new run.
+    std::optional<FiredTimer> next_model_fire(unsigned c, bool& may_start) {
+        CpuState& s = cpus_[c];
+        if (s.parked) {
+            auto f = s.parked;
+            s.parked.reset();
+            return f;
+        }
+        if (s.run) {
+            if (auto f = s.run->resume()) return f;
+            s.run.reset();
+        }
+        if (!may_start) return std::nullopt;
+        may_start = false;
+        s.run = std::make_unique<SuspendedRun>(wheel(c));
+        s.run_jiffies = jiffies_;
+        s.run_line = events_[cursor_].line;
+        ++result_.model_softirq_runs;
+        if (auto f = s.run->start()) return f;
+        s.run.reset();
+        return std::nullopt;
+    }
+
+    void model_only_fire(const FiredTimer& f, unsigned c, std::string_view why) {
+        ++result_.model_fires;
+        Incarnation& inc = incs_[f.id];
+        inc.model_fired = Incarnation::EarlyFire{cpus_[c].run_line, cpus_[c].run_jiffies, f.base_clk};
+        const std::uint64_t n = ++result_.notes_by_class["model fire not matched by the kernel"];
+        if (n > options_.max_notes_per_class) return;
+        const Event& at = events_[std::min(cursor_, events_.size() - 1)];
+        result_.notes.push_back(ReplayNote{at.line, inc.timer, inc.function,
+                                           fmt::format("our softirq on CPU {} fired it from bucket clock {}: {}", c,
+                                                       f.base_clk, why),
+                                           boot(at)});
+    }
+
+    void on_expire_entry(const Event& e) {
+        ++result_.expiry.events;
+        if (boot(e)) ++result_.expiry.boot_events;
+        const unsigned c = e.line_cpu;
+        CpuState& s = cpus_.at(c);
+        Incarnation& inc = incs_[e.incarnation];
+        const auto id = static_cast<TimerId>(e.incarnation);
+        if (s.callback) {
+            // The previous callback's timer_expire_exit is missing.
+            note(e, "timer_expire_entry while the previous callback on this CPU has not exited",
+                 "missing timer_expire_exit");
+            s.callback.reset();
+        }
+        if (!e.baseclk || !e.jiffies) {
+            unknown(result_.expiry, "timer_expire_entry without now= or baseclk=");
+            return;
+        }
+        const Jiffies now = *e.jiffies;
+        const Jiffies kernel_clk = *e.baseclk;
+        const std::string kernel = fmt::format("baseclk {} now {}", kernel_clk, now);
+        if (!inc.known) {
+            unknown(result_.expiry, "expiry of a timer the trace never showed armed");
+            return;
+        }
+        if (s.parked && s.parked->id == id) {
+            // Our run already fired it after the previous callback returned.
+            const FiredTimer fired = *s.parked;
+            s.parked.reset();
+            s.callback = e.incarnation;
+            check_fired(e, fired, kernel_clk, now, wheel(c).placement(id));
+            return;
+        }
+        if (!model_pending(e.incarnation)) {
+            if (inc.model_fired) {
+                disagree(result_.expiry, e, ReplayCheck::expiry,
+                         fmt::format("fired at jiffies {} from bucket clock {} (run at line {})",
+                                     inc.model_fired->jiffies, inc.model_fired->base_clk, inc.model_fired->line),
+                         kernel, ReplayCause::fired_earlier);
+            } else {
+                disagree(result_.expiry, e, ReplayCheck::expiry, "not pending", kernel, ReplayCause::not_pending);
+            }
+            inc.model_fired.reset();
+            s.callback = e.incarnation;
+            return;
+        }
+        if (*inc.wheel != c) {
+            const Placement p = wheel(*inc.wheel).placement(id);
+            disagree(result_.expiry, e, ReplayCheck::expiry,
+                     fmt::format("pending on CPU {} in bucket {} (clock {})", *inc.wheel, p.slot, p.bucket_expiry),
+                     kernel, ReplayCause::other_cpu);
+            wheel(*inc.wheel).cancel(id);
+            s.callback = e.incarnation;
+            return;
+        }
+        const Placement p = wheel(c).placement(id);
+        if (time_after(p.bucket_expiry, now)) {
+            disagree(result_.expiry, e, ReplayCheck::expiry,
+                     fmt::format("pending in bucket {} (clock {})", p.slot, p.bucket_expiry), kernel,
+                     ReplayCause::not_due);
+            wheel(c).cancel(id);
+            s.callback = e.incarnation;
+            return;
+        }
+        // Due in our model: our softirq must fire it now. What it fires
+        // before it, the kernel has not shown (yet).
+        bool may_start = true;
+        std::optional<FiredTimer> fired;
+        while (auto f = next_model_fire(c, may_start)) {
+            if (f->id == id) {
+                fired = f;
+                break;
+            }
+            model_only_fire(*f, c, fmt::format("the kernel expired {} first", inc.function));
+        }
+        s.callback = e.incarnation;
+        if (!fired) {
+            disagree(result_.expiry, e, ReplayCheck::expiry,
+                     fmt::format("pending in bucket {} (clock {}) but not fired", p.slot, p.bucket_expiry), kernel,
+                     ReplayCause::not_collected);
+            if (model_pending(e.incarnation)) wheel(c).cancel(id);
+            return;
+        }
+        check_fired(e, *fired, kernel_clk, now, p);
+    }
+
+    // Our run fired the timer the kernel expired: same bucket clock, not late?
+    void check_fired(const Event& e, const FiredTimer& fired, Jiffies kernel_clk, Jiffies now, const Placement& p) {
+        const std::string kernel = fmt::format("baseclk {} now {}", kernel_clk, now);
+        if (fired.base_clk != kernel_clk) {
+            disagree(result_.expiry, e, ReplayCheck::expiry,
+                     p.pending ? fmt::format("bucket clock {} (bucket {}, queued for {})", fired.base_clk, p.slot,
+                                             p.bucket_expiry)
+                               : fmt::format("bucket clock {}", fired.base_clk),
+                     kernel, ReplayCause::baseclk_differs);
+        } else if (time_after(fired.base_clk, now)) {
+            disagree(result_.expiry, e, ReplayCheck::expiry, fmt::format("bucket clock {}", fired.base_clk), kernel,
+                     ReplayCause::fired_late);
+        } else {
+            agree(result_.expiry, e);
+        }
+    }
+
+    void on_expire_exit(const Event& e) {
+        const unsigned c = e.line_cpu;
+        CpuState& s = cpus_.at(c);
+        if (!s.callback || incs_[*s.callback].timer != e.timer) return;
+        s.callback.reset();
+        // Our callback returns: what does our run fire next?
+        if (s.run && !s.parked) {
+            if (auto f = s.run->resume())
+                s.parked = f;
+            else
+                s.run.reset();
+        }
+    }
+
+    std::vector<Event> events_;
+    std::vector<Incarnation> incs_;
+    ReplayResult& result_;
+    const ReplayOptions& options_;
+    std::vector<std::unique_ptr<ModernWheel>> wheels_;
+    std::vector<CpuState> cpus_;
+    Jiffies jiffies_ = 0;
+    std::size_t cursor_ = 0;
+};
+
+std::optional<std::uint64_t> find_marker_line(std::string_view text, std::string_view marker) {
+    std::uint64_t line = 1;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::size_t end = std::min(text.find('\n', pos), text.size());
+        const std::string_view l = text.substr(pos, end - pos);
+        if (l.find("tracing_mark_write:") != std::string_view::npos && l.find(marker) != std::string_view::npos)
+            return line;
+        pos = end + 1;
+        ++line;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, const ReplayOptions& options) {
+    ReplayResult result;
+    result.file = file_name;
+    result.workload_start_line = find_marker_line(text, "timersim: workload start");
+
+    std::istringstream in{std::string(text)};
+    FtraceReader reader(in, std::move(file_name), options.hz);
+    std::vector<Event> events;
+    std::unordered_map<std::uint64_t, std::size_t> current; // timer= -> incarnation
+    std::size_t incarnations = 0;
+    unsigned cpus = 1;
+    FtraceEvent fe;
+    while (reader.next(fe)) {
+        Event e;
+        e.type = fe.type;
+        e.line = fe.line;
+        e.timestamp_ns = fe.timestamp_ns;
+        e.line_cpu = fe.line_cpu;
+        e.timer = fe.timer;
+        e.function = std::string(fe.function);
+        e.expires = fe.expires;
+        e.cpu = fe.cpu;
+        e.idx = fe.idx;
+        e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
+        e.baseclk = fe.baseclk;
+        e.jiffies = fe.jiffies();
+        auto it = current.find(e.timer);
+        if (it == current.end() || e.type == FtraceEventType::timer_init) {
+            if (it == current.end()) ++result.timers;
+            current[e.timer] = incarnations++;
+            it = current.find(e.timer);
+        }
+        e.incarnation = it->second;
+        cpus = std::max(cpus, e.line_cpu + 1);
+        if (e.cpu) cpus = std::max(cpus, *e.cpu + 1);
+        events.push_back(std::move(e));
+    }
+    result.timer_events = events.size();
+    if (events.empty()) {
+        result.hz = options.hz.value_or(0);
+        return result;
+    }
+    result.hz = reader.hz();
+    result.cpus = cpus;
+
+    // next_same_cpu: the index of the next event printed by the same CPU.
+    std::vector<std::size_t> next_of_cpu(cpus, events.size());
+    for (std::size_t i = events.size(); i-- > 0;) {
+        events[i].next_same_cpu = next_of_cpu[events[i].line_cpu];
+        next_of_cpu[events[i].line_cpu] = i;
+    }
+
+    Replay replay(std::move(events), incarnations, result, options);
+    replay.run();
+    return result;
+}
+
+} // namespace timersim

@@ -1,0 +1,674 @@
+// The discrete-event engine (sim/engine.hpp): determinism, no error of its
+// own under a zero cost model, a large same-deadline burst turning into one
+// long softirq that makes the last timers late, and exact tick times.
+#include "sim/machine/engine.hpp"
+#include "sim/machine/engine_run.hpp"
+#include "workloads/generators/churn_workload.hpp"
+#include "wheel/classic_wheel.hpp"
+#include "wheel/heap_queue.hpp"
+#include "wheel/modern_wheel.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <random>
+#include <set>
+#include <vector>
+
+using namespace timersim;
+
+namespace {
+
+constexpr unsigned kHz = 250;
+
+MachineConfig small_machine() {
+    MachineConfig c;
+    c.hz = kHz;
+    c.ticks = 2500;
+    return c;
+}
+
+WorkloadSpec small_churn(const MachineConfig& m, std::uint64_t seed = 7) {
+    ConnectionChurnConfig w;
+    w.hz = m.hz;
+    w.connections = 1000;
+    w.message_interval_ms = 500;
+    w.seed = seed;
+    return WorkloadSpec{.name = "connection-churn", .description = "churn", .json = "{}",
+                        .factory = churn_workload(w, m.ticks, m.tick_jitter_ns)};
+}
+
+// Arms timers at random times with random delays (re-arming some, cancelling
+// some), plus a few periodic timers re-armed from their callbacks, and
+// checks every firing against the queue's own prediction made when the timer
+// was last armed.
+struct PredictionShape {
+    unsigned periodic = 10;                   // timers re-armed from their own callback
+    std::uint64_t max_gap_ns = 3'000'000;     // between two workload steps
+};
+
+template <class Q>
+class PredictionWorkload final : public Workload {
+public:
+    PredictionWorkload(Engine<Q>& engine, std::uint64_t seed, PredictionShape shape = {})
+        : engine_(engine), rng_(seed), periodic_(shape.periodic) {
+        for (unsigned i = 0; i < kTimers; ++i) ids_.push_back(engine.create_timer());
+        predicted_.resize(ids_.size() + 1, 0);
+        for (unsigned i = 0; i < periodic_; ++i) rearm(engine, ids_[i], 1 + i);
+        // Workload steps at arbitrary ns (not only tick times).
+        std::uint64_t t = 0;
+        for (unsigned op = 0; op < kOps; ++op) {
+            t += rng_() % shape.max_gap_ns;
+            engine.schedule_action(t, Action{.kind = Action::Kind::call, .tag = op});
+        }
+    }
+
+    void on_action(Sim& sim, std::uint64_t) override {
+        const TimerId id = ids_[periodic_ + rng_() % (kTimers - periodic_)];
+        if (rng_() % 8 == 0) {
+            sim.cancel(id);
+            return;
+        }
+        // Delays that reach several levels of both wheels.
+        const unsigned level = static_cast<unsigned>(rng_() % 4);
+        const Jiffies delay = 1 + rng_() % (Jiffies{64} << (3 * level));
+        rearm(sim, id, delay);
+    }
+
+    void on_fire(Sim& sim, const FireRecord& r) override {
+        ++fired_;
+        if (r.fired_jiffies != predicted_[r.id]) ++wrong_jiffy_;
+        // Zero cost: the softirq runs at its tick's exact time.
+        if (static_cast<std::int64_t>(r.fire_ns) != engine_.jiffy_time_ns(r.fired_jiffies)) ++wrong_ns_;
+        if (r.fired_jiffies < r.requested) ++early_;
+        if (periodic_ > 0 && r.id < ids_[periodic_]) rearm(sim, r.id, 1 + r.id % 7);
+    }
+
+    std::uint64_t fired_ = 0, wrong_jiffy_ = 0, wrong_ns_ = 0, early_ = 0;
+
+private:
+    static constexpr unsigned kTimers = 2000;
+    static constexpr unsigned kOps = 20000;
+
+    void rearm(Sim& sim, TimerId id, Jiffies delay) {
+        sim.arm(id, sim.jiffies() + delay, ArmCall::mod_timer);
+        const Placement p = engine_.queue().placement(id);
+        // The modern wheel runs a timer at its bucket's expiry; classic
+        // without slack and the heap at exactly ->expires.
+        if constexpr (std::is_same_v<Q, ModernWheel>)
+            predicted_[id] = p.bucket_expiry;
+        else
+            predicted_[id] = p.expires;
+    }
+
+    Engine<Q>& engine_;
+    std::mt19937_64 rng_;
+    unsigned periodic_;
+    std::vector<TimerId> ids_;
+    std::vector<Jiffies> predicted_;
+};
+
+template <class Q>
+CpuMetrics check_no_engine_error(Q queue, bool nohz = false, PredictionShape shape = {}, std::uint64_t ticks = 20000) {
+    Engine<Q> engine(queue, EngineConfig{.hz = kHz, .costs = CostModel::zero(), .nohz_idle = nohz});
+    PredictionWorkload<Q> workload(engine, 42, shape);
+    engine.set_workload(&workload);
+    engine.run_ticks(ticks);
+    CHECK(workload.fired_ > 1000);
+    CHECK(workload.wrong_jiffy_ == 0);
+    CHECK(workload.wrong_ns_ == 0);
+    const CpuMetrics m = engine.metrics();
+    CHECK(m.fired == workload.fired_);
+    CHECK(m.softirq.deferrals == 0);
+    CHECK(m.ticks_in_softirq == 0);
+    CHECK(m.max_softirq_ns == 0);
+    CHECK(m.timer_work_ns() == 0);
+    // Nothing runs before its requested jiffy, except what classic slack or
+    // the wheel's rounding would do (neither applies here: slack is off and
+    // the modern wheel only rounds up).
+    CHECK(workload.early_ == 0);
+    CHECK(m.early == 0);
+    return m;
+}
+
+// Records fire times of a burst.
+class BurstWorkload final : public Workload {
+public:
+    void on_fire(Sim&, const FireRecord& r) override {
+        ++fired;
+        last_fire_ns = r.fire_ns;
+        last_error_ns = r.error_ns;
+        last_fired_jiffies = r.fired_jiffies;
+        if (fired == 1) first_fire_ns = r.fire_ns;
+    }
+    std::uint64_t fired = 0, first_fire_ns = 0, last_fire_ns = 0;
+    std::int64_t last_error_ns = 0;
+    Jiffies last_fired_jiffies = 0;
+};
+
+enum class BurstRaise {
+    once,        // modern: next_expiry is recomputed before the timers run, so the ticks inside do not raise
+    while_due,   // heap: the ticks inside see due timers still queued and raise; ksoftirqd finds nothing left
+    every_tick,  // classic: every tick raises
+};
+
+template <class Q>
+void check_burst(Q queue, std::uint32_t n, BurstRaise raise) {
+    const CostModel costs{};
+    Engine<Q> engine(queue, EngineConfig{.hz = kHz, .costs = costs});
+    BurstWorkload workload;
+    engine.set_workload(&workload);
+    engine.reserve_timers(n);
+    const Jiffies start = engine.jiffies();
+    const Jiffies deadline = start + 100;
+    TimerId first = kNoTimer;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const TimerId id = engine.create_timer();
+        if (i == 0) first = id;
+        engine.arm(id, deadline);
+    }
+    // The jiffy the queue runs them at (the modern wheel rounds up to its
+    // bucket: 100 jiffies is level 1, granularity 8).
+    const Jiffies due = engine.queue().placement(first).bucket_expiry;
+    engine.run_ticks(400);
+
+    const CpuMetrics m = engine.metrics();
+    REQUIRE(workload.fired == n);
+    const std::uint64_t tick_ns = static_cast<std::uint64_t>(engine.jiffy_time_ns(due));
+    const std::uint64_t per_timer = costs.expiry_ns + costs.callback_ns;
+    // One softirq that expires everything: N x (expiry + callback) plus a
+    // little fixed work (entry, bucket scans, next-expiry search).
+    const std::uint64_t body = n * per_timer;
+    CHECK(m.max_expired_per_softirq == n);
+    CHECK(m.max_softirq_ns >= body);
+    CHECK(m.max_softirq_ns <= body + 20'000);
+    // The first timer fires right after the tick, the last one N-1 timers later.
+    CHECK(workload.first_fire_ns >= tick_ns);
+    CHECK(workload.first_fire_ns <= tick_ns + 20'000);
+    CHECK(workload.last_fire_ns - workload.first_fire_ns == (n - 1) * per_timer);
+    // Error in ns is against the requested deadline's tick.
+    CHECK(workload.last_error_ns ==
+          static_cast<std::int64_t>(workload.last_fire_ns) - engine.jiffy_time_ns(deadline));
+    // Ticks kept coming during the softirq: the last timers see a later jiffies.
+    const std::uint64_t ticks_inside = (workload.last_fire_ns - tick_ns) / (1'000'000'000ull / kHz);
+    CHECK(m.ticks_in_softirq >= ticks_inside);
+    const std::int64_t rounding = jiffies_diff(due, deadline);
+    CHECK(jiffies_diff(workload.last_fired_jiffies, due) == static_cast<std::int64_t>(ticks_inside));
+    CHECK(m.error_jiffies.max() == rounding + static_cast<std::int64_t>(ticks_inside));
+    CHECK(m.error_jiffies.min() == rounding);
+    if (raise == BurstRaise::once) {
+        // The modern wheel and the heap raise only when a timer is due, so
+        // the ticks inside do not re-raise: one run, one pass, no ksoftirqd.
+        CHECK(m.softirq.runs_irq_exit == 1);
+        CHECK(m.softirq.passes == 1);
+        CHECK(m.softirq.deferrals == 0);
+        CHECK(m.softirq_ns.count() == 1);
+    } else if (raise == BurstRaise::while_due) {
+        // All expired in the first pass (the heap's loop reads jiffies live);
+        // the raise by the ticks inside leaves an empty run to ksoftirqd.
+        CHECK(m.softirq.runs_irq_exit == 1);
+        CHECK(m.softirq.deferrals_by_time == 1);
+        CHECK(m.softirq.runs_ksoftirqd == 1);
+    } else {
+        // The classic tick raises every jiffy: the run ends past MAX_SOFTIRQ_TIME
+        // with TIMER_SOFTIRQ pending again, and ksoftirqd takes over.
+        CHECK(m.softirq.deferrals_by_time >= 1);
+        CHECK(m.softirq.runs_ksoftirqd >= 1);
+        CHECK(m.softirq.irq_exit_skipped + m.softirq.runs_ksoftirqd >= 1);
+    }
+}
+
+} // namespace
+
+TEST_CASE("same inputs and seeds give identical metrics") {
+    for (Design d : all_designs()) {
+        CAPTURE(to_string(d));
+        MachineConfig c = small_machine();
+        const RunResult a = run_machine(d, c, small_churn(c));
+        const RunResult b = run_machine(d, c, small_churn(c));
+        CHECK(a.total.fired > 0);
+        CHECK(a.total == b.total);
+        CHECK(format_run_json(a) == format_run_json(b));
+        CHECK(format_run_text(a) == format_run_text(b));
+
+        c.tick_jitter_ns = 400'000;
+        c.jitter_seed = 3;
+        const RunResult j1 = run_machine(d, c, small_churn(c));
+        const RunResult j2 = run_machine(d, c, small_churn(c));
+        CHECK(j1.total == j2.total);
+        CHECK_FALSE(j1.total.error_ns == a.total.error_ns); // the jitter shows in ns
+
+        CHECK_FALSE(run_machine(d, c, small_churn(c, 8)).total == j1.total);
+    }
+}
+
+TEST_CASE("with a zero cost model the engine adds no error: timers fire where the queue alone says") {
+    SUBCASE("modern wheel: at placement().bucket_expiry") {
+        check_no_engine_error(ModernWheel(ModernWheel::Config{.hz = kHz}));
+    }
+    SUBCASE("classic wheel without slack: at expires") {
+        check_no_engine_error(ClassicWheel(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt}));
+    }
+    SUBCASE("heap: at expires") {
+        check_no_engine_error(HeapQueue(HeapQueue::Config{.hz = kHz}));
+    }
+}
+
+TEST_CASE("a same-deadline burst is one long softirq and its last timer is late by the burst's cost") {
+    // 200k rather than 1M: the suite also runs under ASan+UBSan on 2 cores.
+    constexpr std::uint32_t n = 200'000;
+    SUBCASE("modern") { check_burst(ModernWheel(ModernWheel::Config{.hz = kHz}), n, BurstRaise::once); }
+    SUBCASE("heap") { check_burst(HeapQueue(HeapQueue::Config{.hz = kHz}), n, BurstRaise::while_due); }
+    SUBCASE("classic") {
+        check_burst(ClassicWheel(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt}), n, BurstRaise::every_tick);
+    }
+}
+
+TEST_CASE("HZ=300 ticks stay exact: tick n at floor(n * 1e9 / 300) ns, also after 3600 s") {
+    for (std::uint64_t n : {0ull, 1ull, 2ull, 3ull, 299ull, 300ull, 301ull, 1'079'999ull, 1'080'000ull,
+                            123'456'789ull, 10'000'000'000ull}) {
+        const unsigned __int128 exact = static_cast<unsigned __int128>(n) * 1'000'000'000u / 300u;
+        CHECK(tick_time_ns(n, 300) == static_cast<std::uint64_t>(exact));
+    }
+    CHECK(tick_time_ns(1, 300) == 3'333'333);
+    CHECK(tick_time_ns(2, 300) == 6'666'666);
+    CHECK(tick_time_ns(3, 300) == 10'000'000);
+
+    HeapQueue queue(HeapQueue::Config{.hz = 300});
+    Engine<HeapQueue> engine(queue, EngineConfig{.hz = 300});
+    const Jiffies start = engine.jiffies();
+    engine.run_until(3600ull * 1'000'000'000ull);
+    CHECK(engine.ticks() == 3600ull * 300);
+    CHECK(engine.last_tick_ns() == 3600ull * 1'000'000'000ull);
+    CHECK(engine.jiffies() == start + 3600ull * 300);
+    CHECK(engine.next_tick_ns() == 3600ull * 1'000'000'000ull + 3'333'333);
+}
+
+TEST_CASE("tick jitter delays ticks within [0, jitter] and never reorders them") {
+    HeapQueue queue(HeapQueue::Config{.hz = 1000});
+    Engine<HeapQueue> engine(queue, EngineConfig{.hz = 1000, .tick_jitter_ns = 900'000, .seed = 5});
+    bool late_seen = false;
+    std::uint64_t previous = 0;
+    for (std::uint64_t n = 1; n <= 2000; ++n) {
+        engine.run_ticks(n);
+        REQUIRE(engine.ticks() == n);
+        const std::uint64_t t = engine.last_tick_ns();
+        CHECK(t >= tick_time_ns(n, 1000));
+        CHECK(t <= tick_time_ns(n, 1000) + 900'000);
+        CHECK(t > previous);
+        late_seen = late_seen || t != tick_time_ns(n, 1000);
+        previous = t;
+    }
+    CHECK(late_seen);
+    CHECK_THROWS_AS(Engine<HeapQueue>(queue, EngineConfig{.hz = 1000, .tick_jitter_ns = 1'000'000}),
+                    std::invalid_argument);
+}
+
+TEST_CASE("actions run after a tick at the same ns, and wait for a running softirq") {
+    ModernWheel queue(ModernWheel::Config{.hz = kHz});
+    Engine<ModernWheel> engine(queue, EngineConfig{.hz = kHz});
+    const Jiffies start = engine.jiffies();
+    const TimerId a = engine.create_timer();
+    const TimerId b = engine.create_timer();
+    // At tick 1's ns: jiffies is already start + 1 when the arm runs.
+    struct Recorder final : Workload {
+        Jiffies seen = 0;
+        void on_action(Sim& sim, std::uint64_t) override { seen = sim.jiffies(); }
+    } recorder;
+    engine.set_workload(&recorder);
+    engine.schedule_action(tick_time_ns(1, kHz), Action{});
+    engine.run_ticks(1);
+    CHECK(recorder.seen == start + 1);
+    // A burst at tick 10 that lasts a few ticks; an arm scheduled in the
+    // middle of it waits until it ends.
+    for (int i = 0; i < 100'000; ++i) engine.arm(engine.create_timer(), start + 10);
+    engine.schedule_action(tick_time_ns(11, kHz), Action{.kind = Action::Kind::arm, .timer = a, .expires = start + 50});
+    engine.schedule_action(tick_time_ns(11, kHz), Action{.kind = Action::Kind::cancel, .timer = b});
+    engine.run_ticks(100);
+    const CpuMetrics m = engine.metrics();
+    CHECK(m.actions_delayed == 2);
+    CHECK(m.fired == 100'001);
+    CHECK(engine.queue().counters().expired == 100'001);
+}
+
+TEST_CASE("the ns histogram keeps exact extremes and percentiles within 12.5 %") {
+    Log2Histogram h;
+    CHECK(h.percentile(50) == 0);
+    for (std::int64_t v = 1; v <= 1000; ++v) h.add(v * 1000);
+    h.add(-5);
+    CHECK(h.count() == 1001);
+    CHECK(h.min() == -5);
+    CHECK(h.max() == 1'000'000);
+    CHECK(h.negative() == 1);
+    CHECK(h.percentile(0) == -5);
+    CHECK(h.percentile(100) == 1'000'000);
+    const std::int64_t p50 = h.percentile(50); // true value 500'000 (rank 501 of 1001, one negative)
+    CHECK(p50 >= 500'000);
+    CHECK(p50 <= 562'500);
+    for (std::uint64_t m : std::initializer_list<std::uint64_t>{0, 1, 15, 16, 17, 31, 32, 1000, 123456789, UINT64_MAX}) {
+        const unsigned b = Log2Histogram::bucket_of(m);
+        CHECK(b < Log2Histogram::kBuckets);
+        CHECK(Log2Histogram::bucket_low(b) <= m);
+        CHECK(Log2Histogram::bucket_high(b) >= m);
+    }
+    Log2Histogram extremes;
+    extremes.add(INT64_MIN);
+    extremes.add(INT64_MAX);
+    CHECK(extremes.percentile(1) == INT64_MIN);
+    CHECK(extremes.percentile(100) == INT64_MAX);
+}
+
+TEST_CASE("a softirq deferred to ksoftirqd runs after the ksoftirqd delay; ticks meanwhile leave it to ksoftirqd") {
+    constexpr std::uint64_t delay = 10'000'000; // 2.5 ticks at HZ=250
+    ClassicWheel queue(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt});
+    // 250 ns per timer whatever the defaults are.
+    CostModel costs{};
+    costs.expiry_ns = 50;
+    costs.callback_ns = 200;
+    Engine<ClassicWheel> engine(queue, EngineConfig{.hz = kHz, .costs = costs, .ksoftirqd_delay_ns = delay});
+    struct Watch final : Workload {
+        TimerId late = kNoTimer;
+        FireRecord record{};
+        void on_fire(Sim&, const FireRecord& r) override {
+            if (r.id == late) record = r;
+        }
+    } watch;
+    engine.set_workload(&watch);
+    const Jiffies deadline = engine.jiffies() + 100;
+    // 100k timers x 250 ns = 25 ms: the run at `deadline` spans 6 ticks, the
+    // classic tick raises on each, so the run ends past MAX_SOFTIRQ_TIME
+    // with TIMER_SOFTIRQ pending and wakes ksoftirqd.
+    for (int i = 0; i < 100'000; ++i) engine.arm(engine.create_timer(), deadline);
+    watch.late = engine.create_timer();
+    engine.arm(watch.late, deadline + 8); // due after the run ends, before ksoftirqd runs
+    engine.run_ticks(200);
+
+    const CpuMetrics m = engine.metrics();
+    const std::uint64_t run_end = tick_time_ns(100, kHz) + m.max_softirq_ns;
+    CHECK(m.max_expired_per_softirq == 100'000);
+    CHECK(run_end > tick_time_ns(106, kHz));
+    CHECK(run_end < tick_time_ns(107, kHz));
+    CHECK(m.softirq.deferrals_by_time == 1);
+    // Ticks 107 and 108 came while ksoftirqd was runnable: irq_exit() left
+    // TIMER_SOFTIRQ to it (6.1 ksoftirqd_running()).
+    CHECK(m.softirq.irq_exit_skipped == 2);
+    CHECK(m.softirq.runs_ksoftirqd == 1);
+    REQUIRE(watch.record.id == watch.late);
+    CHECK(watch.record.fired_jiffies == deadline + 8);
+    // It ran in ksoftirqd, one delay after the wakeup: entry cost, one walked
+    // jiffy per missed tick, its expiry.
+    CHECK(watch.record.fire_ns >= run_end + delay);
+    CHECK(watch.record.fire_ns <= run_end + delay + 10'000);
+    CHECK(watch.record.error_ns == static_cast<std::int64_t>(watch.record.fire_ns - tick_time_ns(108, kHz)));
+}
+
+TEST_CASE("NOHZ idle: the tick stops while idle, wakes on the grid, and the engine still adds no error") {
+    // Sparse steps (up to 200 ms apart) and no periodic timers: the CPU is idle most of the time.
+    const PredictionShape sparse{.periodic = 0, .max_gap_ns = 200'000'000};
+    const std::uint64_t ticks = 600'000; // 40 min: the 20000 steps take ~33 min, then the timers drain
+    auto check_idle = [&](const CpuMetrics& m) {
+        CHECK(m.tick_stops > 100);
+        CHECK(m.wakeups_by_timer > 100);
+        CHECK(m.wakeups_by_action > 100);
+        CHECK(m.ticks_skipped > m.ticks); // mostly asleep
+        CHECK(m.max_jiffies_jump > 1);
+    };
+    SUBCASE("modern wheel") {
+        check_idle(check_no_engine_error(ModernWheel(ModernWheel::Config{.hz = kHz}), true, sparse, ticks));
+    }
+    SUBCASE("classic wheel: catching up walks every missed jiffy") {
+        const CpuMetrics m =
+            check_no_engine_error(ClassicWheel(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt}), true, sparse,
+                                  ticks);
+        check_idle(m);
+        CHECK(m.counters.jiffies_walked > m.ticks);
+    }
+    SUBCASE("heap") { check_idle(check_no_engine_error(HeapQueue(HeapQueue::Config{.hz = kHz}), true, sparse, ticks)); }
+    SUBCASE("busy periodic timers keep the tick running, as without NOHZ") {
+        const CpuMetrics m = check_no_engine_error(ModernWheel(ModernWheel::Config{.hz = kHz}), true);
+        CHECK(m.ticks_skipped < m.ticks / 10);
+    }
+}
+
+TEST_CASE("NOHZ idle: with no timer pending the tick stops for good until an action") {
+    HeapQueue queue(HeapQueue::Config{.hz = kHz});
+    Engine<HeapQueue> engine(queue, EngineConfig{.hz = kHz, .nohz_idle = true});
+    const TimerId t = engine.create_timer();
+    engine.run_until(1'000'000'000);
+    CHECK(engine.tick_stopped());
+    CHECK(engine.next_tick_ns() == UINT64_MAX);
+    CHECK(engine.ticks() == 1); // the first tick found nothing to do and stopped
+    // An action at 10.5 s: jiffies catches up to the grid, arms, sleeps until the expiry.
+    const Jiffies start = engine.start_jiffies();
+    engine.schedule_action(10'500'000'000, Action{.kind = Action::Kind::call});
+    struct ArmOnCall final : Workload {
+        TimerId timer = kNoTimer;
+        FireRecord fired{};
+        void on_action(Sim& sim, std::uint64_t) override { sim.arm(timer, sim.jiffies() + 100); }
+        void on_fire(Sim&, const FireRecord& r) override { fired = r; }
+    } workload;
+    workload.timer = t;
+    engine.set_workload(&workload);
+    engine.run_until(20'000'000'000);
+    CHECK(workload.fired.id == t);
+    CHECK(workload.fired.requested == start + 2625 + 100); // 10.5 s = 2625 jiffies at HZ=250
+    CHECK(workload.fired.fired_jiffies == workload.fired.requested);
+    CHECK(workload.fired.fire_ns == tick_time_ns(2725, kHz) + CostModel{}.softirq_entry_ns + CostModel{}.expiry_ns);
+    const CpuMetrics m = engine.metrics();
+    CHECK(m.wakeups_by_action == 1);
+    CHECK(m.wakeups_by_timer == 1);
+    CHECK(m.ticks == 2);
+    CHECK(engine.tick_stopped());
+}
+
+TEST_CASE("the tick grid index inverts the tick times") {
+    for (unsigned hz : {100u, 250u, 300u, 1000u, 1024u}) {
+        for (std::uint64_t n : {0ull, 1ull, 2ull, 299ull, 300ull, 1'080'000ull, 987'654'321ull}) {
+            const std::uint64_t t = tick_time_ns(n, hz);
+            CHECK(tick_index_at(t, hz) == n);
+            CHECK(tick_index_at(tick_time_ns(n + 1, hz) - 1, hz) == n);
+        }
+    }
+}
+
+namespace {
+
+// Arms `n` timers on one jiffy (100 ahead) and runs; records the fire order.
+struct BurstRun {
+    std::vector<FireRecord> fired;
+    CpuMetrics metrics;
+    Jiffies due = 0;
+    std::vector<TimerId> ids;
+};
+
+template <class Q>
+BurstRun bounded_burst(Q queue, std::uint32_t n, std::uint32_t bound,
+                       const std::function<void(Engine<Q>&, BurstRun&)>& after_first_run = {}) {
+    Engine<Q> engine(queue, EngineConfig{.hz = kHz, .costs = CostModel::zero(), .max_expiries_per_softirq = bound});
+    struct Recorder final : Workload {
+        BurstRun* run = nullptr;
+        void on_fire(Sim&, const FireRecord& r) override { run->fired.push_back(r); }
+    } recorder;
+    BurstRun run;
+    recorder.run = &run;
+    engine.set_workload(&recorder);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        run.ids.push_back(engine.create_timer());
+        engine.arm(run.ids.back(), engine.jiffies() + 100);
+    }
+    run.due = engine.queue().placement(run.ids.front()).bucket_expiry;
+    engine.run_ticks(run.due - engine.start_jiffies());
+    if (after_first_run) after_first_run(engine, run);
+    engine.run_ticks(400);
+    run.metrics = engine.metrics();
+    return run;
+}
+
+template <class Q>
+void check_bounded_burst(const std::function<Q()>& make, bool raises_only_when_due) {
+    constexpr std::uint32_t n = 1000, bound = 64, runs = (n + bound - 1) / bound;
+    const BurstRun free = bounded_burst(make(), n, 0);
+    const BurstRun bounded = bounded_burst(make(), n, bound);
+    REQUIRE(free.fired.size() == n);
+    REQUIRE(bounded.fired.size() == n); // nothing lost
+    CHECK(free.metrics.max_expired_per_softirq == n);
+    CHECK(bounded.metrics.max_expired_per_softirq == bound);
+    CHECK(bounded.metrics.pending == 0);
+    std::set<Jiffies> jiffies_seen;
+    for (std::uint32_t k = 0; k < n; ++k) {
+        // The same order as without the bound, B per run, one run per tick.
+        CHECK(bounded.fired[k].id == free.fired[k].id);
+        CHECK(bounded.fired[k].fired_jiffies == bounded.due + k / bound);
+        jiffies_seen.insert(bounded.fired[k].fired_jiffies);
+    }
+    CHECK(jiffies_seen.size() == runs);
+    if (raises_only_when_due) {
+        // The tick raised TIMER_SOFTIRQ for the carry-over and nothing else.
+        CHECK(bounded.metrics.softirq.runs_irq_exit == runs);
+        CHECK(bounded.metrics.ticks_raised == runs);
+    }
+
+    // Cancel one carried-over timer and re-arm another after the first run.
+    const TimerId cancelled = free.fired[bound + 3].id;
+    const TimerId moved = free.fired[bound + 7].id;
+    Jiffies moved_to = 0;
+    const BurstRun changed = bounded_burst<Q>(make(), n, bound, [&](Engine<Q>& engine, BurstRun& run) {
+        REQUIRE(run.fired.size() == bound);
+        const std::size_t pending = engine.queue().pending();
+        CHECK(pending == n - bound);
+        CHECK(engine.cancel(cancelled));
+        CHECK_FALSE(engine.cancel(cancelled));
+        CHECK(engine.queue().pending() == pending - 1);
+        CHECK(engine.arm(moved, engine.jiffies() + 200) == ArmOutcome::queued);
+        moved_to = engine.queue().placement(moved).bucket_expiry;
+    });
+    REQUIRE(changed.fired.size() == n - 1);
+    std::vector<TimerId> expected;
+    for (const FireRecord& r : free.fired)
+        if (r.id != cancelled && r.id != moved) expected.push_back(r.id);
+    expected.push_back(moved);
+    for (std::size_t k = 0; k < expected.size(); ++k) CHECK(changed.fired[k].id == expected[k]);
+    CHECK(changed.fired.back().fired_jiffies == moved_to);
+    CHECK(changed.metrics.pending == 0);
+}
+
+} // namespace
+
+TEST_CASE("a bounded softirq leaves the rest of a burst for the next runs, in order") {
+    SUBCASE("modern") {
+        check_bounded_burst<ModernWheel>([] { return ModernWheel(ModernWheel::Config{.hz = kHz}); }, true);
+    }
+    SUBCASE("heap") { check_bounded_burst<HeapQueue>([] { return HeapQueue(HeapQueue::Config{.hz = kHz}); }, true); }
+    SUBCASE("classic (raises every tick anyway)") {
+        check_bounded_burst<ClassicWheel>(
+            [] { return ClassicWheel(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt}); }, false);
+    }
+}
+
+TEST_CASE("with costs, a bounded burst is many short softirq runs instead of one long one") {
+    constexpr std::uint32_t n = 50'000, bound = 1'000;
+    const CostModel costs{};
+    auto run = [&](std::uint32_t b) {
+        ModernWheel queue(ModernWheel::Config{.hz = kHz});
+        Engine<ModernWheel> engine(queue, EngineConfig{.hz = kHz, .costs = costs, .max_expiries_per_softirq = b});
+        BurstWorkload workload;
+        engine.set_workload(&workload);
+        for (std::uint32_t i = 0; i < n; ++i) engine.arm(engine.create_timer(), engine.jiffies() + 100);
+        engine.run_ticks(400);
+        CHECK(workload.fired == n);
+        return engine.metrics();
+    };
+    const CpuMetrics one = run(0);
+    const CpuMetrics bounded = run(bound);
+    CHECK(one.max_expired_per_softirq == n);
+    CHECK(bounded.max_expired_per_softirq == bound);
+    CHECK(bounded.max_softirq_ns * 20 < one.max_softirq_ns);
+    CHECK(bounded.softirq.runs_irq_exit + bounded.softirq.runs_ksoftirqd >= n / bound);
+    // The same work, spread out: the last timer fires later than in one run.
+    CHECK(bounded.error_ns.max() > one.error_ns.max());
+}
+
+TEST_CASE("queues: a budgeted pass stops after its budget, carries the rest over, and the next pass runs it first") {
+    ModernWheel q(ModernWheel::Config{.hz = kHz});
+    std::vector<TimerId> ids;
+    for (int i = 0; i < 10; ++i) {
+        ids.push_back(q.create());
+        q.arm(ids.back(), q.jiffies() + 3);
+    }
+    q.set_jiffies(q.jiffies() + 10);
+    std::vector<TimerId> order;
+    auto rec = [&](const FiredTimer& f) { order.push_back(f.id); };
+    REQUIRE(q.softirq_due());
+    CHECK(q.run_softirq(rec, 4));
+    CHECK(order.size() == 4);
+    CHECK(q.carry_over());
+    CHECK_FALSE(q.softirq_due()); // the kernel's meaning: next_expiry was recomputed
+    CHECK(q.next_timer_interrupt() == q.jiffies()); // but it is due now
+    CHECK(q.pending() == 6);
+    // The carried-over timers are still pending: cancel works on them.
+    const TimerId gone = ids[2]; // LIFO: the 8th to run
+    CHECK(q.is_pending(gone));
+    CHECK(q.cancel(gone));
+    CHECK(q.pending() == 5);
+    CHECK(q.run_softirq(rec, 3));
+    CHECK(order.size() == 7);
+    CHECK_FALSE(q.resume_softirq(rec, 3)); // two left, then nothing due
+    CHECK(order.size() == 9);
+    CHECK_FALSE(q.carry_over());
+    CHECK(q.pending() == 0);
+    CHECK(q.counters().softirq_runs == 2);
+    for (std::size_t k = 0; k < order.size(); ++k) CHECK(order[k] != gone);
+}
+
+TEST_CASE("histograms and metrics of several CPUs merge: counts add, extremes are the extremes of all") {
+    Log2Histogram a, b, empty;
+    for (std::int64_t v : {5, 100, 3000}) a.add(v);
+    for (std::int64_t v : {-7, 100, 1'000'000}) b.add(v);
+    Log2Histogram both = a;
+    both.merge(b);
+    CHECK(both.count() == 6);
+    CHECK(both.min() == -7);
+    CHECK(both.max() == 1'000'000);
+    CHECK(both.mean() == doctest::Approx((5 + 100 + 3000 - 7 + 100 + 1'000'000) / 6.0));
+    CHECK(both.negative() == 1);
+    Log2Histogram all;
+    for (std::int64_t v : {5, 100, 3000, -7, 100, 1'000'000}) all.add(v);
+    CHECK(both == all);
+    Log2Histogram same = a;
+    same.merge(empty);
+    CHECK(same == a);
+    empty.merge(a);
+    CHECK(empty == a);
+
+    ErrorHistogram x, y;
+    x.add(0, 3);
+    x.add(2);
+    y.add(2, 4);
+    y.add(-1);
+    x.merge(y);
+    CHECK(x.total() == 9);
+    CHECK(x.counts().at(2) == 5);
+    CHECK(x.min() == -1);
+
+    CpuMetrics m, n;
+    m.fired = 3;
+    m.max_softirq_ns = 10;
+    m.counters.peak_pending = 4;
+    m.counters.expired = 3;
+    m.softirq.max_passes_per_run = 1;
+    n.fired = 2;
+    n.max_softirq_ns = 7;
+    n.counters.peak_pending = 9;
+    n.counters.expired = 2;
+    n.softirq.max_passes_per_run = 3;
+    n.wakeups_by_remote = 1;
+    m.merge(n);
+    CHECK(m.fired == 5);
+    CHECK(m.max_softirq_ns == 10);
+    CHECK(m.counters.peak_pending == 9);
+    CHECK(m.counters.expired == 5);
+    CHECK(m.softirq.max_passes_per_run == 3);
+    CHECK(m.wakeups_by_remote == 1);
+}

@@ -1,0 +1,272 @@
+// timersim validate's replay (sim/kernel_replay.hpp): the committed real 6.1
+// capture (tests/data/kernel/) agrees with our model on every event; a
+// doctored idx or baseclk is exactly one disagreement; and small hand-made
+// traces for unknown history, migration and a callback that moves the
+// deferrable base's clock in the middle of a late run.
+#include "sim/validate/kernel_replay.hpp"
+#include "workloads/traces/trace_error.hpp"
+
+#include "test_data_dir.hpp"
+#include "tests/xz_fixture.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+using namespace timersim;
+
+namespace {
+
+const std::filesystem::path kKernel = std::filesystem::path(TEST_DATA_DIR) / "kernel";
+
+// The capture is committed xz-compressed.
+std::string read_capture() { return test::read_xz(kKernel / "capture-6.1-hz250.trace.xz"); }
+
+std::string slurp(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// The text of 1-based line `line`, and its offset.
+std::size_t line_offset(const std::string& text, std::uint64_t line) {
+    std::size_t pos = 0;
+    for (std::uint64_t l = 1; l < line; ++l) pos = text.find('\n', pos) + 1;
+    return pos;
+}
+
+// Replaces the value of `field=` on line `line` (which must have it).
+std::string doctor(std::string text, std::uint64_t line, std::string_view field, const std::string& value) {
+    const std::size_t begin = line_offset(text, line);
+    const std::size_t end = text.find('\n', begin);
+    const std::size_t at = text.find(std::string(" ") + std::string(field) + "=", begin);
+    REQUIRE(at < end);
+    const std::size_t v = at + field.size() + 2;
+    const std::size_t v_end = text.find_first_of(" \n", v);
+    text.replace(v, v_end - v, value);
+    return text;
+}
+
+std::string field_of(const std::string& text, std::uint64_t line, std::string_view field) {
+    const std::size_t begin = line_offset(text, line);
+    const std::size_t at = text.find(std::string(" ") + std::string(field) + "=", begin);
+    const std::size_t v = at + field.size() + 2;
+    return text.substr(v, text.find_first_of(" \n", v) - v);
+}
+
+// The 1-based line of the first line at or after `from` containing `what`.
+std::uint64_t find_line(const std::string& text, std::uint64_t from, std::string_view what) {
+    std::size_t pos = line_offset(text, from);
+    for (std::uint64_t line = from;; ++line) {
+        const std::size_t end = text.find('\n', pos);
+        REQUIRE(end != std::string::npos);
+        if (text.substr(pos, end - pos).find(what) != std::string::npos) return line;
+        pos = end + 1;
+    }
+}
+
+void require_full_agreement(const ReplayResult& r) {
+    CHECK(r.idx.disagree == 0);
+    CHECK(r.expiry.disagree == 0);
+    CHECK(r.disagreements.empty());
+    CHECK(r.idx.agree + r.idx.unknown == r.idx.events);
+    CHECK(r.expiry.agree + r.expiry.unknown == r.expiry.events);
+}
+
+} // namespace
+
+TEST_CASE("the committed 6.1 capture agrees with the model on every idx and every expiry") {
+    const std::string text = read_capture();
+    const ReplayResult r = replay_kernel_trace(text, "capture");
+    CHECK(r.hz == 250);
+    CHECK(r.cpus == 2);
+    CHECK(r.timer_events == 8340);
+    CHECK(r.timers == 368);
+    REQUIRE(r.workload_start_line);
+    CHECK(*r.workload_start_line == 1704);
+    CHECK(r.idx.events == 2273);
+    CHECK(r.expiry.events == 1118);
+    require_full_agreement(r);
+    // The test fails below 100%: nothing may be excluded either.
+    CHECK(r.idx.agree == 2273);
+    CHECK(r.expiry.agree == 1118);
+    CHECK(r.idx.agreement() == 1.0);
+    CHECK(r.expiry.agreement() == 1.0);
+    // The early-boot hole (README, "Known gaps"): the srcu_delay_timer detach
+    // whose start and expiry are missing, and the delayed_work_timer_fn whose
+    // expiry is missing (our model fires it; the trace never does).
+    CHECK(r.notes_by_class.at("unknown history: cancel of a timer the trace never showed armed") == 1);
+    CHECK(r.notes_by_class.at("model fire not matched by the kernel") == 1);
+}
+
+TEST_CASE("without the unseen empty softirq runs, stale next_expiry values hold clk back") {
+    // A delete leaves next_expiry at the emptied bucket; the kernel's tick
+    // then runs an empty softirq that the trace cannot show. Without it,
+    // forward_timer_base() stops at the stale next_expiry and timers land a
+    // level too high.
+    const ReplayResult r = replay_kernel_trace(read_capture(), "capture", ReplayOptions{.catch_up_runs = false});
+    CHECK(r.idx.disagree > 0);
+    CHECK(r.disagreements_by_cause.at("our base clock differs") > 0);
+}
+
+TEST_CASE("the small excerpt agrees too") {
+    const ReplayResult r = replay_kernel_trace(slurp(kKernel / "small-6.1-hz250.txt"), "small");
+    CHECK(r.idx.events == 73);
+    CHECK(r.expiry.events == 40);
+    CHECK_FALSE(r.workload_start_line);
+    require_full_agreement(r);
+}
+
+TEST_CASE("a doctored idx is exactly one idx disagreement") {
+    const std::string text = read_capture();
+    // A timer_start in the workload.
+    const std::uint64_t line = find_line(text, 5000, "timer_start:");
+    const unsigned idx = static_cast<unsigned>(std::stoul(field_of(text, line, "idx")));
+    const unsigned doctored = idx % 64 == 63 ? idx - 1 : idx + 1;
+    const ReplayResult r = replay_kernel_trace(doctor(text, line, "idx", std::to_string(doctored)), "doctored");
+    CHECK(r.idx.disagree == 1);
+    CHECK(r.idx.agree == 2272);
+    CHECK(r.expiry.disagree == 0);
+    CHECK(r.expiry.agree == 1118);
+    REQUIRE(r.disagreements.size() == 1);
+    const ReplayDisagreement& d = r.disagreements.front();
+    CHECK(d.line == line);
+    CHECK(d.check == ReplayCheck::idx);
+    CHECK(d.cause == ReplayCause::kernel_clock_differs);
+    CHECK(d.ours.starts_with("idx " + std::to_string(idx) + " ("));
+    CHECK(d.kernel.starts_with("idx " + std::to_string(doctored) + " ("));
+    CHECK_FALSE(d.boot);
+    CHECK(r.disagreements_by_cause.at("kernel base clock differs") == 1);
+}
+
+TEST_CASE("a doctored baseclk is exactly one expiry disagreement") {
+    const std::string text = read_capture();
+    const std::uint64_t line = find_line(text, 5000, "timer_expire_entry:");
+    const std::uint64_t baseclk = std::stoull(field_of(text, line, "baseclk"));
+    const ReplayResult r =
+        replay_kernel_trace(doctor(text, line, "baseclk", std::to_string(baseclk - 1)), "doctored");
+    CHECK(r.idx.disagree == 0);
+    CHECK(r.expiry.disagree == 1);
+    CHECK(r.expiry.agree == 1117);
+    REQUIRE(r.disagreements.size() == 1);
+    const ReplayDisagreement& d = r.disagreements.front();
+    CHECK(d.line == line);
+    CHECK(d.check == ReplayCheck::expiry);
+    CHECK(d.cause == ReplayCause::baseclk_differs);
+    CHECK(d.ours.starts_with("bucket clock " + std::to_string(baseclk)));
+    CHECK(d.kernel.starts_with("baseclk " + std::to_string(baseclk - 1)));
+}
+
+namespace {
+
+// Hand-made traces in the kernel's format.
+std::string ev(unsigned cpu, const std::string& ts, const std::string& what) {
+    return "          <idle>-0       [00" + std::to_string(cpu) + "] d.s1.     " + ts + ": " + what + "\n";
+}
+
+} // namespace
+
+TEST_CASE("a timer never shown armed is unknown history, not a disagreement") {
+    std::string t = "# hz=250\n";
+    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=process_timeout expires=4294900010 [timeout=10] cpu=0 idx=43 flags=");
+    // bb was armed before tracing began: its detach and expiry.
+    t += ev(0, "1.040000", "timer_cancel: timer=00000000000000bb");
+    t += ev(0, "1.040001", "timer_expire_entry: timer=00000000000000bb function=tcp_write_timer now=4294900010 baseclk=4294900010");
+    t += ev(0, "1.040002", "timer_expire_exit: timer=00000000000000bb");
+    t += ev(0, "1.040003", "timer_cancel: timer=00000000000000aa");
+    t += ev(0, "1.040004", "timer_expire_entry: timer=00000000000000aa function=process_timeout now=4294900011 baseclk=4294900011");
+    t += ev(0, "1.040005", "timer_expire_exit: timer=00000000000000aa");
+    // A del_timer() of another timer armed before tracing.
+    t += ev(0, "1.050000", "timer_cancel: timer=00000000000000cc");
+    const ReplayResult r = replay_kernel_trace(t, "hand");
+    CHECK(r.idx.agree == 1);
+    CHECK(r.expiry.events == 2);
+    CHECK(r.expiry.agree == 1);
+    CHECK(r.expiry.unknown == 1);
+    CHECK(r.expiry.disagree == 0);
+    CHECK(r.unknown_by_reason.at("expiry of a timer the trace never showed armed") == 1);
+    CHECK(r.notes_by_class.at("unknown history: cancel of a timer the trace never showed armed") == 1);
+    CHECK(r.disagreements.empty());
+}
+
+TEST_CASE("a pending timer that moves CPU leaves the old wheel") {
+    std::string t = "# hz=250\n";
+    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900100 [timeout=100] cpu=0 idx=113 flags=");
+    t += ev(1, "1.010000", "timer_cancel: timer=00000000000000aa");
+    t += ev(1, "1.010001", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900020 [timeout=18] cpu=1 idx=53 flags=");
+    t += ev(1, "1.100000", "timer_cancel: timer=00000000000000aa");
+    t += ev(1, "1.100001", "timer_expire_entry: timer=00000000000000aa function=tcp_write_timer now=4294900021 baseclk=4294900021");
+    t += ev(1, "1.100002", "timer_expire_exit: timer=00000000000000aa");
+    // CPU 0's wheel no longer holds it: its softirq at the old bucket fires nothing.
+    t += ev(0, "1.500000", "timer_start: timer=00000000000000dd function=process_timeout expires=4294900120 [timeout=1] cpu=0 idx=25 flags=");
+    t += ev(0, "1.510000", "timer_cancel: timer=00000000000000dd");
+    t += ev(0, "1.510001", "timer_expire_entry: timer=00000000000000dd function=process_timeout now=4294900121 baseclk=4294900121");
+    t += ev(0, "1.510002", "timer_expire_exit: timer=00000000000000dd");
+    const ReplayResult r = replay_kernel_trace(t, "hand");
+    CHECK(r.migrations == 1);
+    CHECK(r.kernel_requeues == 1);
+    CHECK(r.idx.agree == 3);
+    CHECK(r.expiry.agree == 2);
+    require_full_agreement(r);
+    CHECK(r.notes.empty());
+}
+
+TEST_CASE("a cancel printed after the start it preceded, with the same timestamp on another CPU, is put first") {
+    std::string t = "# hz=250\n";
+    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900100 [timeout=100] cpu=0 idx=113 flags=");
+    // CPU 0 deletes it, CPU 1 re-adds it; the trace prints them the other way round.
+    t += ev(1, "1.010000", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900020 [timeout=18] cpu=1 idx=53 flags=");
+    t += ev(0, "1.010000", "timer_cancel: timer=00000000000000aa");
+    t += ev(1, "1.100000", "timer_cancel: timer=00000000000000aa");
+    t += ev(1, "1.100001", "timer_expire_entry: timer=00000000000000aa function=tcp_write_timer now=4294900021 baseclk=4294900021");
+    t += ev(1, "1.100002", "timer_expire_exit: timer=00000000000000aa");
+    const ReplayResult r = replay_kernel_trace(t, "tie");
+    CHECK(r.idx.agree == 2);
+    CHECK(r.expiry.agree == 1);
+    require_full_agreement(r);
+    CHECK(r.notes_by_class.at("equal-timestamp reordering") == 1);
+    CHECK(r.notes_by_class.count("start of a pending timer") == 0);
+}
+
+TEST_CASE("a callback re-arming on a late deferrable base moves the clock of the next list (baseclk = jiffies - 1)") {
+    // docs/validation.md and tests/data/kernel/README.md: writeout_period
+    // (level 2) and a delayed work (level 1) share the bucket clock B; the
+    // deferrable base runs 21 jiffies late; writeout_period's callback re-arms
+    // it, forward_timer_base() moves clk to jiffies, and the level-1 list then
+    // prints baseclk = now - 1.
+    const std::string B = "4294895936";
+    auto trace = [&](const std::string& second_baseclk) {
+        std::string t = "# hz=250\n";
+        t += ev(0, "1.000000", "timer_start: timer=0000000000000001 function=writeout_period expires=4294895926 [timeout=600] cpu=0 idx=165 flags=D");
+        t += ev(0, "3.000000", "timer_start: timer=0000000000000002 function=delayed_work_timer_fn expires=4294895933 [timeout=100] cpu=0 idx=104 flags=D|I");
+        t += ev(0, "4.000000", "timer_cancel: timer=0000000000000001");
+        t += ev(0, "4.000001", "timer_expire_entry: timer=0000000000000001 function=writeout_period now=4294895957 baseclk=" + B);
+        t += ev(0, "4.000002", "timer_start: timer=0000000000000001 function=writeout_period expires=4294896681 [timeout=724] cpu=0 idx=177 flags=D");
+        t += ev(0, "4.000003", "timer_expire_exit: timer=0000000000000001");
+        t += ev(0, "4.000004", "timer_cancel: timer=0000000000000002");
+        t += ev(0, "4.000005", "timer_expire_entry: timer=0000000000000002 function=delayed_work_timer_fn now=4294895957 baseclk=" + second_baseclk);
+        t += ev(0, "4.000006", "timer_expire_exit: timer=0000000000000002");
+        return t;
+    };
+    const ReplayResult r = replay_kernel_trace(trace("4294895956"), "late");
+    CHECK(r.idx.agree == 3);
+    CHECK(r.expiry.agree == 2);
+    require_full_agreement(r);
+
+    // Had the kernel printed the bucket's own clock, our model would disagree.
+    const ReplayResult naive = replay_kernel_trace(trace(B), "naive");
+    REQUIRE(naive.disagreements.size() == 1);
+    CHECK(naive.disagreements.front().cause == ReplayCause::baseclk_differs);
+    CHECK(naive.disagreements.front().line == 9);
+}
+
+TEST_CASE("bad input is a TraceError naming file and line") {
+    CHECK_THROWS_AS(replay_kernel_trace("# hz=250\nthis is not a trace\n", "bad"), TraceError);
+    CHECK_THROWS_AS(replay_kernel_trace(ev(0, "1.0", "timer_cancel: timer=00000000000000aa"), "no-hz"), TraceError);
+}

@@ -1,0 +1,166 @@
+// Import of real kernel timer traces (docs/trace-format.md, "Importing
+// ftrace"): FtraceReader parses the text of /sys/kernel/tracing/trace and of
+// `trace-cmd report` (plain or -l) into FtraceEvents, one per timer_* line,
+// keeping every value the kernel printed; FtraceImporter turns those into
+// trace v1 events, undoing the kernel's tracing habits:
+//
+//   * every expiry is traced as timer_cancel (the detach in the run loop),
+//     then timer_expire_entry: that pair is an expiry, not a del_timer(), and
+//     gives no event (the simulator decides when timers fire);
+//   * mod_timer() on a pending timer that changes bucket traces timer_cancel
+//     then timer_start on the same CPU: one `modify`;
+//   * mod_timer() that keeps the timer in its bucket traces nothing, so
+//     nothing is emitted;
+//   * a timer_cancel that is neither is a del_timer(): a `cancel`, unless the
+//     timer was armed before the trace began (then nothing: the replay never
+//     had it);
+//   * a timer_start not preceded by a cancel is an `arm`;
+//   * timer_start/timer_cancel traced by a CPU between a timer's
+//     timer_expire_entry and timer_expire_exit come from that callback: the
+//     events get cb= that timer.
+//
+// A timer_cancel is held until the same timer's next event on the same CPU
+// (or until the trace has moved on by pair_window_ns), so the converted
+// events stay in time order; memory is the timer map plus the events inside
+// that window.
+#pragma once
+
+#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/trace_event.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <istream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace timersim {
+
+inline constexpr std::size_t kMaxFtraceLine = 64 * 1024;
+
+enum class FtraceEventType : std::uint8_t {
+    timer_init,
+    timer_start,
+    timer_cancel,
+    timer_expire_entry,
+    timer_expire_exit,
+};
+
+std::string_view to_string(FtraceEventType type) noexcept;
+
+// include/linux/timer.h flag bits (4.8+ values; see docs for 4.2-4.7).
+inline constexpr std::uint32_t kFtraceCpuMask = 0x0003FFFF;
+inline constexpr std::uint32_t kFtraceMigrating = 0x00040000;
+inline constexpr std::uint32_t kFtraceDeferrable = 0x00080000;
+inline constexpr std::uint32_t kFtracePinned = 0x00100000;
+inline constexpr std::uint32_t kFtraceIrqsafe = 0x00200000;
+inline constexpr unsigned kFtraceArrayShift = 22;
+
+// One timer_* line, with everything the kernel printed. string_views point
+// into the reader's line buffer: valid until the next call to next().
+struct FtraceEvent {
+    FtraceEventType type = FtraceEventType::timer_init;
+    std::uint64_t line = 0;          // 1-based line in the input
+    std::uint64_t timestamp_ns = 0;  // as printed (seconds since boot), in ns
+    std::uint32_t line_cpu = 0;      // the [CPU] column: where the event happened
+    std::uint64_t timer = 0;         // the timer_list pointer (hashed or not)
+    std::string_view function;       // function=, without a " [module]" suffix
+    std::string_view module;         // the module of "function=fn [module]", if any
+    // timer_start
+    Jiffies expires = 0;
+    std::int64_t timeout = 0;                 // [timeout=] = expires - now
+    std::optional<std::uint32_t> cpu;         // cpu= (4.11+), or from flags=0x (4.2-4.10)
+    std::optional<std::uint32_t> idx;         // idx= (4.11+): the wheel bucket 0..575
+    std::optional<Jiffies> bucket_expiry;     // bucket_expiry= (6.9+)
+    std::uint32_t flags = 0;                  // M/D/P/I as kernel bits (kFtrace*)
+    bool flags_known = false;                 // the line had flags=
+    // timer_expire_entry
+    std::optional<Jiffies> now;               // now=
+    std::optional<Jiffies> baseclk;           // baseclk= (5.2+): the bucket expiry collected
+
+    // jiffies when the event was traced, if the line tells (timer_start:
+    // expires - timeout; timer_expire_entry: now).
+    std::optional<Jiffies> jiffies() const noexcept;
+};
+
+struct FtraceReaderStats {
+    std::uint64_t lines = 0;
+    std::uint64_t timer_events = 0;      // timer_* lines returned by next()
+    std::uint64_t other_events = 0;      // event lines of any other event, skipped
+    std::map<std::string, std::uint64_t, std::less<>> other_by_name;
+    std::uint64_t lost_event_markers = 0; // "CPU:N [LOST n EVENTS]" / "[n EVENTS DROPPED]"
+    std::uint64_t lost_events = 0;        // the n of those markers, where given
+};
+
+class FtraceReader {
+public:
+    // `hz`: --hz, if given. The input may instead (or also, if they agree)
+    // carry a line "# hz=N" before its first event.
+    FtraceReader(std::istream& in, std::string file_name, std::optional<unsigned> hz = {});
+    FtraceReader(std::FILE* in, std::string file_name, std::optional<unsigned> hz = {});
+    ~FtraceReader();
+    FtraceReader(const FtraceReader&) = delete;
+    FtraceReader& operator=(const FtraceReader&) = delete;
+
+    // The next timer_* event; other lines are skipped (and counted). Throws
+    // TraceError for anything malformed.
+    bool next(FtraceEvent& event);
+
+    // Known once the first event line was read (throws before that if neither
+    // --hz nor "# hz=" gave it).
+    unsigned hz() const noexcept;
+    // Timestamp of the first event line (of any event), in ns.
+    std::optional<std::uint64_t> first_timestamp_ns() const noexcept;
+    const FtraceReaderStats& stats() const noexcept;
+    const std::string& file_name() const noexcept;
+    std::uint64_t line() const noexcept;
+    [[noreturn]] void fail(std::string_view field, std::string message) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+struct FtraceImportStats {
+    std::uint64_t arms = 0;
+    std::uint64_t modifies = 0;
+    std::uint64_t cancels = 0;
+    std::uint64_t expiries = 0;             // timer_expire_entry lines (fires)
+    std::uint64_t expiry_detaches = 0;      // timer_cancel lines recognised as an expiry's detach
+    std::uint64_t requeues = 0;             // cancel + start pairs turned into one modify
+    std::uint64_t dropped_cancels = 0;      // del_timer() of timers armed before the trace
+    std::uint64_t anomalies = 0;            // starts of pending timers without a cancel, expiries of pending timers without one
+    std::uint64_t timers = 0;               // distinct timers seen
+    std::uint64_t callback_events = 0;      // events inside a callback (cb=): between timer_expire_entry and _exit on that CPU
+    std::uint64_t unconfirmed_callbacks = 0; // expiries whose timer_expire_exit never came (their events get no cb=)
+};
+
+class FtraceImporter {
+public:
+    static constexpr std::uint64_t kDefaultPairWindowNs = 10'000'000; // 10 ms
+
+    explicit FtraceImporter(FtraceReader& reader, std::uint64_t pair_window_ns = kDefaultPairWindowNs);
+    ~FtraceImporter();
+    FtraceImporter(const FtraceImporter&) = delete;
+    FtraceImporter& operator=(const FtraceImporter&) = delete;
+
+    // The next trace v1 event (time relative to the first event line; timer
+    // key the pointer as a token "0x%016x"; expiry at=expires; kidx/know
+    // annotations). string_views are valid until the next call.
+    bool next(TraceEvent& event);
+
+    // Valid once next() returned an event or false: hz, and start_jiffies
+    // derived from the first event that shows jiffies (INITIAL_JIFFIES(hz) if
+    // none did).
+    TraceHeader header() const;
+    const FtraceImportStats& stats() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace timersim

@@ -1,0 +1,55 @@
+// TraceReader: streams a timersim trace (format v1, docs/trace-format.md)
+// event by event. Memory stays constant apart from the map of timer ids: one
+// fixed line buffer, no allocation per event (lines are parsed in place with
+// std::string_view and std::from_chars).
+//
+//   std::ifstream in("run.trace");
+//   TraceReader reader(in, "run.trace");      // reads and checks the header
+//   TraceEvent e;
+//   while (reader.next(e)) { ... e.timer is a dense id 0, 1, 2 ... }
+//
+// Every problem with the input throws TraceError ("FILE:LINE: what (field)").
+#pragma once
+
+#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/trace_event.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <istream>
+#include <memory>
+#include <string>
+
+namespace timersim {
+
+inline constexpr std::size_t kMaxTraceLine = 4096;
+
+class TraceReader {
+public:
+    TraceReader(std::istream& in, std::string file_name);
+    TraceReader(std::FILE* in, std::string file_name);
+    ~TraceReader();
+    TraceReader(const TraceReader&) = delete;
+    TraceReader& operator=(const TraceReader&) = delete;
+
+    const TraceHeader& header() const noexcept;
+
+    // The next event, or false at the end of the input. event.label and
+    // event.key.token point into the line buffer: valid until the next call
+    // (timer_key(event.timer) has a copy that lives as long as the reader).
+    bool next(TraceEvent& event);
+
+    const std::string& file_name() const noexcept;
+    std::uint64_t line() const noexcept; // line of the last event or error
+    std::uint64_t events() const noexcept; // events returned so far
+
+    // Distinct timers seen so far and the key each dense id stands for.
+    std::size_t timer_count() const noexcept;
+    TimerKey timer_key(std::uint32_t id) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace timersim

@@ -1,0 +1,505 @@
+#include "workloads/traces/trace_replay.hpp"
+
+#include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/trace_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+namespace timersim {
+
+namespace {
+
+struct FileCloser {
+    void operator()(std::FILE* f) const noexcept { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+FilePtr open_trace(const std::string& path) {
+    FilePtr f(std::fopen(path.c_str(), "rb"));
+    // Not a TraceError: there is no line to blame. The CLI reports it as a
+    // usage error naming the file.
+    if (!f) throw std::invalid_argument(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
+    return f;
+}
+
+// Events of either kind of trace, as trace v1 events with dense timer ids.
+class EventSource {
+public:
+    virtual ~EventSource() = default;
+    virtual bool next(TraceEvent& e) = 0;
+    virtual const TraceHeader& header() = 0; // after the first next() for ftrace
+    virtual std::uint64_t line() const = 0;
+    virtual const std::string& file() const = 0;
+    virtual std::uint64_t skipped_lines() const = 0;
+};
+
+class TimersimSource final : public EventSource {
+public:
+    explicit TimersimSource(const std::string& path) : file_(open_trace(path)), reader_(file_.get(), path) {}
+    bool next(TraceEvent& e) override { return reader_.next(e); }
+    const TraceHeader& header() override { return reader_.header(); }
+    std::uint64_t line() const override { return reader_.line(); }
+    const std::string& file() const override { return reader_.file_name(); }
+    std::uint64_t skipped_lines() const override { return 0; }
+
+private:
+    FilePtr file_;
+    TraceReader reader_;
+};
+
+// Kernel ftrace text, converted on the fly by FtraceImporter (no temporary
+// trace v1): the same events `timersim import` would write.
+class FtraceSource final : public EventSource {
+public:
+    FtraceSource(const std::string& path, std::optional<unsigned> hz)
+        : file_(open_trace(path)), reader_(file_.get(), path, hz), importer_(reader_) {}
+    bool next(TraceEvent& e) override {
+        const bool got = importer_.next(e);
+        header_ = importer_.header();
+        return got;
+    }
+    const TraceHeader& header() override { return header_; }
+    // The importer holds events up to its pair window, so this is the line
+    // read last, at most that window past the event.
+    std::uint64_t line() const override { return reader_.line(); }
+    const std::string& file() const override { return reader_.file_name(); }
+    std::uint64_t skipped_lines() const override { return reader_.stats().other_events; }
+
+private:
+    FilePtr file_;
+    FtraceReader reader_;
+    FtraceImporter importer_;
+    TraceHeader header_;
+};
+
+std::unique_ptr<EventSource> open_source(const std::string& path, TraceKind kind, std::optional<unsigned> hz) {
+    if (kind == TraceKind::ftrace) return std::make_unique<FtraceSource>(path, hz);
+    return std::make_unique<TimersimSource>(path);
+}
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+constexpr std::uint32_t kNoCpu = 0xFFFFFFFFu;
+
+// One event, compact, as the replay keeps it between reading and applying.
+struct ReplayEvent {
+    std::uint64_t value = 0; // expiry value (see ExpiryForm)
+    std::uint32_t timer = 0; // dense trace id
+    std::uint32_t cpu = kNoCpu;
+    TraceEventKind kind = TraceEventKind::arm;
+    ExpiryForm form = ExpiryForm::none;
+    bool pinned = false;
+};
+
+// Top-level events with the same time and CPU, read one after another: one
+// engine action (a workload step that arms several timers is one action).
+// Most groups hold one event: it is kept inline.
+struct Group {
+    std::uint64_t time = 0;
+    std::uint32_t cpu = 0;
+    ReplayEvent first;
+    std::vector<ReplayEvent> more;
+    bool pending = false; // scheduled, not yet run
+    bool arms(std::uint32_t timer) const {
+        if (first.timer == timer && first.kind != TraceEventKind::cancel) return true;
+        for (const ReplayEvent& e : more)
+            if (e.timer == timer && e.kind != TraceEventKind::cancel) return true;
+        return false;
+    }
+};
+
+// A callback block: the events recorded inside one callback of timer `cb`.
+struct Block {
+    std::uint64_t time = 0;
+    std::uint32_t cb = 0;
+    std::uint32_t next = kNone; // in its timer's waiting list
+    std::vector<ReplayEvent> events;
+};
+
+struct TimerState {
+    TimerId sim = kNoTimer;
+    std::uint32_t wait_head = kNone; // blocks reached, waiting for this timer's next fire
+    std::uint32_t wait_tail = kNone;
+    std::uint32_t waiting = 0;
+    bool unconsumed_fire = false;    // fired in the replay since its last arm, and no block used that fire
+};
+
+// Tag of the action that only moves the reader on (see pump()).
+constexpr std::uint64_t kPumpTag = std::numeric_limits<std::uint64_t>::max();
+// Read-ahead limit: callback events read but not yet due. Past it the
+// reader waits (a trace whose callbacks never fire in the replay would
+// otherwise be read whole into memory).
+constexpr std::size_t kMaxFutureEvents = 1u << 20;
+// Blocks one timer may have waiting for its fire; older ones are dropped
+// (counted as unmatched) when a timer that never fires collects more.
+constexpr std::uint32_t kMaxWaitingBlocks = 64;
+
+class TraceReplay final : public Workload {
+public:
+    TraceReplay(Sim& sim, const std::string& path, TraceKind kind, const TraceHeader& header,
+                TraceReplayStats* stats)
+        : source_(open_source(path, kind, header.hz)), header_(header), stats_out_(stats) {
+        if (kind == TraceKind::timersim) header_ = source_->header();
+        if (sim.hz() != header_.hz || sim.start_jiffies() != header_.start_jiffies)
+            throw std::invalid_argument(
+                fmt::format("{}: the trace's clock (hz={} start_jiffies={}) differs from the machine's (hz={} "
+                            "start_jiffies={})",
+                            path, header_.hz, header_.start_jiffies, sim.hz(), sim.start_jiffies()));
+        cpus_ = sim.cpus();
+        // Events at time 0 on CPU 0 are applied while the workload is built,
+        // as a generator arms timers in its constructor (a recorder writes
+        // the steps of time 0 at 1 ns).
+        building_ = true;
+        pump(sim);
+        building_ = false;
+    }
+
+    ~TraceReplay() override {
+        std::uint64_t unmatched = stats_.callback_events_unmatched;
+        for (const std::uint32_t b : future_) unmatched += blocks_[b].events.size();
+        for (const TimerState& t : timers_)
+            for (std::uint32_t b = t.wait_head; b != kNone; b = blocks_[b].next) unmatched += blocks_[b].events.size();
+        stats_.callback_events_unmatched = unmatched;
+        publish();
+    }
+
+    void on_action(Sim& sim, std::uint64_t tag) override {
+        if (tag == kPumpTag) {
+            pump_times_.erase(std::min_element(pump_times_.begin(), pump_times_.end()));
+            pump(sim);
+            publish();
+            return;
+        }
+        const auto g = static_cast<std::uint32_t>(tag);
+        --pending_groups_;
+        groups_[g].pending = false;
+        if (open_group_ == g) open_group_ = kNone;
+        running_time_ = groups_[g].time;
+        running_cpu_ = groups_[g].cpu;
+        running_ = true;
+        apply(sim, groups_[g].first);
+        for (const ReplayEvent& e : groups_[g].more) apply(sim, e);
+        groups_[g].more.clear();
+        free_groups_.push_back(g);
+        pump(sim); // events of the same time and CPU that follow are applied here too
+        running_ = false;
+        publish();
+    }
+
+    void on_fire(Sim& sim, const FireRecord& fired) override {
+        if (fired.id >= trace_of_sim_.size()) return;
+        const std::uint32_t x = trace_of_sim_[fired.id];
+        TimerState& t = timers_[x];
+        // This fire supersedes an older one nobody used: a block of x reached
+        // now belongs to this callback.
+        t.unconsumed_fire = false;
+        in_callback_of_ = x;
+        pump(sim);
+        in_callback_of_ = kNone;
+        TimerState& s = timers_[x];
+        if (s.wait_head != kNone) {
+            const std::uint32_t b = s.wait_head;
+            s.wait_head = blocks_[b].next;
+            if (s.wait_head == kNone) s.wait_tail = kNone;
+            --s.waiting;
+            apply_block(sim, b);
+        } else {
+            s.unconsumed_fire = true;
+            come_back_for_block_of(sim, x);
+        }
+    }
+
+private:
+    [[noreturn]] void fail(std::string_view field, std::string message) const {
+        throw TraceError(source_->file(), source_->line(), std::string(field), std::move(message));
+    }
+
+    void publish() {
+        stats_.skipped_lines = source_->skipped_lines();
+        if (stats_out_) *stats_out_ = stats_;
+    }
+
+    // The sim timer of dense id `id`, created at its first appearance (with
+    // the flags of that event: TIMER_DEFERRABLE is fixed at timer_setup()).
+    void ensure_timer(Sim& sim, std::uint32_t id, const TraceEvent& e) {
+        if (id >= timers_.size()) timers_.resize(std::size_t{id} + 1);
+        TimerState& t = timers_[id];
+        if (t.sim != kNoTimer) return;
+        t.sim = sim.create_timer(TimerFlags{.deferrable = e.flags.deferrable});
+        if (t.sim >= trace_of_sim_.size()) trace_of_sim_.resize(std::size_t{t.sim} + 1, kNone);
+        trace_of_sim_[t.sim] = id;
+    }
+
+    ReplayEvent compact(const TraceEvent& e) const {
+        ReplayEvent r;
+        r.value = e.expiry_value;
+        r.timer = e.timer;
+        r.kind = e.kind;
+        r.form = e.expiry;
+        r.pinned = e.flags.pinned;
+        if (e.cpu) {
+            if (*e.cpu >= cpus_)
+                fail("cpu", fmt::format("cpu {} is not on the machine: it has {} CPU{} (--cpus)", *e.cpu, cpus_,
+                                        cpus_ == 1 ? "" : "s"));
+            r.cpu = *e.cpu;
+        }
+        return r;
+    }
+
+    void apply(Sim& sim, const ReplayEvent& e) {
+        TimerState& t = timers_[e.timer];
+        ++stats_.events;
+        if (e.kind == TraceEventKind::cancel) {
+            sim.cancel(t.sim);
+            return;
+        }
+        Jiffies expires = e.value;
+        if (e.form == ExpiryForm::in_jiffies) {
+            expires = sim.jiffies() + e.value;
+        } else if (e.form == ExpiryForm::in_ns) {
+            using u128 = unsigned __int128;
+            const u128 j = (static_cast<u128>(e.value) * header_.hz + 999999999u) / 1000000000u;
+            expires = sim.jiffies() + static_cast<Jiffies>(j);
+        }
+        t.unconsumed_fire = false; // an older fire is history once the timer is armed again
+        if (e.cpu != kNoCpu && e.cpu != sim.current_cpu())
+            sim.arm_on(t.sim, expires, e.cpu); // add_timer_on() from a callback on another CPU
+        else
+            sim.arm(t.sim, expires, e.pinned ? ArmCall::mod_timer_pinned : ArmCall::mod_timer);
+    }
+
+    void apply_block(Sim& sim, std::uint32_t b) {
+        for (const ReplayEvent& e : blocks_[b].events) apply(sim, e);
+        stats_.callback_events += blocks_[b].events.size();
+        release_block(b);
+    }
+
+    std::uint32_t new_block() {
+        if (!free_blocks_.empty()) {
+            const std::uint32_t b = free_blocks_.back();
+            free_blocks_.pop_back();
+            return b;
+        }
+        blocks_.emplace_back();
+        return static_cast<std::uint32_t>(blocks_.size() - 1);
+    }
+    void release_block(std::uint32_t b) {
+        blocks_[b].events.clear();
+        blocks_[b].next = kNone;
+        free_blocks_.push_back(b);
+    }
+
+    std::uint32_t new_group() {
+        if (!free_groups_.empty()) {
+            const std::uint32_t g = free_groups_.back();
+            free_groups_.pop_back();
+            return g;
+        }
+        groups_.emplace_back();
+        return static_cast<std::uint32_t>(groups_.size() - 1);
+    }
+
+    // Reads one event and files it: a top-level event is applied now (same
+    // time and CPU as the group being run), appended to the group scheduled
+    // last, or scheduled as a new group; a callback event joins the block
+    // read last or starts a new one in future_. False at the end.
+    bool read_one(Sim& sim) {
+        if (!source_->next(event_)) {
+            eof_ = true;
+            return false;
+        }
+        const TraceEvent& e = event_;
+        ensure_timer(sim, e.timer, e);
+        if (e.cb) {
+            if (*e.cb >= timers_.size()) timers_.resize(std::size_t{*e.cb} + 1);
+            const ReplayEvent r = compact(e);
+            if (last_block_ == kNone || blocks_[last_block_].time != e.time_ns || blocks_[last_block_].cb != *e.cb) {
+                last_block_ = new_block();
+                blocks_[last_block_].time = e.time_ns;
+                blocks_[last_block_].cb = *e.cb;
+                future_.push_back(last_block_);
+            }
+            blocks_[last_block_].events.push_back(r);
+            ++future_events_;
+            open_group_ = kNone;
+            return true;
+        }
+        last_block_ = kNone;
+        const ReplayEvent r = compact(e);
+        const std::uint32_t cpu = r.cpu == kNoCpu ? 0 : r.cpu;
+        if (building_ && e.time_ns == 0 && cpu == 0 && pending_groups_ == 0) {
+            apply(sim, r);
+            return true;
+        }
+        if (running_ && e.time_ns == running_time_ && cpu == running_cpu_ && in_callback_of_ == kNone &&
+            pending_groups_ == 0) {
+            apply(sim, r);
+            return true;
+        }
+        if (open_group_ != kNone && groups_[open_group_].time == e.time_ns && groups_[open_group_].cpu == cpu) {
+            groups_[open_group_].more.push_back(r);
+            return true;
+        }
+        const std::uint32_t g = new_group();
+        groups_[g].time = e.time_ns;
+        groups_[g].cpu = cpu;
+        groups_[g].first = r;
+        groups_[g].pending = true;
+        open_group_ = g;
+        ++pending_groups_;
+        latest_group_time_ = e.time_ns;
+        Action action;
+        action.kind = Action::Kind::call;
+        action.cpu = cpu;
+        action.tag = g;
+        sim.schedule_action(e.time_ns, action);
+        return true;
+    }
+
+    // Moves the blocks whose time has come out of future_: applied at once
+    // if their timer already fired unused, else queued for its next fire.
+    bool reach(Sim& sim, std::uint64_t now) {
+        bool any = false;
+        while (!future_.empty()) {
+            const std::uint32_t b = future_.front();
+            if (blocks_[b].time > now) break;
+            future_.pop_front();
+            future_events_ -= blocks_[b].events.size();
+            if (b == last_block_) last_block_ = kNone;
+            any = true;
+            TimerState& t = timers_[blocks_[b].cb];
+            if (t.unconsumed_fire) {
+                t.unconsumed_fire = false;
+                apply_block(sim, b);
+                continue;
+            }
+            if (t.waiting == kMaxWaitingBlocks) {
+                const std::uint32_t old = t.wait_head;
+                t.wait_head = blocks_[old].next;
+                if (t.wait_head == kNone) t.wait_tail = kNone;
+                --t.waiting;
+                stats_.callback_events_unmatched += blocks_[old].events.size();
+                release_block(old);
+            }
+            if (t.wait_tail == kNone)
+                t.wait_head = b;
+            else
+                blocks_[t.wait_tail].next = b;
+            t.wait_tail = b;
+            ++t.waiting;
+        }
+        return any;
+    }
+
+    // Reads ahead until a top-level event later than now is scheduled (so
+    // every callback block up to it is known before its fire can come), then
+    // files the blocks that are due.
+    void pump(Sim& sim) {
+        const std::uint64_t now = sim.now_ns();
+        while (true) {
+            while (!eof_ && !(pending_groups_ > 0 && latest_group_time_ > now) &&
+                   future_events_ < kMaxFutureEvents)
+                read_one(sim);
+            const bool reached = reach(sim, now);
+            if (!(reached && future_events_ < kMaxFutureEvents && !eof_)) break;
+        }
+        // Nothing may fire to move us on: come back when the oldest block is due.
+        if (!eof_ && future_events_ >= kMaxFutureEvents) pump_at(sim, blocks_[future_.front()].time);
+    }
+
+    // An action that runs pump() at `time`, unless one will run by then.
+    void pump_at(Sim& sim, std::uint64_t time) {
+        for (const std::uint64_t t : pump_times_)
+            if (t <= time) return;
+        pump_times_.push_back(time);
+        Action action;
+        action.kind = Action::Kind::call;
+        action.tag = kPumpTag;
+        sim.schedule_action(time, action);
+    }
+
+    // Timer x fired and no block was due for it. If the next block read
+    // ahead for x is its (it comes before any arm of x), the design fired x
+    // earlier than the recording did: that block is to be applied at its
+    // own time, so make sure the replay looks then (with nothing else due,
+    // no fire or event might come to move it on). Only the first blocks are
+    // looked at: this is for sparse traces, where they are few.
+    void come_back_for_block_of(Sim& sim, std::uint32_t x) {
+        constexpr std::size_t kMaxScan = 256;
+        if (pending_groups_ > kMaxScan) return;
+        // A step read but not yet run (it waits for this softirq) arms x
+        // again: the next block of x is for that arm's fire.
+        for (const Group& g : groups_)
+            if (g.pending && g.arms(x)) return;
+        std::size_t scanned = 0;
+        for (const std::uint32_t b : future_) {
+            if (++scanned > kMaxScan) return;
+            if (blocks_[b].cb == x) return pump_at(sim, blocks_[b].time);
+            for (const ReplayEvent& e : blocks_[b].events)
+                if (e.timer == x && e.kind != TraceEventKind::cancel) return; // armed again first: another fire
+        }
+    }
+
+    std::unique_ptr<EventSource> source_;
+    TraceHeader header_;
+    TraceReplayStats* stats_out_;
+    TraceReplayStats stats_;
+    unsigned cpus_ = 1;
+    TraceEvent event_;
+    bool eof_ = false;
+
+    std::vector<TimerState> timers_;         // by dense trace id
+    std::vector<std::uint32_t> trace_of_sim_; // sim TimerId -> dense trace id
+
+    std::vector<Group> groups_;
+    std::vector<std::uint32_t> free_groups_;
+    std::uint32_t open_group_ = kNone;   // the group scheduled last, if nothing was read after it
+    std::uint32_t pending_groups_ = 0;   // scheduled, not yet run
+    std::uint64_t latest_group_time_ = 0;
+    bool building_ = false;              // in the constructor
+    bool running_ = false;               // inside a group's action
+    std::uint64_t running_time_ = 0;
+    std::uint32_t running_cpu_ = 0;
+    std::uint32_t in_callback_of_ = kNone;
+
+    std::vector<Block> blocks_;
+    std::vector<std::uint32_t> free_blocks_;
+    std::deque<std::uint32_t> future_;   // read, not yet due, in file order
+    std::size_t future_events_ = 0;
+    std::uint32_t last_block_ = kNone;   // the block read last, while still in future_
+    std::vector<std::uint64_t> pump_times_; // pending pump actions
+};
+
+} // namespace
+
+TraceSummary summarize_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz) {
+    const auto source = open_source(path, kind, hz);
+    TraceSummary summary;
+    TraceEvent e;
+    while (source->next(e)) {
+        summary.last_event_ns = e.time_ns;
+        ++summary.events;
+        if (e.cpu && *e.cpu + 1 > summary.cpus) summary.cpus = *e.cpu + 1;
+    }
+    summary.header = source->header();
+    return summary;
+}
+
+WorkloadFactory trace_replay(const std::string& path, TraceKind kind, const TraceHeader& header,
+                             TraceReplayStats* stats) {
+    return [=](Sim& sim) -> std::unique_ptr<Workload> {
+        return std::make_unique<TraceReplay>(sim, path, kind, header, stats);
+    };
+}
+
+} // namespace timersim
