@@ -56,7 +56,7 @@ struct EngineConfig {
     // Each tick is late by a uniform draw in [0, tick_jitter_ns]; must be
     // below the tick period so ticks stay in order. 0 = exact ticks.
     std::uint64_t tick_jitter_ns = 0;
-    std::uint64_t seed = 1; // jitter draws (CPU 0 uses it as is, CPU k a value derived from it)
+    std::uint64_t jitter_seed = 1; // jitter draws (CPU 0 uses it as is, CPU k a value derived from it)
     // CONFIG_NO_HZ_IDLE: stop the tick while the CPU is idle and the next
     // timer is more than one tick away.
     bool nohz_idle = false;

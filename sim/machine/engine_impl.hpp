@@ -380,9 +380,9 @@ Engine<Q>::Engine(std::span<Q> queues, const EngineConfig& config, Workload* wor
             throw std::invalid_argument("every CPU's queue must start at the same jiffies");
         // CPU 0 draws its jitter from the seed itself (what one CPU always
         // did); the others from splitmix64 mixes of it.
-        std::uint64_t seed = config.seed;
+        std::uint64_t seed = config.jitter_seed;
         if (i > 0) {
-            std::uint64_t z = config.seed + i * 0x9E3779B97F4A7C15ull;
+            std::uint64_t z = config.jitter_seed + i * 0x9E3779B97F4A7C15ull;
             z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
             z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
             seed = z ^ (z >> 31);

@@ -37,15 +37,10 @@ RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig&
                                      : (config.ticks + kDefaultSeriesWindows - 1) / kDefaultSeriesWindows;
     const std::uint64_t windows = (config.ticks + window - 1) / window;
     result.series_window_ticks = window;
-    Engine<Q> engine(std::span<Q>(queues), EngineConfig{.hz = config.hz,
-                                                        .costs = config.costs,
-                                                        .ksoftirqd_delay_ns = config.ksoftirqd_delay_ns,
-                                                        .tick_jitter_ns = config.tick_jitter_ns,
-                                                        .seed = config.jitter_seed,
-                                                        .nohz_idle = config.nohz_idle,
-                                                        .max_expiries_per_softirq = config.max_expiries_per_softirq,
-                                                        .series_window_ticks = window,
-                                                        .series_max_windows = static_cast<std::size_t>(windows)});
+    EngineConfig engine_config = config; // the engine's part of the machine
+    engine_config.series_window_ticks = window;
+    engine_config.series_max_windows = static_cast<std::size_t>(windows);
+    Engine<Q> engine(std::span<Q>(queues), engine_config);
     result.engine_bytes_per_timer = engine.bytes_per_timer();
     if (events) engine.set_event_log(events, to_string(design));
     const std::unique_ptr<Workload> workload = spec.factory(engine);

@@ -288,7 +288,7 @@ TEST_CASE("HZ=300 ticks stay exact: tick n at floor(n * 1e9 / 300) ns, also afte
 
 TEST_CASE("tick jitter delays ticks within [0, jitter] and never reorders them") {
     HeapQueue queue(HeapQueue::Config{.hz = 1000});
-    Engine<HeapQueue> engine(queue, EngineConfig{.hz = 1000, .tick_jitter_ns = 900'000, .seed = 5});
+    Engine<HeapQueue> engine(queue, EngineConfig{.hz = 1000, .tick_jitter_ns = 900'000, .jitter_seed = 5});
     bool late_seen = false;
     std::uint64_t previous = 0;
     for (std::uint64_t n = 1; n <= 2000; ++n) {

@@ -340,7 +340,7 @@ TEST_CASE("one CPU through the multi-CPU constructor is the one-CPU engine") {
     for (std::uint64_t seed : {4u, 5u}) {
         ModernWheel single = make_queue<ModernWheel>();
         std::vector<ModernWheel> one = make_queues<ModernWheel>(1);
-        const EngineConfig config{.hz = kHz, .tick_jitter_ns = 100'000, .seed = seed};
+        const EngineConfig config{.hz = kHz, .tick_jitter_ns = 100'000, .jitter_seed = seed};
         Engine<ModernWheel> a(single, config);
         Engine<ModernWheel> b(std::span<ModernWheel>(one), config);
         Scatter wa(a, seed, {});
