@@ -3,6 +3,7 @@
 // cascaded, what it cost), what the workload armed, and then every level as
 // a row of buckets with the clock's position under it. The state is read
 // through sim/wheel_snapshot.hpp; this file only drives the queues and draws.
+#include "sim/report/json.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
@@ -585,18 +586,6 @@ std::string frame_title(const TickReport& r, const View& v) {
 // JSON Lines rendering: one object per frame and wheel, with every timer
 // listed (no "and N more") and absolute jiffies.
 
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\')
-            out += fmt::format("\\{}", c);
-        else if (static_cast<unsigned char>(c) < 0x20)
-            out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        else
-            out += c;
-    }
-    return out + "\"";
-}
 
 std::string_view outcome_name(ArmOutcome o) {
     switch (o) {

@@ -1,6 +1,7 @@
 // timersim validate: replays a real Linux 6.1 timer trace through our model of
 // the 6.1 wheel (ModernWheel, one per CPU) and checks it event by event
 // (sim/kernel_replay.hpp, docs/validation.md).
+#include "sim/report/json.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
@@ -67,24 +68,6 @@ std::string read_input(const std::string& path) {
     return text;
 }
 
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        switch (ch) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(ch) < 0x20)
-                out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(ch)));
-            else
-                out += ch;
-        }
-    }
-    out += '"';
-    return out;
-}
 
 std::string agreement_line(const ReplayResult& r) {
     return fmt::format("agreement: idx {}/{}, expiry {}/{}", r.idx.agree, r.idx.agree + r.idx.disagree,

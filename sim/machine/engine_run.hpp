@@ -1,6 +1,6 @@
 // A run of the simulated machine: one design, any workload, the engine of
-// sim/engine.hpp; and its text and JSON reports (`timersim run`; `compare`
-// runs one per design).
+// sim/machine/engine.hpp (`timersim run`; `compare` runs one per design).
+// Its reports: sim/report/run_report.hpp.
 #pragma once
 
 #include "sim/machine/design.hpp"
@@ -67,7 +67,5 @@ struct RunResult {
 RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
                       const ProgressFn& progress = {}, EventLog* events = nullptr);
 
-std::string format_run_text(const RunResult& result);
-std::string format_run_json(const RunResult& result);
 
 } // namespace timersim

@@ -230,8 +230,7 @@ TEST_CASE("same inputs and seeds give identical metrics") {
         const RunResult b = run_machine(d, c, small_churn(c));
         CHECK(a.total.fired > 0);
         CHECK(a.total == b.total);
-        CHECK(format_run_json(a) == format_run_json(b));
-        CHECK(format_run_text(a) == format_run_text(b));
+        // The reports of a and b: tests/report/test_run_report.cpp.
 
         c.tick_jitter_ns = 400'000;
         c.jitter_seed = 3;

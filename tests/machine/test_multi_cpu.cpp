@@ -624,8 +624,7 @@ TEST_CASE("same inputs, same multi-CPU run; totals merge the CPUs") {
         const RunResult b = run_machine(d, m, scatter_spec(21));
         CHECK(a.per_cpu == b.per_cpu);
         CHECK(a.series == b.series);
-        CHECK(format_run_json(a) == format_run_json(b));
-        CHECK(format_run_text(a) == format_run_text(b));
+        // The reports of such runs: tests/report/test_run_report.cpp.
         CHECK_FALSE(run_machine(d, m, scatter_spec(22)).per_cpu == a.per_cpu);
         std::uint64_t fired = 0, arms = 0, ticks = 0, max_softirq = 0, errors = 0;
         for (const CpuMetrics& c : a.per_cpu) {
@@ -641,11 +640,6 @@ TEST_CASE("same inputs, same multi-CPU run; totals merge the CPUs") {
         CHECK(a.total.max_softirq_ns == max_softirq);
         CHECK(a.total.error_jiffies.total() == errors);
         CHECK(a.total.error_ns.count() == fired);
-        const std::string text = format_run_text(a);
-        CHECK(text.find("Per CPU") != std::string::npos);
-        const std::string json = format_run_json(a);
-        CHECK(json.find("\"total\": {") != std::string::npos);
-        CHECK(json.find("\"cpu\": 3,") != std::string::npos);
     }
 }
 
