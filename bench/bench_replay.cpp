@@ -1,6 +1,6 @@
 // timersim_bench_replay: trace lines per second, parsing alone and parsing
-// plus simulating (workloads/trace_replay.hpp on the machine of
-// sim/engine_run.hpp). Figures in docs/performance.md ("Replay").
+// plus simulating (workloads/traces/trace_replay.hpp on the machine of
+// sim/machine/engine_run.hpp). Figures in docs/performance.md ("Replay").
 //
 //   parse              TraceReader over the trace: every line tokenised,
 //                      checked and its timer interned; no simulation

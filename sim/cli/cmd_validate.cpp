@@ -1,6 +1,6 @@
 // timersim validate: replays a real Linux 6.1 timer trace through our model of
 // the 6.1 wheel (ModernWheel, one per CPU) and checks it event by event
-// (sim/kernel_replay.hpp, docs/validation.md).
+// (sim/validate/kernel_replay.hpp, docs/validation.md).
 #include "sim/report/json.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"

@@ -1,4 +1,4 @@
-// The discrete-event engine (sim/engine.hpp): determinism, no error of its
+// The discrete-event engine (sim/machine/engine.hpp): determinism, no error of its
 // own under a zero cost model, a large same-deadline burst turning into one
 // long softirq that makes the last timers late, and exact tick times.
 #include "sim/machine/engine.hpp"

@@ -1,4 +1,4 @@
-// The engine with several CPUs (sim/engine.hpp): per-CPU bases and where a
+// The engine with several CPUs (sim/machine/engine.hpp): per-CPU bases and where a
 // timer is queued (arm on the current CPU, moves, shortcuts that keep it,
 // add_timer_on, a running timer staying put), CPUs that do not wait for each
 // other's softirqs, global jiffies, NOHZ kicks, the event log on the machine,

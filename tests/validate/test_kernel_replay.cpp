@@ -1,4 +1,4 @@
-// timersim validate's replay (sim/kernel_replay.hpp): the committed real 6.1
+// timersim validate's replay (sim/validate/kernel_replay.hpp): the committed real 6.1
 // capture (tests/data/kernel/) agrees with our model on every event; a
 // doctored idx or baseclk is exactly one disagreement; and small hand-made
 // traces for unknown history, migration and a callback that moves the
