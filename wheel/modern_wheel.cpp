@@ -85,7 +85,7 @@ ArmOutcome ModernWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
         clk_at_compute = b.clk;
         // Same bucket: only ->expires changes; the timer keeps the bucket's
         // expiry and does not move (not even to another CPU).
-        if (computed->idx == n.idx) {
+        if (same_bucket(b, n, computed->idx)) {
             n.expires = expires;
             ++counters_.same_bucket_shortcuts;
             return ArmOutcome::same_bucket;
@@ -123,7 +123,7 @@ ArmOutcome ModernWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
         Base& b = base_of(n);
         forward_timer_base(b);
         // Same bucket: only ->expires changes and the timer stays on its CPU.
-        if (calc_wheel_index(expires, b.clk, depth_).idx == n.idx) {
+        if (same_bucket(b, n, calc_wheel_index(expires, b.clk, depth_).idx)) {
             n.expires = expires;
             ++counters_.arms;
             ++counters_.same_bucket_shortcuts;

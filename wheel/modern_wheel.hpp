@@ -81,6 +81,8 @@ public:
         unsigned carry_levels = 0;
         bool carry_level_started = false;
         Jiffies carry_clk = 0;
+        // hold_carry_over() was called: the carry-over waits for a later pass.
+        bool carry_held = false;
     };
 
     ModernWheel();
@@ -117,11 +119,18 @@ public:
     }
     // A budgeted pass left collected timers in a work list.
     bool carry_over() const noexcept { return (bases_[base_std].carry_levels | bases_[base_def].carry_levels) != 0; }
+    // The stopped pass will not be resumed (wheel/timer_queue.hpp): until a
+    // later pass runs the carry-over, re-arming one of its timers is a normal
+    // enqueue, never the same-bucket shortcut.
+    void hold_carry_over() noexcept {
+        for (Base& b : bases_) b.carry_held = b.carry_levels != 0;
+    }
 
     // 6.1 run_timer_softirq(): the standard base, then the deferrable base.
     template <class F>
     void run_softirq(F&& on_fire) {
         ++counters_.softirq_runs;
+        release_carry_over();
         std::uint64_t unused = 0;
         run_base<false>(bases_[base_std], on_fire, unused);
         if (deferrable_base_) run_base<false>(bases_[base_def], on_fire, unused);
@@ -130,6 +139,7 @@ public:
     template <class F>
     bool run_softirq(F&& on_fire, std::uint64_t budget) {
         ++counters_.softirq_runs;
+        release_carry_over();
         pass_base_ = base_std;
         return run_pass(on_fire, budget);
     }
@@ -176,6 +186,20 @@ private:
         return modern::wheel_size(depth_) + level;
     }
 
+    // A new pass runs the held carry-over first: its timers are collected
+    // timers of a running pass again, as in the kernel.
+    void release_carry_over() noexcept {
+        for (Base& b : bases_) b.carry_held = false;
+    }
+    // May a re-arm of pending timer n to bucket `idx` keep it where it is
+    // (6.1 __mod_timer()'s same-bucket shortcut)? Not when n is held
+    // carry-over: it sits in a work list, collected at a clock that has
+    // passed, and would fire there, before its new expiry. The kernel never
+    // keeps collected timers beyond the run that collected them; only the
+    // engine's --max-expiries-per-softirq bound does.
+    bool same_bucket(const Base& b, const Node& n, unsigned idx) const noexcept {
+        return idx == n.idx && !(b.carry_held && !b.lists.holds(n.idx, n));
+    }
     void forward_timer_base(Base& b) noexcept;
     void enqueue_timer(Base& b, TimerId id, const modern::WheelIndex& wi) noexcept;
     void detach_if_pending(Base& b, TimerId id) noexcept;

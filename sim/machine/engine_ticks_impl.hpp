@@ -126,6 +126,7 @@ void Engine<Q>::softirq_step(CpuState& c) {
         const std::uint32_t bound = config_.max_expiries_per_softirq;
         if (bound != 0 && c.run_expiries >= bound) {
             // The bound: the rest stays collected for the next run.
+            c.queue->hold_carry_over();
             charge_queue_work(c);
             c.phase = Phase::pass_end;
             return;

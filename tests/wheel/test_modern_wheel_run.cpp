@@ -448,3 +448,50 @@ TEST_CASE("modern: a catch-up run fires each bucket at its own clock, in clock o
   // or idle entry forwards it to jiffies.
   CHECK(q.base(ModernWheel::base_std).clk == 15361);
 }
+
+TEST_CASE("modern: a held carry-over timer re-armed into its old bucket number is enqueued anew, not fired early") {
+  // Two timers for 1009 sit in bucket 1010 (6.1 rounds up by a jiffy at
+  // level 0). A budget of one runs the head (a) and the engine's bound ends
+  // the run: b is held carry-over. Fifty jiffies later b is re-armed for
+  // 1073, whose bucket (1074, delta 13: level 0) has the bucket number b was
+  // collected from (1074 & 63 == 1010 & 63). 6.1's same-bucket shortcut would
+  // leave b in the work list, and the next pass would fire it at 1061, 12
+  // jiffies early.
+  std::vector<Fired> log;
+  ModernWheel q = wheel_at(1000);
+  const TimerId b = q.create(), a = q.create();
+  q.arm(b, 1009);
+  q.arm(a, 1009); // head: runs first
+  q.set_jiffies(1010);
+  REQUIRE(q.softirq_due());
+  CHECK(q.run_softirq(recorder(q, log), 1));
+  CHECK(ids_of(log) == std::vector<TimerId>{a});
+  REQUIRE(q.carry_over());
+  q.hold_carry_over();
+  q.set_jiffies(1060);
+  CHECK(q.arm(b, 1073) == ArmOutcome::queued);
+  CHECK(q.placement(b).bucket_expiry == 1074);
+  tick_to(q, 1100, recorder(q, log));
+  REQUIRE(log.size() == 2);
+  CHECK(log[1].id == b);
+  CHECK(log[1].at == 1074);
+}
+
+TEST_CASE("modern: without a hold, a collected timer keeps 6.1's same-bucket shortcut") {
+  // The same re-arm from a callback of the run that collected b (the
+  // kernel's own window) keeps the shortcut: b stays collected and runs in
+  // that run, as 6.1 __mod_timer() + expire_timers() do.
+  std::vector<Fired> log;
+  ModernWheel q = wheel_at(1000);
+  const TimerId b = q.create(), a = q.create();
+  q.arm(b, 1009);
+  q.arm(a, 1009);
+  ArmOutcome outcome = ArmOutcome::queued;
+  tick_to(q, 1010, [&](const FiredTimer& f) {
+    log.push_back({f.id, f.expires, f.base_clk, q.jiffies()});
+    // clk is 1011 now: 1073 is delta 62, level 0, bucket 1074 (& 63 == 1010 & 63).
+    if (f.id == a) outcome = q.arm(b, 1073);
+  });
+  CHECK(outcome == ArmOutcome::same_bucket);
+  CHECK(ids_of(log) == std::vector<TimerId>{a, b});
+}
