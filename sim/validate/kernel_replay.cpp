@@ -7,11 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 
 namespace timersim {
@@ -79,85 +76,49 @@ struct Incarnation {
     std::optional<EarlyFire> model_fired; // our model fired it; the kernel has not shown that expiry yet
 };
 
-// Our run_timer_softirq() on a helper thread, stopped inside each callback
-// until resume(): the main thread applies the kernel callback's events while
-// the run is suspended, exactly where the kernel's callback ran. Only one of
-// the two threads runs at any time (a baton passed under the mutex).
-class SuspendedRun {
+// Our run_timer_softirq() one expiry at a time: the wheel's budgeted pass
+// (wheel/timer_queue.hpp) with a budget of one stops right after each
+// expiry, and a pass run that way performs the same steps in the same order
+// as the kernel's unbounded one. Between two steps the replay applies the
+// events the kernel's callback produced (re-arms, cancels, on any CPU),
+// exactly where that callback ran. No thread, no hand-off per callback.
+class SteppedRun {
 public:
-    explicit SuspendedRun(ModernWheel& wheel) : wheel_(wheel) {}
-    SuspendedRun(const SuspendedRun&) = delete;
-    SuspendedRun& operator=(const SuspendedRun&) = delete;
-    ~SuspendedRun() {
-        if (!thread_.joinable()) return;
-        abort_ = true;
+    explicit SteppedRun(ModernWheel& wheel) : wheel_(wheel) {}
+    SteppedRun(const SteppedRun&) = delete;
+    SteppedRun& operator=(const SteppedRun&) = delete;
+    // A run dropped before its end still expires what it had collected and
+    // what is due, unseen, as a kernel softirq would go on without us
+    // looking: the next run starts where the kernel's would.
+    ~SteppedRun() {
         while (resume()) {
         }
     }
 
     // Starts the run: the first timer it fires, or nothing (then it is over).
-    std::optional<FiredTimer> start() {
-        worker_turn_ = true;
-        thread_ = std::thread([this] { body(); });
-        return wait_for_worker();
-    }
+    std::optional<FiredTimer> start() { return step(false); }
     // Returns from the current callback: the next timer fired, or nothing.
     std::optional<FiredTimer> resume() {
-        if (!thread_.joinable()) return std::nullopt;
-        {
-            std::lock_guard lock(mutex_);
-            worker_turn_ = true;
-        }
-        cv_.notify_all();
-        return wait_for_worker();
+        if (done_) return std::nullopt;
+        return step(true);
     }
 
 private:
-    void body() {
-        {
-            std::unique_lock lock(mutex_);
-            cv_.wait(lock, [this] { return worker_turn_; });
-        }
-        wheel_.run_softirq([this](const FiredTimer& fired) {
-            if (abort_) return;
-            std::unique_lock lock(mutex_);
-            posted_ = fired;
-            worker_turn_ = false;
-            cv_.notify_all();
-            cv_.wait(lock, [this] { return worker_turn_; });
-        });
-        std::lock_guard lock(mutex_);
-        posted_.reset();
-        done_ = true;
-        worker_turn_ = false;
-        cv_.notify_all();
-    }
-    std::optional<FiredTimer> wait_for_worker() {
+    std::optional<FiredTimer> step(bool resume) {
         std::optional<FiredTimer> fired;
-        bool done = false;
-        {
-            std::unique_lock lock(mutex_);
-            cv_.wait(lock, [this] { return !worker_turn_; });
-            fired = posted_;
-            posted_.reset();
-            done = done_;
-        }
-        if (done) thread_.join();
+        const auto take = [&fired](const FiredTimer& f) { fired = f; };
+        // true: stopped right after an expiry; false: nothing was due any more.
+        const bool stopped = resume ? wheel_.resume_softirq(take, 1) : wheel_.run_softirq(take, 1);
+        if (!stopped) done_ = true;
         return fired;
     }
 
     ModernWheel& wheel_;
-    std::thread thread_;
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool worker_turn_ = false;
     bool done_ = false;
-    bool abort_ = false;
-    std::optional<FiredTimer> posted_;
 };
 
 struct CpuState {
-    std::unique_ptr<SuspendedRun> run;
+    std::unique_ptr<SteppedRun> run;
     std::optional<FiredTimer> parked;     // fired by our run, not yet matched with a kernel expiry
     std::optional<std::size_t> callback;  // incarnation whose kernel callback is running
     Jiffies run_jiffies = 0;
@@ -454,7 +415,7 @@ private:
         }
         if (!may_start) return std::nullopt;
         may_start = false;
-        s.run = std::make_unique<SuspendedRun>(wheel(c));
+        s.run = std::make_unique<SteppedRun>(wheel(c));
         s.run_jiffies = jiffies_;
         s.run_line = events_[cursor_].line;
         ++result_.model_softirq_runs;

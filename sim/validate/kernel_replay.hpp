@@ -10,10 +10,9 @@
 //
 // One ModernWheel per CPU; jiffies are global (the maximum any event told so
 // far). Our softirq runs on CPU c exactly when the trace shows an expiry on
-// CPU c. It runs on a helper thread that stops inside each callback, so the
+// CPU c. It runs one expiry at a time (the wheel's budgeted pass), so the
 // events the kernel's callback produced (re-arms, cancels, on any CPU) are
-// applied while our run is suspended in that callback, as in the kernel.
-// Only one thread ever runs at a time.
+// applied between two steps of our run, where that callback ran.
 //
 // Events whose outcome depends on history the trace does not hold (a timer
 // armed before tracing, or whose events were lost) are counted as
