@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <memory>
 #include <sstream>
 #include <unordered_map>
@@ -117,7 +118,22 @@ private:
     bool done_ = false;
 };
 
+// Whether a CPU's wheel can be checked against the kernel's: its history is
+// whole, lost (events missing: checks excluded), or lost and then pinned
+// again by an agreeing expiry (checks counted apart).
+enum class History : std::uint8_t { whole, lost, resynced };
+
+// A line that says events are missing: "CPU:N [LOST M EVENTS]" (also
+// "[M EVENTS DROPPED]") or "##### CPU N buffer started ####".
+struct LostMarker {
+    std::uint64_t line = 0;
+    unsigned cpu = 0;
+    std::string what;
+};
+
 struct CpuState {
+    History history = History::whole;
+    std::string lost_since; // why, and where
     std::unique_ptr<SteppedRun> run;
     std::optional<FiredTimer> parked;     // fired by our run, not yet matched with a kernel expiry
     std::optional<std::size_t> callback;  // incarnation whose kernel callback is running
@@ -131,8 +147,9 @@ inline constexpr Jiffies kMaxCatchUpStep = 86'400'000;
 
 class Replay {
 public:
-    Replay(std::vector<Event> events, std::size_t incarnations, ReplayResult& result, const ReplayOptions& options)
-        : events_(std::move(events)), result_(result), options_(options) {
+    Replay(std::vector<Event> events, std::vector<LostMarker> markers, std::size_t incarnations,
+           ReplayResult& result, const ReplayOptions& options)
+        : events_(std::move(events)), markers_(std::move(markers)), result_(result), options_(options) {
         incs_.resize(incarnations);
         for (const Event& e : events_) {
             Incarnation& inc = incs_[e.incarnation];
@@ -165,8 +182,12 @@ public:
     }
 
     void run() {
+        std::size_t marker = 0;
         for (cursor_ = 0; cursor_ < events_.size(); ++cursor_) {
             const Event& e = events_[cursor_];
+            for (; marker < markers_.size() && markers_[marker].line < e.line; ++marker)
+                if (markers_[marker].cpu < cpus_.size())
+                    lose_history(markers_[marker].cpu, markers_[marker].what, markers_[marker].line);
             if (e.consumed) continue;
             Incarnation& inc = incs_[e.incarnation];
             if (!e.function.empty()) inc.function = e.function;
@@ -257,17 +278,64 @@ private:
         ++result_.unknown_by_reason[std::string(reason)];
     }
 
-    void agree(ReplayCheckCounts& counts, const Event& e) {
+    // The CPU whose wheel a check is about: the target CPU of a timer_start,
+    // the CPU that printed an expiry.
+    static unsigned check_cpu(const Event& e, ReplayCheck check) {
+        return check == ReplayCheck::idx && e.cpu ? *e.cpu : e.line_cpu;
+    }
+
+    // From here on, CPU c's wheel is out of step with the kernel's.
+    void lose_history(unsigned c, std::string_view why, std::uint64_t line) {
+        CpuState& s = cpus_.at(c);
+        ++result_.lost_by_reason[std::string(why)];
+        if (s.history == History::lost) return;
+        s.history = History::lost;
+        s.lost_since = fmt::format("{} (line {})", why, line);
+    }
+
+    // A check on a CPU whose history is lost: excluded and listed.
+    bool excluded_as_lost(ReplayCheckCounts& counts, const Event& e, ReplayCheck check) {
+        const unsigned c = check_cpu(e, check);
+        if (c >= cpus_.size() || cpus_[c].history != History::lost) return false;
+        ++counts.lost;
+        if (result_.lost.size() < options_.max_notes_per_class)
+            result_.lost.push_back(ReplayLost{e.line, e.timer, incs_[e.incarnation].function, check, c,
+                                              cpus_[c].lost_since});
+        return true;
+    }
+
+    void agree(ReplayCheckCounts& counts, const Event& e, ReplayCheck check) {
+        const unsigned c = check_cpu(e, check);
+        if (excluded_as_lost(counts, e, check)) {
+            // An expiry from the kernel's own bucket clock: our wheel's clock
+            // is pinned to the kernel's again.
+            if (check == ReplayCheck::expiry) {
+                cpus_[c].history = History::resynced;
+                ++result_.resyncs;
+            }
+            return;
+        }
+        if (c < cpus_.size() && cpus_[c].history == History::resynced) {
+            ++counts.resynced_agree;
+            return;
+        }
         ++counts.agree;
         if (boot(e)) ++counts.boot_agree;
     }
 
     void disagree(ReplayCheckCounts& counts, const Event& e, ReplayCheck check, std::string ours,
                   std::string kernel, ReplayCause cause) {
-        ++counts.disagree;
+        if (excluded_as_lost(counts, e, check)) return;
+        const unsigned c = check_cpu(e, check);
+        const bool resynced = c < cpus_.size() && cpus_[c].history == History::resynced;
+        if (resynced)
+            ++counts.resynced_disagree;
+        else
+            ++counts.disagree;
         ++result_.disagreements_by_cause[std::string(to_string(cause))];
         result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, incs_[e.incarnation].function, check,
-                                                           std::move(ours), std::move(kernel), cause, boot(e)});
+                                                           std::move(ours), std::move(kernel), cause, boot(e),
+                                                           resynced});
     }
 
     void on_init(const Event& e) {
@@ -308,8 +376,13 @@ private:
                      "equal-timestamp reordering");
                 inc.cancelled = true;
             } else {
+                // 6.1 __mod_timer() -> detach_if_pending() always traces the
+                // detach: its timer_cancel was lost, and with it whatever
+                // else that CPU did meanwhile.
                 note(e, "timer_start of a timer pending in our model without a timer_cancel (lost events?)",
                      "start of a pending timer");
+                lose_history(k, "start of a pending timer without its timer_cancel", e.line);
+                if (*inc.wheel != k) lose_history(*inc.wheel, "start of a pending timer without its timer_cancel", e.line);
             }
             wheel(*inc.wheel).cancel(id);
         }
@@ -336,7 +409,7 @@ private:
             return;
         }
         if (ours == *e.idx) {
-            agree(result_.idx, e);
+            agree(result_.idx, e, ReplayCheck::idx);
             return;
         }
         const auto b = p.deferrable_base ? ModernWheel::base_def : ModernWheel::base_std;
@@ -476,6 +549,9 @@ private:
                                      inc.model_fired->jiffies, inc.model_fired->base_clk, inc.model_fired->line),
                          kernel, ReplayCause::fired_earlier);
             } else {
+                // Never pending in our model, nor fired by it: the start that
+                // armed it is missing from the trace.
+                lose_history(c, "expiry of a timer our model never had pending", e.line);
                 disagree(result_.expiry, e, ReplayCheck::expiry, "not pending", kernel, ReplayCause::not_pending);
             }
             inc.model_fired.reset();
@@ -535,7 +611,7 @@ private:
             disagree(result_.expiry, e, ReplayCheck::expiry, fmt::format("bucket clock {}", fired.base_clk), kernel,
                      ReplayCause::fired_late);
         } else {
-            agree(result_.expiry, e);
+            agree(result_.expiry, e, ReplayCheck::expiry);
         }
     }
 
@@ -554,6 +630,7 @@ private:
     }
 
     std::vector<Event> events_;
+    std::vector<LostMarker> markers_;
     std::vector<Incarnation> incs_;
     ReplayResult& result_;
     const ReplayOptions& options_;
@@ -575,6 +652,33 @@ std::optional<std::uint64_t> find_marker_line(std::string_view text, std::string
         ++line;
     }
     return std::nullopt;
+}
+
+// The lines that say a CPU's events are missing, in line order.
+std::vector<LostMarker> find_lost_markers(std::string_view text) {
+    std::vector<LostMarker> out;
+    std::uint64_t line = 1;
+    std::size_t pos = 0;
+    const auto cpu_after = [](std::string_view rest, unsigned& cpu) {
+        const auto end = rest.find_first_not_of("0123456789");
+        const std::string_view digits = rest.substr(0, end);
+        return !digits.empty() && std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
+    };
+    while (pos < text.size()) {
+        const std::size_t end = std::min(text.find('\n', pos), text.size());
+        std::string_view l = text.substr(pos, end - pos);
+        while (!l.empty() && (l.front() == ' ' || l.front() == '\t')) l.remove_prefix(1);
+        unsigned cpu = 0;
+        if (l.starts_with("CPU:") && (l.find("[LOST ") != std::string_view::npos ||
+                                      l.find("EVENTS DROPPED]") != std::string_view::npos)) {
+            if (cpu_after(l.substr(4), cpu)) out.push_back(LostMarker{line, cpu, "ring buffer lost events"});
+        } else if (l.starts_with("##### CPU ") && l.find("buffer started") != std::string_view::npos) {
+            if (cpu_after(l.substr(10), cpu)) out.push_back(LostMarker{line, cpu, "CPU buffer started"});
+        }
+        pos = end + 1;
+        ++line;
+    }
+    return out;
 }
 
 } // namespace
@@ -631,7 +735,7 @@ ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, c
         next_of_cpu[events[i].line_cpu] = i;
     }
 
-    Replay replay(std::move(events), incarnations, result, options);
+    Replay replay(std::move(events), find_lost_markers(text), incarnations, result, options);
     replay.run();
     return result;
 }
