@@ -117,6 +117,11 @@ public:
         if (time_after_eq(jiffies_, bases_[base_std].next_expiry)) return true;
         return deferrable_base_ && time_after_eq(jiffies_, bases_[base_def].next_expiry);
     }
+    // Is a timer due now: a bucket of either base at or before jiffies, or
+    // carry-over? Unlike softirq_due() this ignores a stale next_expiry, and
+    // unlike next_timer_interrupt() it changes nothing (no forwarding, no
+    // counters): a view for callers that model what the trace cannot show.
+    bool bucket_due() const noexcept;
     // A budgeted pass left collected timers in a work list.
     bool carry_over() const noexcept { return (bases_[base_std].carry_levels | bases_[base_def].carry_levels) != 0; }
     // The stopped pass will not be resumed (wheel/timer_queue.hpp): until a
@@ -205,6 +210,14 @@ private:
     void detach_if_pending(Base& b, TimerId id) noexcept;
     unsigned collect_expired_timers(Base& b) noexcept;
     Jiffies next_timer_search(Base& b) noexcept; // __next_timer_interrupt()
+    // The search itself, without side effects: the earliest bucket expiry
+    // of b's pending bitmaps (clk + NEXT_TIMER_MAX_DELTA if none) and how
+    // many levels it looked at.
+    struct NextSearch {
+        Jiffies next;
+        unsigned steps;
+    };
+    NextSearch search_next_expiry(const Base& b) const noexcept;
 
     template <class F>
     bool run_pass(F& on_fire, std::uint64_t& budget) {

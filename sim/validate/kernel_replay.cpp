@@ -251,14 +251,7 @@ private:
     }
 
     // Does wheel c hold a timer whose bucket is due at the current jiffies?
-    bool any_due(unsigned c) const {
-        for (std::size_t i = 0; i < incs_.size(); ++i) {
-            if (!incs_[i].wheel || *incs_[i].wheel != c) continue;
-            const Placement p = wheels_[c]->placement(static_cast<TimerId>(i));
-            if (p.pending && time_before_eq(p.bucket_expiry, jiffies_)) return true;
-        }
-        return false;
-    }
+    bool any_due(unsigned c) const { return wheels_[c]->bucket_due(); }
 
     ModernWheel& wheel(unsigned c) { return *wheels_.at(c); }
 
