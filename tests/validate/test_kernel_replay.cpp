@@ -358,3 +358,18 @@ TEST_CASE("a whole capture has no lost history") {
     CHECK(r.lost_by_reason.empty());
     CHECK(r.resyncs == 0);
 }
+
+TEST_CASE("a jump of 80M jiffies is crossed in a few catch-up steps, not one per jiffy") {
+    // Found by fuzzing: jiffies jumping by most of a day (within the
+    // catch-up limit) stepped the replay a jiffy at a time, 80M steps.
+    std::string t = "# hz=250\n";
+    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=process_timeout expires=4294900010 [timeout=10] cpu=0 idx=43 flags=");
+    t += ev(0, "1.040001", "timer_cancel: timer=00000000000000aa");
+    t += ev(0, "1.040002", "timer_expire_entry: timer=00000000000000aa function=process_timeout now=4294900010 baseclk=4294900010");
+    t += ev(0, "1.040003", "timer_expire_exit: timer=00000000000000aa");
+    t += ev(0, "320001.000000", "timer_start: timer=00000000000000cc function=process_timeout expires=4374900010 [timeout=10] cpu=0 idx=43 flags=");
+    const ReplayResult r = replay_kernel_trace(t, "jump.trace");
+    CHECK(r.expiry.events == 1);
+    CHECK(r.idx.events == 2);
+    CHECK(r.catch_up_steps < 100);
+}
