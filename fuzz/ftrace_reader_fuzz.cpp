@@ -3,6 +3,7 @@
 //   * every error is a TraceError whose what() is one line "fuzz:LINE: ... (field)";
 //   * the importer's events are in time order and always writable as a trace v1
 //     that TraceReader reads back without error, event for event (cb= included).
+#include "fuzz/fuzz_checks.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/trace_reader.hpp"
 #include "workloads/traces/trace_writer.hpp"
@@ -14,22 +15,8 @@
 #include <string>
 
 using namespace timersim;
-
-namespace {
-
-void check(bool ok) {
-    if (!ok) std::abort();
-}
-
-void check_error(const TraceError& e) {
-    const std::string what = e.what();
-    check(what.find('\n') == std::string::npos);
-    check(what.rfind("fuzz:", 0) == 0);
-    check(what.size() > 3 && what.back() == ')');
-    check(e.line() >= 1);
-}
-
-} // namespace
+using timersim::fuzz::check;
+using timersim::fuzz::check_error;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     // The first byte picks --hz (or none, so "# hz=" lines matter).

@@ -7,6 +7,7 @@
 //     history, lost history, resynchronised), for both checks;
 //   * the agreement is a share, and the listed disagreements and lost checks
 //     stay within what was counted.
+#include "fuzz/fuzz_checks.hpp"
 #include "sim/validate/kernel_replay.hpp"
 #include "workloads/traces/trace_error.hpp"
 
@@ -16,20 +17,10 @@
 #include <string_view>
 
 using namespace timersim;
+using timersim::fuzz::check;
+using timersim::fuzz::check_error;
 
 namespace {
-
-void check(bool ok) {
-    if (!ok) std::abort();
-}
-
-void check_error(const TraceError& e) {
-    const std::string what = e.what();
-    check(what.find('\n') == std::string::npos);
-    check(what.rfind("fuzz:", 0) == 0);
-    check(what.size() > 3 && what.back() == ')');
-    check(e.line() >= 1);
-}
 
 void check_counts(const ReplayCheckCounts& c) {
     check(c.agree + c.disagree + c.unknown + c.lost + c.resynced_agree + c.resynced_disagree == c.events);

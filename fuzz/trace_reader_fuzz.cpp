@@ -3,6 +3,7 @@
 //   * every error is a TraceError whose what() is one line "fuzz:LINE: ... (field)";
 //   * events come in non-decreasing time with dense ids below timer_count();
 //   * whatever was read writes back (TraceWriter) and reads back as the same events.
+#include "fuzz/fuzz_checks.hpp"
 #include "workloads/traces/trace_reader.hpp"
 #include "workloads/traces/trace_writer.hpp"
 
@@ -13,6 +14,8 @@
 #include <vector>
 
 using namespace timersim;
+using timersim::fuzz::check;
+using timersim::fuzz::check_error;
 
 namespace {
 
@@ -22,18 +25,6 @@ struct Owned {
     std::string label;
     std::string cb_token;
 };
-
-void check(bool ok) {
-    if (!ok) std::abort();
-}
-
-void check_error(const TraceError& e) {
-    const std::string what = e.what();
-    check(what.find('\n') == std::string::npos);
-    check(what.rfind("fuzz:", 0) == 0);
-    check(what.size() > 3 && what.back() == ')');
-    check(e.line() >= 1);
-}
 
 } // namespace
 
