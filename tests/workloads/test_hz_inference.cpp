@@ -3,6 +3,7 @@
 // time to 100, 300 and 1000 jiffies a second.
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/hz_inference.hpp"
+#include "workloads/traces/trace_error.hpp"
 
 #include "test_data_dir.hpp"
 #include "tests/xz_fixture.hpp"
@@ -11,6 +12,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include <string>
 #include <vector>
 
 using namespace timersim;
@@ -99,4 +101,76 @@ TEST_CASE("two hours with the trace clock 100 ppm off the tick still read as the
         const HzInference r = infer_hz(s);
         CHECK(r.hz == hz);
     }
+}
+
+namespace {
+
+std::string capture_text() {
+    return test::read_xz(std::filesystem::path(TEST_DATA_DIR) / "kernel" / "capture-6.1-hz250.trace.xz");
+}
+
+// The capture as /sys/kernel/tracing/trace prints it: no "# hz=" line.
+std::string without_hz_line(std::string text) {
+    const std::size_t at = text.find("# hz=");
+    REQUIRE(at != std::string::npos);
+    text.erase(at, text.find('\n', at) + 1 - at);
+    return text;
+}
+
+std::string error_of(const std::string& text, const HzChoice& choice) {
+    try {
+        resolve_ftrace_hz(text, "t.trace", choice);
+    } catch (const TraceError& e) {
+        CHECK(e.field() == "hz");
+        CHECK(std::string(e.what()).rfind("t.trace:", 0) == 0);
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST_CASE("resolve_ftrace_hz: HZ from the jiffies when nothing says it; a contradicting --hz or line is refused") {
+    const std::string raw = without_hz_line(capture_text());
+    const HzResolution found = resolve_ftrace_hz(raw, "t.trace", {});
+    CHECK(found.hz == 250);
+    CHECK(found.source == "the trace's jiffies");
+
+    CHECK(resolve_ftrace_hz(raw, "t.trace", {.option = 250}).hz == 250);
+    const std::string wrong = error_of(raw, {.option = 1000});
+    CHECK(wrong.find("--hz says HZ=1000, but the trace's jiffies say HZ=250") != std::string::npos);
+    CHECK(wrong.find("--force-hz") != std::string::npos);
+    const HzResolution forced = resolve_ftrace_hz(raw, "t.trace", {.option = 1000, .force = true});
+    CHECK(forced.hz == 1000);
+    CHECK(forced.source == "--hz (forced)");
+
+    // The committed capture's own "# hz=250" line, and a doctored one.
+    CHECK(resolve_ftrace_hz(capture_text(), "t.trace", {}).source == "the trace's '# hz=' line");
+    std::string lying = capture_text();
+    lying.replace(lying.find("# hz=250"), 8, "# hz=300");
+    CHECK(error_of(lying, {}).find("the trace's '# hz=' line says HZ=300, but the trace's jiffies say HZ=250") !=
+          std::string::npos);
+}
+
+TEST_CASE("resolve_ftrace_hz: a trace too short to tell is refused with the candidates, never guessed") {
+    // The events of 30 ms, from 10 s into the capture, without the hz line.
+    const std::string raw = without_hz_line(capture_text());
+    std::istringstream in(raw);
+    std::string line, brief;
+    while (std::getline(in, line)) {
+        const auto colon = line.find(": timer_");
+        if (line.starts_with("#") || colon == std::string::npos) {
+            if (line.starts_with("#")) brief += line + "\n";
+            continue;
+        }
+        const auto space = line.rfind(' ', colon);
+        const double t = std::stod(line.substr(space + 1, colon - space - 1));
+        if (t >= 10.0 && t < 10.03) brief += line + "\n";
+    }
+    const std::string e = error_of(brief, {});
+    CHECK(e.find("HZ unknown") != std::string::npos);
+    CHECK(e.find("ambiguous") != std::string::npos);
+    CHECK(e.find("pass --hz") != std::string::npos);
+    // --hz decides it (nothing contradicts it).
+    CHECK(resolve_ftrace_hz(brief, "t.trace", {.option = 300}).hz == 300);
 }

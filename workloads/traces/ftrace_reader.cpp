@@ -81,6 +81,7 @@ struct FtraceReader::Impl {
     std::optional<unsigned> hz_option;
     std::optional<unsigned> hz_line; // from "# hz=N"
     unsigned hz = 0;                 // resolved at the first event line
+    bool unknown_hz_ok = false;      // allow_unknown_hz(): a first pass that finds HZ
     bool seen_event = false;
     std::optional<std::uint64_t> first_ts;
     std::uint64_t last_ts = 0;
@@ -330,7 +331,7 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
             seen_event = true;
             if (hz_option) hz = *hz_option;
             else if (hz_line) hz = *hz_line;
-            else fail("hz", "HZ unknown: pass --hz or put a line '# hz=N' before the first event");
+            else if (!unknown_hz_ok) fail("hz", "HZ unknown: pass --hz or put a line '# hz=N' before the first event");
             first_ts = ts;
         }
         if (ts < last_ts)
@@ -384,6 +385,8 @@ FtraceReader::~FtraceReader() = default;
 
 bool FtraceReader::next(FtraceEvent& event) { return impl_->next(event); }
 unsigned FtraceReader::hz() const noexcept { return impl_->hz; }
+void FtraceReader::allow_unknown_hz() noexcept { impl_->unknown_hz_ok = true; }
+std::optional<unsigned> FtraceReader::header_hz() const noexcept { return impl_->hz_line; }
 std::optional<std::uint64_t> FtraceReader::first_timestamp_ns() const noexcept { return impl_->first_ts; }
 const FtraceReaderStats& FtraceReader::stats() const noexcept { return impl_->stats; }
 const std::string& FtraceReader::file_name() const noexcept { return impl_->file; }

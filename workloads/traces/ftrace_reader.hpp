@@ -112,6 +112,11 @@ public:
     // Known once the first event line was read (throws before that if neither
     // --hz nor "# hz=" gave it).
     unsigned hz() const noexcept;
+    // For a first pass that finds HZ from the trace itself (hz_inference):
+    // a missing HZ is then no error and hz() stays 0. Call before next().
+    void allow_unknown_hz() noexcept;
+    // The value of the input's "# hz=N" line, if it has one.
+    std::optional<unsigned> header_hz() const noexcept;
     // Timestamp of the first event line (of any event), in ns.
     std::optional<std::uint64_t> first_timestamp_ns() const noexcept;
     const FtraceReaderStats& stats() const noexcept;

@@ -1,9 +1,13 @@
 #include "workloads/traces/hz_inference.hpp"
 
+#include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/trace_error.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
+#include <sstream>
 
 namespace timersim {
 
@@ -94,6 +98,50 @@ HzInference infer_hz(std::span<const JiffiesSample> samples) {
     else
         r.explanation = fmt::format("ambiguous: HZ {} all fit {} samples over {:.3f} s", fmt::join(fitting, ", "),
                                     samples.size(), r.span_s);
+    return r;
+}
+
+HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice) {
+    HzResolution r;
+    if (choice.option && choice.force) {
+        r.hz = *choice.option;
+        r.source = "--hz (forced)";
+        return r;
+    }
+    // A first pass over the events for their jiffies (no HZ needed).
+    std::istringstream in{std::string(text)};
+    FtraceReader reader(in, file_name, choice.option);
+    reader.allow_unknown_hz();
+    std::vector<JiffiesSample> samples;
+    std::uint64_t first_line = 0;
+    FtraceEvent e;
+    while (reader.next(e)) {
+        if (first_line == 0) first_line = e.line;
+        if (const auto j = e.jiffies()) samples.push_back({e.timestamp_ns, *j});
+    }
+    r.inference = infer_hz(samples);
+    const std::uint64_t line = first_line ? first_line : 1;
+    const auto given = [&](unsigned hz, std::string what, std::string_view override_hint) {
+        // A given HZ the jiffies contradict: they fit one other kernel HZ.
+        if (r.inference.hz && *r.inference.hz != hz && !hz_fits(samples, hz))
+            throw TraceError(file_name, line, "hz",
+                             fmt::format("{} says HZ={}, but the trace's jiffies say HZ={} ({}){}", what, hz,
+                                         *r.inference.hz, r.inference.explanation, override_hint));
+        r.hz = hz;
+        r.source = std::move(what);
+    };
+    if (choice.option) {
+        given(*choice.option, "--hz", "; pass --force-hz to replay at --hz anyway");
+    } else if (const auto h = reader.header_hz()) {
+        given(*h, "the trace's '# hz=' line", "; pass --hz to say which");
+    } else if (r.inference.hz) {
+        r.hz = *r.inference.hz;
+        r.source = "the trace's jiffies";
+    } else {
+        throw TraceError(file_name, line, "hz",
+                         fmt::format("HZ unknown: the trace has no '# hz=' line and {}; pass --hz",
+                                     r.inference.explanation));
+    }
     return r;
 }
 

@@ -31,6 +31,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace timersim {
@@ -71,5 +72,25 @@ HzInference infer_hz(std::span<const JiffiesSample> samples);
 // Does `hz` fit the samples (for checking a --hz or a "# hz=" line against
 // what the trace shows)? Without samples anything fits.
 bool hz_fits(std::span<const JiffiesSample> samples, unsigned hz);
+
+// The HZ to replay a kernel trace (ftrace or trace-cmd text) at, and where
+// it came from. Every command that reads a kernel trace decides it here:
+//   * --hz given: used, unless the trace shows another HZ (one kernel HZ
+//     fits its jiffies and --hz does not): then refused, saying what the
+//     trace shows, unless `force` (--force-hz) says to replay at --hz anyway;
+//   * else a "# hz=N" line: used, checked against the jiffies the same way;
+//   * else the trace's jiffies (infer_hz()), when exactly one kernel HZ fits.
+// Otherwise it throws TraceError "FILE:LINE: ... (hz)" with the candidates
+// and "pass --hz" (LINE: the first timer event, or 1).
+struct HzChoice {
+    std::optional<unsigned> option; // --hz
+    bool force = false;             // --force-hz
+};
+struct HzResolution {
+    unsigned hz = 0;
+    std::string source;      // "--hz", "the trace's '# hz=' line", "the trace's jiffies", "--hz (forced)"
+    HzInference inference;   // what the jiffies say
+};
+HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice);
 
 } // namespace timersim
