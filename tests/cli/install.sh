@@ -46,6 +46,10 @@ if command -v help2man >/dev/null; then
     grep -q "^\.SS $command\$" "$man" || { echo "timersim.1 has no section for $command"; exit 1; }
   done
   grep -q 'cost-callback-ns' "$man" || { echo "timersim.1 lacks compare's options"; exit 1; }
+  # What a man page reader looks for besides the options.
+  for section in 'EXIT STATUS' ENVIRONMENT FILES 'SEE ALSO'; do
+    grep -q "^\.SH \"\?$section\"\?\$" "$man" || { echo "timersim.1 has no $section section"; exit 1; }
+  done
 else
   echo "SKIP: help2man is not installed (apt-get install help2man); the man page is not built"
 fi
