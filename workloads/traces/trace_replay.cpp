@@ -109,13 +109,6 @@ struct Group {
     std::uint32_t cpu = 0;
     ReplayEvent first;
     std::vector<ReplayEvent> more;
-    bool pending = false; // scheduled, not yet run
-    bool arms(std::uint32_t timer) const {
-        if (first.timer == timer && first.kind != TraceEventKind::cancel) return true;
-        for (const ReplayEvent& e : more)
-            if (e.timer == timer && e.kind != TraceEventKind::cancel) return true;
-        return false;
-    }
 };
 
 // A callback block: the events recorded inside one callback of timer `cb`.
@@ -131,6 +124,7 @@ struct TimerState {
     std::uint32_t wait_head = kNone; // blocks reached, waiting for this timer's next fire
     std::uint32_t wait_tail = kNone;
     std::uint32_t waiting = 0;
+    std::uint32_t pending_arms = 0;  // arm/modify events of this timer in groups scheduled, not yet run
     bool unconsumed_fire = false;    // fired in the replay since its last arm, and no block used that fire
 };
 
@@ -175,6 +169,7 @@ public:
 
     void on_action(Sim& sim, std::uint64_t tag) override {
         if (tag == kPumpTag) {
+            stats_.bookkeeping_steps += pump_times_.size();
             pump_times_.erase(std::min_element(pump_times_.begin(), pump_times_.end()));
             pump(sim);
             publish();
@@ -182,11 +177,12 @@ public:
         }
         const auto g = static_cast<std::uint32_t>(tag);
         --pending_groups_;
-        groups_[g].pending = false;
         if (open_group_ == g) open_group_ = kNone;
         running_time_ = groups_[g].time;
         running_cpu_ = groups_[g].cpu;
         running_ = true;
+        unpend(groups_[g].first);
+        for (const ReplayEvent& e : groups_[g].more) unpend(e);
         apply(sim, groups_[g].first);
         for (const ReplayEvent& e : groups_[g].more) apply(sim, e);
         groups_[g].more.clear();
@@ -238,6 +234,17 @@ private:
         t.sim = sim.create_timer(TimerFlags{.deferrable = e.flags.deferrable});
         if (t.sim >= trace_of_sim_.size()) trace_of_sim_.resize(std::size_t{t.sim} + 1, kNone);
         trace_of_sim_[t.sim] = id;
+    }
+
+    // A group's events go in and out of TimerState::pending_arms as the
+    // group is scheduled and run, so a fire can tell in O(1) whether a step
+    // still to run arms its timer (scanning the groups made replays of many
+    // events waiting behind a long softirq quadratic).
+    void pend(const ReplayEvent& e) {
+        if (e.kind != TraceEventKind::cancel) ++timers_[e.timer].pending_arms;
+    }
+    void unpend(const ReplayEvent& e) {
+        if (e.kind != TraceEventKind::cancel) --timers_[e.timer].pending_arms;
     }
 
     ReplayEvent compact(const TraceEvent& e) const {
@@ -348,13 +355,14 @@ private:
         }
         if (open_group_ != kNone && groups_[open_group_].time == e.time_ns && groups_[open_group_].cpu == cpu) {
             groups_[open_group_].more.push_back(r);
+            pend(r);
             return true;
         }
         const std::uint32_t g = new_group();
         groups_[g].time = e.time_ns;
         groups_[g].cpu = cpu;
         groups_[g].first = r;
-        groups_[g].pending = true;
+        pend(r);
         open_group_ = g;
         ++pending_groups_;
         latest_group_time_ = e.time_ns;
@@ -419,8 +427,10 @@ private:
 
     // An action that runs pump() at `time`, unless one will run by then.
     void pump_at(Sim& sim, std::uint64_t time) {
-        for (const std::uint64_t t : pump_times_)
+        for (const std::uint64_t t : pump_times_) {
+            ++stats_.bookkeeping_steps;
             if (t <= time) return;
+        }
         pump_times_.push_back(time);
         Action action;
         action.kind = Action::Kind::call;
@@ -439,14 +449,17 @@ private:
         if (pending_groups_ > kMaxScan) return;
         // A step read but not yet run (it waits for this softirq) arms x
         // again: the next block of x is for that arm's fire.
-        for (const Group& g : groups_)
-            if (g.pending && g.arms(x)) return;
+        ++stats_.bookkeeping_steps; // one look at x, not at every step still to run
+        if (timers_[x].pending_arms > 0) return;
         std::size_t scanned = 0;
         for (const std::uint32_t b : future_) {
             if (++scanned > kMaxScan) return;
+            ++stats_.bookkeeping_steps;
             if (blocks_[b].cb == x) return pump_at(sim, blocks_[b].time);
-            for (const ReplayEvent& e : blocks_[b].events)
+            for (const ReplayEvent& e : blocks_[b].events) {
+                ++stats_.bookkeeping_steps;
                 if (e.timer == x && e.kind != TraceEventKind::cancel) return; // armed again first: another fire
+            }
         }
     }
 

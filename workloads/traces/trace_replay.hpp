@@ -20,6 +20,11 @@ struct TraceReplayStats {
     std::uint64_t callback_events = 0; // events recorded inside a callback (cb=), applied in ours
     std::uint64_t callback_events_unmatched = 0; // their fire never came in this replay
     std::uint64_t skipped_lines = 0;   // ftrace: other events, counted
+    // Entries the replay looked at to decide where events go (waiting
+    // steps, read-ahead callback blocks, pending pump actions): a measure of
+    // its own work besides applying events, which tests keep linear in the
+    // trace's length.
+    std::uint64_t bookkeeping_steps = 0;
 };
 
 // The clock a trace fixes (ftrace text has no HZ: `hz` gives it) and the
