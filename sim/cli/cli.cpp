@@ -2,6 +2,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/version.hpp"
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
 
 #include <fmt/core.h>
@@ -156,6 +157,10 @@ int run_main(std::span<const std::string> args) noexcept {
       return kExitUsage;
     } catch (const TraceError& e) {
       // Bad input file: its one line (FILE:LINE: what (field)), no usage hint.
+      fmt::print(stderr, "timersim: {}\n", e.what());
+      return kExitUsage;
+    } catch (const InputError& e) {
+      // An input that cannot be opened or read (FILE: what): the same.
       fmt::print(stderr, "timersim: {}\n", e.what());
       return kExitUsage;
     }

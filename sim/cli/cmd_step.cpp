@@ -13,6 +13,7 @@
 #include "wheel/classic_wheel.hpp"
 #include "wheel/modern_wheel.hpp"
 #include "workloads/generators/connection_churn.hpp"
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_reader.hpp"
 
 #include <fmt/core.h>
@@ -82,7 +83,7 @@ struct TraceOp {
 // event beyond the batch is read ahead. Reader errors (TraceError) pass through.
 class TraceFeed {
 public:
-    TraceFeed(std::FILE* in, const std::string& name) : reader_(in, name) {}
+    explicit TraceFeed(InputFile& in) : reader_(in) {}
 
     const TraceHeader& header() const noexcept { return reader_.header(); }
     // Names for the display: an event's label= (of the timer's first event), or its key.
@@ -853,17 +854,17 @@ int run_step(std::span<const std::string> args) {
         throw UsageError(fmt::format("--from: must be 0..1000000000, got {}", run.from));
     const WorkloadSpec workload = parse_workload(*vm, hz);
     try {
-        std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);
+        std::optional<InputFile> file; // FILE or "-", compressed or not; InputError if it cannot be read
         std::optional<TraceFeed> feed;
         if (workload.trace) {
-            file.reset(std::fopen(workload.trace->c_str(), "rb"));
-            if (!file) throw UsageError(fmt::format("{}: cannot open ({})", *workload.trace, std::strerror(errno)));
-            feed.emplace(file.get(), *workload.trace);
+            feed.emplace(file.emplace(*workload.trace));
             if (!(*vm)["hz"].defaulted() && hz != feed->header().hz)
                 throw UsageError(fmt::format("--hz {} differs from the trace's hz={}", hz, feed->header().hz));
             hz = feed->header().hz;
         }
-        step_workload(run, workload, feed ? &*feed : nullptr, hz, slack, geometry, design);
+        WorkloadSpec shown = workload;
+        if (file) shown.trace = file->name(); // "<stdin>" for "-"
+        step_workload(run, shown, feed ? &*feed : nullptr, hz, slack, geometry, design);
     } catch (const TraceError& e) {
         // Bad input: exactly one line, no hint (the file is at fault, not the command line).
         std::fflush(stdout);

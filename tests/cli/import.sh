@@ -61,7 +61,8 @@ expect_status 2
 
 # Command-line mistakes are usage errors with the hint.
 run import "$dir/missing.txt" -o "$dir/x.trace"
-expect_usage_error "missing\.txt: cannot open \(No such file or directory\)" "try 'timersim import --help'"
+expect_file_error "^timersim: $dir/missing\.txt: No such file or directory\$"
+[[ ! -e $dir/x.trace ]] || fail "an output was left behind"
 run import "$data/ftrace/habits-ftrace.txt"
 expect_usage_error "output" "try 'timersim import --help'"
 run import -o "$dir/x.trace"

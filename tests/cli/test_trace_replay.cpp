@@ -2,7 +2,7 @@
 // workloads/trace_replay.hpp): a workload recorded on a design and replayed
 // on the same design and machine gives the same metrics as running it
 // directly; cb= blocks are applied inside their timer's callback, held until
-// it fires, or counted when it never does; replays stream; bad traces fail
+// it fires, or counted when it never does; long traces replay; bad traces fail
 // with FILE:LINE: what (field).
 #include "sim/machine/engine_run.hpp"
 #include "sim/cli/workload_options.hpp"
@@ -467,7 +467,7 @@ TEST_CASE("each fire takes one block; blocks whose fire never comes are counted"
     CHECK(stats.callback_events_unmatched == 3);
 }
 
-TEST_CASE("a replay streams: a trace of two million lines runs through") {
+TEST_CASE("a trace of two million lines loads and replays through") {
     TempFile file("big");
     {
         std::FILE* f = std::fopen(file.path.c_str(), "wb");

@@ -6,6 +6,7 @@
 #include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_reader.hpp"
+#include "workloads/traces/trace_replay.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -270,4 +271,40 @@ TEST_CASE("the trace reader reads any input and names it in its errors") {
     CHECK(read < 3000);
     CHECK(error == fmt::format("{}:{}: read error: xz: unexpected end of the compressed data (line)", packed.path,
                                read + 2));
+}
+
+TEST_CASE("load_trace reads its input once: a pipe gives the same trace as the file") {
+    const std::string text = trace_text(4000) + "4000000000 arm t5 in=1j cpu=2\n";
+    TempFile file("load");
+    write_file(file.path, xz(text));
+    const auto from_file = load_trace(file.path, TraceKind::timersim, {});
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    const std::string bytes = xz(text);
+    std::thread writer([&, fd = fds[1]] {
+        for (std::size_t at = 0; at < bytes.size();) {
+            const ssize_t w = ::write(fd, bytes.data() + at, bytes.size() - at);
+            if (w <= 0) break;
+            at += static_cast<std::size_t>(w);
+        }
+        ::close(fd);
+    });
+    std::shared_ptr<const LoadedTrace> from_pipe;
+    {
+        InputFile in(fmt::format("/dev/fd/{}", fds[0]));
+        from_pipe = load_trace(in, TraceKind::timersim, {});
+    }
+    writer.join();
+    ::close(fds[0]);
+    const TraceSummary& a = from_file->summary();
+    const TraceSummary& b = from_pipe->summary();
+    CHECK(a.events == 4001);
+    CHECK(b.events == a.events);
+    CHECK(b.last_event_ns == a.last_event_ns);
+    CHECK(b.last_event_line == 4002);
+    CHECK(b.cpus == 3);
+    CHECK(b.header.start_jiffies == 1000);
+    // 32 bytes an event, in chunks of 8Ki events.
+    CHECK(from_pipe->memory_bytes() >= 4001 * 32);
+    CHECK(from_pipe->memory_bytes() <= 8192 * 32 + 4096);
 }
