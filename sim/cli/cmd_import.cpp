@@ -84,17 +84,17 @@ int run_import(std::span<const std::string> args) {
     std::optional<unsigned> hz;
     if (vm->count("hz")) hz = hz_option(*vm);
 
-    // FILE or "-" (standard input), compressed or not.
+    // FILE or "-" (standard input), compressed or not; the output is
+    // created before anything is read, so a bad -o fails first.
     InputFile in(input);
+    AtomicOutputFile file(output);
 
     try {
         FtraceReader reader(in, hz);
         FtraceImporter importer(reader);
-        std::optional<AtomicOutputFile> file;
         std::optional<TraceWriter> writer;
         const auto open_output = [&] {
-            file.emplace(output);
-            writer.emplace(file->get(), importer.header(), fmt::format("imported from {} by timersim import", in.name()));
+            writer.emplace(file.get(), importer.header(), fmt::format("imported from {} by timersim import", in.name()));
         };
         // The writer's own errors do not know the file's name.
         const auto naming_output = [&](auto&& write) {
@@ -111,7 +111,7 @@ int run_import(std::span<const std::string> args) {
         }
         if (!writer) open_output();
         naming_output([&] { writer->flush(); });
-        file->commit();
+        file.commit();
         fmt::print("{}", format_summary(in.name(), output, importer.header(), writer->events(), reader, importer));
     } catch (const TraceError& e) {
         // Bad input: exactly one line, no hint (the file is at fault, not the command line).

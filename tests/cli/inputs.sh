@@ -3,7 +3,8 @@
 # (known by the bytes, not the name: every file here has a name that says
 # nothing), standard input as '-', a FIFO, process substitution. Each gives
 # byte-identical output to the plain file (the input's name aside). A missing
-# or unreadable input is exit 2 with 'timersim: FILE: what'.
+# or unreadable input is exit 2 with 'timersim: FILE: what'; an output that
+# cannot be written is refused before the simulation starts.
 # shellcheck source=tests/cli/common.bash
 source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
 
@@ -136,3 +137,18 @@ run run --trace cut.xz
 expect_status 2
 [[ $err =~ ^timersim:\ cut\.xz:[0-9]+:\ read\ error:\ xz:\ unexpected\ end\ of\ the\ compressed\ data\ \(line\)$ ]] ||
   fail "not the one-line error at the broken line"
+
+# An output that cannot be written is refused before the simulation: this
+# trace's second event is on CPU 1, an error only the simulation finds with
+# --cpus 1, so seeing the output's error proves nothing ran.
+printf '# timersim-trace v1 hz=250\n0 arm a in=1j\n1000 arm b in=1j cpu=1\n' >cpu1.trace
+run run --trace cpu1.trace --cpus 1
+expect_status 2
+[[ $err == "timersim: cpu1.trace:3: cpu 1 is not on the machine: it has 1 CPU (--cpus) (cpu)" ]] || fail "wrong error"
+for cmd in "run -o" "compare -o" "compare --events" "gen -o"; do
+  # shellcheck disable=SC2086
+  run $cmd no/such/dir/out --trace cpu1.trace --cpus 1
+  expect_file_error '^timersim: no/such/dir/out: cannot create file \(No such file or directory\)$'
+done
+run import "$small" -o no/such/dir/out
+expect_file_error '^timersim: no/such/dir/out: cannot create file \(No such file or directory\)$'
