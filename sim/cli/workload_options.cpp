@@ -319,6 +319,14 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     // Time after the last event for the timers it armed to fire: TCP_RTO_MAX
     // (120 s), enough for retransmit and TIME_WAIT timers.
     choice.natural_ticks = ticks_at(summary.header.hz, summary.last_event_ns) + 120ull * summary.header.hz;
+    // Without --duration/--ticks the run goes that far: a last event past
+    // what the machine can simulate is the trace's fault, at its line.
+    constexpr std::uint64_t kMaxRunTicks = 10'000'000'000ull; // run_machine()'s bound
+    if (*choice.natural_ticks > kMaxRunTicks && !vm.count("duration") && !vm.count("ticks"))
+        throw TraceError(name, summary.last_event_line, "time",
+                         fmt::format("time {} ns is past the longest run the machine simulates (1e10 ticks at "
+                                     "HZ={}, with 120 s for the last timers); give --duration or --ticks",
+                                     summary.last_event_ns, summary.header.hz));
     return choice;
 }
 

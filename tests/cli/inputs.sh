@@ -4,7 +4,8 @@
 # nothing), standard input as '-', a FIFO, process substitution. Each gives
 # byte-identical output to the plain file (the input's name aside). A missing
 # or unreadable input is exit 2 with 'timersim: FILE: what'; an output that
-# cannot be written is refused before the simulation starts.
+# cannot be written is refused before the simulation starts; an event too late
+# to simulate names its file and line.
 # shellcheck source=tests/cli/common.bash
 source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
 
@@ -152,3 +153,17 @@ for cmd in "run -o" "compare -o" "compare --events" "gen -o"; do
 done
 run import "$small" -o no/such/dir/out
 expect_file_error '^timersim: no/such/dir/out: cannot create file \(No such file or directory\)$'
+
+# An event at 2^64-1 ns: the run to it cannot be simulated; the file and
+# line are named (with --duration it is simply never reached).
+printf '# timersim-trace v1 hz=250\n0 arm a in=1j\n18446744073709551615 arm b in=1j\n' >end.trace
+for cmd in run compare "gen -o out"; do
+  # shellcheck disable=SC2086
+  run $cmd --trace end.trace
+  expect_status 2
+  [[ $err == "timersim: end.trace:3: time 18446744073709551615 ns is past the longest run the machine simulates (1e10 ticks at HZ=250, with 120 s for the last timers); give --duration or --ticks (time)" ]] ||
+    fail "not the one-line error naming the file and line"
+  [[ ! -e out ]] || fail "an output was left behind"
+done
+run run --trace end.trace --duration 1
+expect_status 0
