@@ -10,7 +10,7 @@ namespace timersim {
 AtomicOutputFile::AtomicOutputFile(std::string path)
     : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
     file_ = std::fopen(tmp_.c_str(), "wb");
-    if (!file_) fail("create file");
+    if (!file_) throw OutputError(path_ + ": cannot create file (" + std::strerror(errno) + ")");
 }
 
 AtomicOutputFile::~AtomicOutputFile() {

@@ -4,16 +4,25 @@
 #pragma once
 
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace timersim {
 
+// An output file that cannot be created (what(): "FILE: cannot create file
+// (reason)"). Commands create their outputs before they simulate, so this
+// comes first; the CLI reports it as one line with exit status 2.
+class OutputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // A file being written under a temporary name. commit() renames it into
 // place; destroying it uncommitted removes the temporary file.
 class AtomicOutputFile {
 public:
-    explicit AtomicOutputFile(std::string path); // throws std::runtime_error naming the file
+    explicit AtomicOutputFile(std::string path); // throws OutputError naming the file
     ~AtomicOutputFile();
     AtomicOutputFile(const AtomicOutputFile&) = delete;
     AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;

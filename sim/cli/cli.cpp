@@ -1,7 +1,9 @@
 #include "sim/cli/cli.hpp"
 
+#include "sim/cli/atomic_file.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/version.hpp"
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
 
 #include <fmt/core.h>
@@ -156,6 +158,14 @@ int run_main(std::span<const std::string> args) noexcept {
       return kExitUsage;
     } catch (const TraceError& e) {
       // Bad input file: its one line (FILE:LINE: what (field)), no usage hint.
+      fmt::print(stderr, "timersim: {}\n", e.what());
+      return kExitUsage;
+    } catch (const InputError& e) {
+      // An input that cannot be opened or read (FILE: what): the same.
+      fmt::print(stderr, "timersim: {}\n", e.what());
+      return kExitUsage;
+    } catch (const OutputError& e) {
+      // An output that cannot be created, found before anything ran.
       fmt::print(stderr, "timersim: {}\n", e.what());
       return kExitUsage;
     }

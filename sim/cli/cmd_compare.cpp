@@ -77,6 +77,12 @@ int run_compare(std::span<const std::string> args) {
         });
     if (!vm) return kExitOk;
 
+    // Created first: an -o or --events that cannot be written fails before
+    // anything runs.
+    std::optional<AtomicOutputFile> output;
+    if (vm->count("output")) output.emplace((*vm)["output"].as<std::string>());
+    std::optional<AtomicOutputFile> events_file;
+    if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
     const std::vector<Design> designs = parse_designs((*vm)["design"].as<std::string>());
     MachineConfig machine = machine_config(*vm);
     WorkloadChoice workload = workload_choice(
@@ -96,12 +102,8 @@ int run_compare(std::span<const std::string> args) {
 
     Comparison result;
     {
-        std::optional<AtomicOutputFile> events_file;
         std::optional<EventLog> events;
-        if (vm->count("events")) {
-            events_file.emplace((*vm)["events"].as<std::string>());
-            events.emplace(events_file->get());
-        }
+        if (events_file) events.emplace(events_file->get());
         ProgressBar bar("compare");
         result = compare_designs(designs, machine, workload.spec, [&](double f) { bar.update(f); },
                                  events ? &*events : nullptr, jobs);
@@ -113,9 +115,10 @@ int run_compare(std::span<const std::string> args) {
     const std::string report = format == "json"  ? format_comparison_json(result)
                                : format == "csv" ? format_comparison_csv(result)
                                                  : format_comparison_text(result);
-    if (vm->count("output"))
-        write_file_atomically((*vm)["output"].as<std::string>(), report);
-    else
+    if (output) {
+        output->write(report);
+        output->commit();
+    } else
         fmt::print("{}", report);
     if (plot_dir) {
         // The plots read the JSON whatever --format the report was in.

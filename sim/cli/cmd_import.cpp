@@ -6,6 +6,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_writer.hpp"
 
 #include <fmt/format.h>
@@ -22,10 +23,6 @@ namespace timersim::cli {
 namespace po = boost::program_options;
 
 namespace {
-
-struct FileCloser {
-    void operator()(std::FILE* f) const noexcept { std::fclose(f); }
-};
 
 std::string format_summary(const std::string& input, const std::string& output, const TraceHeader& header,
                            std::uint64_t written, const FtraceReader& reader, const FtraceImporter& importer) {
@@ -59,7 +56,8 @@ std::string format_summary(const std::string& input, const std::string& output, 
 int run_import(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("input", po::value<std::string>()->required(), "ftrace text to convert (the positional FILE)")
+        ("input", po::value<std::string>()->required(),
+         "ftrace text to convert (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
         ("output,o", po::value<std::string>()->required(), "write the trace v1 to FILE (atomically)")
         ("hz", po::value<unsigned>(), "the traced kernel's CONFIG_HZ (1..10000); needed unless FILE has a line '# hz=N' before its first event");
     po::positional_options_description positional;
@@ -86,17 +84,17 @@ int run_import(std::span<const std::string> args) {
     std::optional<unsigned> hz;
     if (vm->count("hz")) hz = hz_option(*vm);
 
-    const std::unique_ptr<std::FILE, FileCloser> in(std::fopen(input.c_str(), "rb"));
-    if (!in) throw UsageError(fmt::format("{}: cannot open ({})", input, std::strerror(errno)));
+    // FILE or "-" (standard input), compressed or not; the output is
+    // created before anything is read, so a bad -o fails first.
+    InputFile in(input);
+    AtomicOutputFile file(output);
 
     try {
-        FtraceReader reader(in.get(), input, hz);
+        FtraceReader reader(in, hz);
         FtraceImporter importer(reader);
-        std::optional<AtomicOutputFile> file;
         std::optional<TraceWriter> writer;
         const auto open_output = [&] {
-            file.emplace(output);
-            writer.emplace(file->get(), importer.header(), fmt::format("imported from {} by timersim import", input));
+            writer.emplace(file.get(), importer.header(), fmt::format("imported from {} by timersim import", in.name()));
         };
         // The writer's own errors do not know the file's name.
         const auto naming_output = [&](auto&& write) {
@@ -113,9 +111,8 @@ int run_import(std::span<const std::string> args) {
         }
         if (!writer) open_output();
         naming_output([&] { writer->flush(); });
-        if (std::ferror(in.get())) throw std::runtime_error(fmt::format("{}: read error", input));
-        file->commit();
-        fmt::print("{}", format_summary(input, output, importer.header(), writer->events(), reader, importer));
+        file.commit();
+        fmt::print("{}", format_summary(in.name(), output, importer.header(), writer->events(), reader, importer));
     } catch (const TraceError& e) {
         // Bad input: exactly one line, no hint (the file is at fault, not the command line).
         fmt::print(stderr, "timersim: {}\n", e.what());

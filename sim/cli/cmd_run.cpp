@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cmath>
+#include <optional>
 
 namespace timersim::cli {
 
@@ -55,6 +56,9 @@ int run_run(std::span<const std::string> args) {
         });
     if (!vm) return kExitOk;
 
+    // Created first: an -o that cannot be written fails before anything runs.
+    std::optional<AtomicOutputFile> output;
+    if (vm->count("output")) output.emplace((*vm)["output"].as<std::string>());
     MachineConfig config = machine_config(*vm);
     const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
     const WorkloadChoice workload = workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(60ull * config.hz));
@@ -67,9 +71,10 @@ int run_run(std::span<const std::string> args) {
         result = run_machine(design, config, workload.spec, [&](double f) { bar.update(f); });
     }
     const std::string report = format == "json" ? format_run_json(result) : format_run_text(result);
-    if (vm->count("output"))
-        write_file_atomically((*vm)["output"].as<std::string>(), report);
-    else
+    if (output) {
+        output->write(report);
+        output->commit();
+    } else
         fmt::print("{}", report);
     return kExitOk;
 }

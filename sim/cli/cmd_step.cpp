@@ -9,6 +9,7 @@
 #include "sim/machine/stepper.hpp"
 #include "sim/report/format_time.hpp"
 #include "sim/report/step_report.hpp"
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_feed.hpp"
 
 #include <fmt/core.h>
@@ -187,17 +188,17 @@ int run_step(std::span<const std::string> args) {
         throw UsageError(fmt::format("--from: must be 0..1000000000, got {}", run.from));
     const StepWorkload workload = parse_workload(*vm, hz);
     try {
-        std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);
+        std::optional<InputFile> file; // FILE or "-", compressed or not; InputError if it cannot be read
         std::optional<TraceFeed> feed;
         if (workload.trace) {
-            file.reset(std::fopen(workload.trace->c_str(), "rb"));
-            if (!file) throw UsageError(fmt::format("{}: cannot open ({})", *workload.trace, std::strerror(errno)));
-            feed.emplace(file.get(), *workload.trace);
+            feed.emplace(file.emplace(*workload.trace));
             if (!(*vm)["hz"].defaulted() && hz != feed->header().hz)
                 throw UsageError(fmt::format("--hz {} differs from the trace's hz={}", hz, feed->header().hz));
             hz = feed->header().hz;
         }
-        step_workload(run, workload, feed ? &*feed : nullptr, hz, slack, geometry, design);
+        StepWorkload shown = workload;
+        if (file) shown.trace = file->name(); // "<stdin>" for "-"
+        step_workload(run, shown, feed ? &*feed : nullptr, hz, slack, geometry, design);
     } catch (const TraceError& e) {
         // Bad input: exactly one line, no hint (the file is at fault, not the command line).
         std::fflush(stdout);

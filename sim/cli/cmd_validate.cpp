@@ -6,15 +6,11 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/validate/kernel_replay.hpp"
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
 
 #include <fmt/format.h>
 
-#include <sys/wait.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <optional>
 #include <string>
 
@@ -22,60 +18,11 @@ namespace timersim::cli {
 
 namespace po = boost::program_options;
 
-namespace {
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string shell_quote(std::string_view s) {
-    std::string out = "'";
-    for (const char ch : s) {
-        if (ch == '\'')
-            out += "'\\''";
-        else
-            out += ch;
-    }
-    out += '\'';
-    return out;
-}
-
-void read_all(std::FILE* f, std::string& out) {
-    char buffer[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out.append(buffer, n);
-}
-
-// The whole input; a name ending in .xz is read through `xz -dc`.
-std::string read_input(const std::string& path) {
-    std::string text;
-    std::FILE* probe = std::fopen(path.c_str(), "rb");
-    if (!probe) throw UsageError(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
-    if (!ends_with(path, ".xz")) {
-        read_all(probe, text);
-        const bool failed = std::ferror(probe) != 0;
-        std::fclose(probe);
-        if (failed) throw std::runtime_error(fmt::format("{}: read error", path));
-        return text;
-    }
-    std::fclose(probe);
-    std::FILE* pipe = ::popen(fmt::format("xz -dc -- {} 2>/dev/null", shell_quote(path)).c_str(), "r");
-    if (!pipe) throw std::runtime_error(fmt::format("{}: cannot run xz ({})", path, std::strerror(errno)));
-    read_all(pipe, text);
-    const int status = ::pclose(pipe);
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw UsageError(fmt::format("{}: xz -dc failed (not xz data, or xz is not installed)", path));
-    return text;
-}
-
-
-} // namespace
-
 int run_validate(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
         ("input", po::value<std::string>()->required(),
-         "the kernel trace (the positional FILE); a name ending in .xz is read through `xz -dc`")
+         "the kernel trace (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
         ("hz", po::value<unsigned>(),
          "the traced kernel's CONFIG_HZ (1..10000); needed unless FILE has a line '# hz=N' before its first event")
         ("min", po::value<double>()->default_value(100.0),
@@ -111,10 +58,13 @@ int run_validate(std::span<const std::string> args) {
     const std::size_t max_listed = (*vm)["max-listed"].as<std::size_t>();
     const std::string format = choice_option(*vm, "format", {"text", "json"});
 
-    const std::string text = read_input(input);
+    // FILE or "-", decompressed in-process when xz, gzip or zstd (by its
+    // magic bytes, whatever its name).
+    InputFile in(input);
+    const std::string text = in.read_all();
     ReplayResult result;
     try {
-        result = replay_kernel_trace(text, input, ReplayOptions{.hz = hz, .max_notes_per_class = max_listed});
+        result = replay_kernel_trace(text, in.name(), ReplayOptions{.hz = hz, .max_notes_per_class = max_listed});
     } catch (const TraceError& e) {
         fmt::print(stderr, "timersim: {}\n", e.what());
         return kExitUsage;

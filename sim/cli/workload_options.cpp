@@ -288,21 +288,33 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     const TraceKind kind = ftrace ? TraceKind::ftrace : TraceKind::timersim;
     // A bad trace throws TraceError (FILE:LINE: what (field)); the CLI
     // prints that one line and exits 2.
-    const TraceSummary summary = summarize_trace(path, kind, ftrace ? std::optional<unsigned>(hz) : std::nullopt);
+    // Read once, whatever the input is (a pipe, "-", compressed): every
+    // design of a compare replays the same events from memory.
+    const auto trace = load_trace(path, kind, ftrace ? std::optional<unsigned>(hz) : std::nullopt);
+    const TraceSummary& summary = trace->summary();
+    const std::string& name = trace->file(); // "<stdin>" for "-"
     WorkloadChoice choice;
     choice.spec.name = ftrace ? "ftrace" : "trace";
-    choice.spec.description = fmt::format("{} {} ({} events, HZ={}, {} CPU{})", ftrace ? "kernel ftrace" : "trace", path,
+    choice.spec.description = fmt::format("{} {} ({} events, HZ={}, {} CPU{})", ftrace ? "kernel ftrace" : "trace", name,
                                           summary.events, summary.header.hz, summary.cpus,
                                           summary.cpus == 1 ? "" : "s");
     choice.spec.json = fmt::format("{{\"{}\": {}, \"events\": {}, \"hz\": {}, \"start_jiffies\": {}, \"cpus\": {}}}",
-                                   ftrace ? "ftrace" : "trace", json_string(path), summary.events, summary.header.hz,
+                                   ftrace ? "ftrace" : "trace", json_string(name), summary.events, summary.header.hz,
                                    summary.header.start_jiffies, summary.cpus);
-    choice.spec.factory = trace_replay(path, kind, summary.header);
+    choice.spec.factory = trace_replay(trace);
     choice.clock = summary.header;
     choice.cpus = summary.cpus;
     // Time after the last event for the timers it armed to fire: TCP_RTO_MAX
     // (120 s), enough for retransmit and TIME_WAIT timers.
     choice.natural_ticks = ticks_at(summary.header.hz, summary.last_event_ns) + 120ull * summary.header.hz;
+    // Without --duration/--ticks the run goes that far: a last event past
+    // what the machine can simulate is the trace's fault, at its line.
+    constexpr std::uint64_t kMaxRunTicks = 10'000'000'000ull; // run_machine()'s bound
+    if (*choice.natural_ticks > kMaxRunTicks && !vm.count("duration") && !vm.count("ticks"))
+        throw TraceError(name, summary.last_event_line, "time",
+                         fmt::format("time {} ns is past the longest run the machine simulates (1e10 ticks at "
+                                     "HZ={}, with 120 s for the last timers); give --duration or --ticks",
+                                     summary.last_event_ns, summary.header.hz));
     return choice;
 }
 
@@ -331,8 +343,10 @@ void add_workload_options(po::options_description& options, const char* default_
         }
         if (first) {
             group.add_options()
-                ("trace", po::value<std::string>(), "replay a timersim trace FILE instead of generators (its header fixes HZ)")
-                ("ftrace", po::value<std::string>(), "replay kernel ftrace text FILE (timer events) instead of generators, at --hz");
+                ("trace", po::value<std::string>(), "replay a timersim trace FILE instead of generators (its header fixes HZ); "
+                 "- is standard input, xz, gzip and zstd are read as they are")
+                ("ftrace", po::value<std::string>(), "replay kernel ftrace text FILE (timer events) instead of generators, at --hz; "
+                 "- is standard input, xz, gzip and zstd are read as they are");
         }
         options.add(group);
         first = false;

@@ -39,6 +39,19 @@ expect_stdout_line() {
   grep -Eq -- "$1" <<<"$out" || fail "no stdout line matches /$1/"
 }
 
+# expect_file_error ERROR_REGEX: an input or output file at fault (missing,
+# unreadable, cannot be created): exit 2, nothing on stdout, and stderr is
+# exactly one "timersim: FILE: what" line matching ERROR_REGEX, no hint.
+expect_file_error() {
+  expect_status 2
+  expect_empty_stdout
+  local lines
+  mapfile -t lines <<<"$err"
+  [[ ${#lines[@]} -eq 1 ]] || fail "expected 1 line on stderr, got ${#lines[@]}"
+  [[ ${lines[0]} =~ ^timersim:\  ]] || fail "error line does not start with 'timersim: '"
+  [[ ${lines[0]} =~ $1 ]] || fail "error line does not match /$1/"
+}
+
 # expect_usage_error ERROR_REGEX HINT: exit 2, nothing on stdout, and stderr
 # is exactly one "timersim: ..." line matching ERROR_REGEX, then the hint line.
 expect_usage_error() {

@@ -92,7 +92,7 @@ hint="try 'timersim step --help'"
 run step --trace "$trace" --ticks 3 --hz 250
 expect_usage_error '--hz 250 differs from the trace.s hz=1000' "$hint"
 run step --trace no-such.trace --ticks 3
-expect_usage_error 'no-such\.trace: cannot open' "$hint"
+expect_file_error '^timersim: no-such\.trace: No such file or directory$'
 run step --trace "$trace" --timeouts 36 --ticks 3
 expect_usage_error '--trace cannot be combined with --timeouts' "$hint"
 run step --trace "$trace" --connections 5 --ticks 3

@@ -381,6 +381,9 @@ FtraceReader::FtraceReader(std::istream& in, std::string file_name, std::optiona
 FtraceReader::FtraceReader(std::FILE* in, std::string file_name, std::optional<unsigned> hz)
     : impl_(std::make_unique<Impl>(LineSource(in, kMaxFtraceLine), std::move(file_name), hz)) {}
 
+FtraceReader::FtraceReader(InputFile& in, std::optional<unsigned> hz)
+    : impl_(std::make_unique<Impl>(LineSource(in, kMaxFtraceLine), in.name(), hz)) {}
+
 FtraceReader::~FtraceReader() = default;
 
 bool FtraceReader::next(FtraceEvent& event) { return impl_->next(event); }

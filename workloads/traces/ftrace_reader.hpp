@@ -25,6 +25,7 @@
 // that window.
 #pragma once
 
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_event.hpp"
 
@@ -101,6 +102,8 @@ public:
     // carry a line "# hz=N" before its first event.
     FtraceReader(std::istream& in, std::string file_name, std::optional<unsigned> hz = {});
     FtraceReader(std::FILE* in, std::string file_name, std::optional<unsigned> hz = {});
+    // Any file, "-", compressed or not (input_file.hpp); named in.name().
+    explicit FtraceReader(InputFile& in, std::optional<unsigned> hz = {});
     ~FtraceReader();
     FtraceReader(const FtraceReader&) = delete;
     FtraceReader& operator=(const FtraceReader&) = delete;

@@ -1,5 +1,6 @@
 #include "workloads/traces/line_source.hpp"
 
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
 
 #include <fmt/format.h>
@@ -21,7 +22,21 @@ LineSource::LineSource(std::FILE* in, std::size_t max_line)
     : file_(in), max_line_(max_line), capacity_(std::max(kMinChunk, 2 * max_line)),
       buffer_(new char[capacity_]) {}
 
+LineSource::LineSource(InputFile& in, std::size_t max_line)
+    : input_(&in), max_line_(max_line), capacity_(std::max(kMinChunk, 2 * max_line)),
+      buffer_(new char[capacity_]) {}
+
+std::string LineSource::error() const { return input_ ? input_->error() : std::string(); }
+
 std::size_t LineSource::fill(char* to, std::size_t n) {
+    if (input_) {
+        const std::size_t got = input_->read(to, n);
+        if (got < n) {
+            eof_ = true;
+            if (input_->failed()) failed_ = true;
+        }
+        return got;
+    }
     if (stream_) {
         stream_->read(to, static_cast<std::streamsize>(n));
         const auto got = static_cast<std::size_t>(stream_->gcount());
@@ -64,7 +79,10 @@ LineSource::Status LineSource::next(std::string_view& line) {
             return Status::too_long;
         }
         if (eof_) {
-            if (failed_) return Status::read_error;
+            if (failed_) {
+                ++line_number_; // the line that could not be read
+                return Status::read_error;
+            }
             if (begin_ == end_) return Status::end;
             std::size_t len = end_ - begin_;
             if (buf[begin_ + len - 1] == '\r') --len;
@@ -97,6 +115,8 @@ bool read_line_or_throw(LineSource& source, const std::string& file, std::string
     case LineSource::Status::too_long:
         fail_at(source, file, "line", fmt::format("line longer than {} bytes", source.max_line()));
     case LineSource::Status::read_error:
+        if (const std::string why = source.error(); !why.empty())
+            fail_at(source, file, "line", fmt::format("read error: {}", why));
         fail_at(source, file, "line", "read error");
     }
     return false;

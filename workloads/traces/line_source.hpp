@@ -1,4 +1,5 @@
-// LineSource: reads text line by line from a std::istream or a FILE* through
+// LineSource: reads text line by line from a std::istream, a FILE* or an
+// InputFile (any file, standard input, compressed or not) through
 // one fixed buffer, so memory stays constant however long the input is. A
 // line is handed out as a string_view into that buffer, without its '\n' (and
 // without a '\r' before it); it stays valid until the next call to next().
@@ -13,6 +14,10 @@
 #include <string>
 #include <string_view>
 
+namespace timersim {
+class InputFile;
+}
+
 namespace timersim::detail {
 
 class LineSource {
@@ -21,19 +26,24 @@ public:
 
     LineSource(std::istream& in, std::size_t max_line);
     LineSource(std::FILE* in, std::size_t max_line);
+    LineSource(InputFile& in, std::size_t max_line);
 
     // The next line. On too_long, `line` is the first max_line bytes and the
     // source cannot continue; on read_error the stream failed.
     Status next(std::string_view& line);
 
-    // 1-based number of the line last returned (0 before the first).
+    // 1-based number of the line last returned (0 before the first); after
+    // read_error, the line that could not be read.
     std::uint64_t line_number() const noexcept { return line_number_; }
     std::size_t max_line() const noexcept { return max_line_; }
+    // After read_error: what failed ("" if the stream does not say).
+    std::string error() const;
 
 private:
     std::size_t fill(char* to, std::size_t n);
     std::istream* stream_ = nullptr;
     std::FILE* file_ = nullptr;
+    InputFile* input_ = nullptr;
     std::size_t max_line_;
     std::size_t capacity_;
     std::unique_ptr<char[]> buffer_;

@@ -11,6 +11,7 @@
 //       for (const TraceOp& op : feed.at(j)) { op.cancel ? del_timer : mod_timer }
 #pragma once
 
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_reader.hpp"
 #include "wheel/timer_queue.hpp"
 
@@ -35,6 +36,7 @@ struct TraceOp {
 class TraceFeed {
 public:
     TraceFeed(std::FILE* in, const std::string& name) : reader_(in, name) {}
+    explicit TraceFeed(InputFile& in) : reader_(in) {}
 
     const TraceHeader& header() const noexcept { return reader_.header(); }
     // Names for the display, by dense id: an event's label= (of the timer's

@@ -334,6 +334,11 @@ TraceReader::TraceReader(std::FILE* in, std::string file_name)
     impl_->read_header();
 }
 
+TraceReader::TraceReader(InputFile& in)
+    : impl_(std::make_unique<Impl>(LineSource(in, kMaxTraceLine), in.name())) {
+    impl_->read_header();
+}
+
 TraceReader::~TraceReader() = default;
 
 const TraceHeader& TraceReader::header() const noexcept { return impl_->header; }

@@ -11,6 +11,7 @@
 // Every problem with the input throws TraceError ("FILE:LINE: what (field)").
 #pragma once
 
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_event.hpp"
 
@@ -28,6 +29,7 @@ class TraceReader {
 public:
     TraceReader(std::istream& in, std::string file_name);
     TraceReader(std::FILE* in, std::string file_name);
+    explicit TraceReader(InputFile& in); // any file, "-", compressed or not (input_file.hpp); named in.name()
     ~TraceReader();
     TraceReader(const TraceReader&) = delete;
     TraceReader& operator=(const TraceReader&) = delete;

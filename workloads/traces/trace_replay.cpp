@@ -6,32 +6,17 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <algorithm>
-#include <cstring>
 #include <deque>
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace timersim {
 
 namespace {
-
-struct FileCloser {
-    void operator()(std::FILE* f) const noexcept { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-FilePtr open_trace(const std::string& path) {
-    FilePtr f(std::fopen(path.c_str(), "rb"));
-    // Not a TraceError: there is no line to blame. The CLI reports it as a
-    // usage error naming the file.
-    if (!f) throw std::invalid_argument(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
-    return f;
-}
 
 // Events of either kind of trace, as trace v1 events with dense timer ids.
 class EventSource {
@@ -40,21 +25,18 @@ public:
     virtual bool next(TraceEvent& e) = 0;
     virtual const TraceHeader& header() = 0; // after the first next() for ftrace
     virtual std::uint64_t line() const = 0;
-    virtual const std::string& file() const = 0;
     virtual std::uint64_t skipped_lines() const = 0;
 };
 
 class TimersimSource final : public EventSource {
 public:
-    explicit TimersimSource(const std::string& path) : file_(open_trace(path)), reader_(file_.get(), path) {}
+    explicit TimersimSource(InputFile& in) : reader_(in) {}
     bool next(TraceEvent& e) override { return reader_.next(e); }
     const TraceHeader& header() override { return reader_.header(); }
     std::uint64_t line() const override { return reader_.line(); }
-    const std::string& file() const override { return reader_.file_name(); }
     std::uint64_t skipped_lines() const override { return 0; }
 
 private:
-    FilePtr file_;
     TraceReader reader_;
 };
 
@@ -62,8 +44,7 @@ private:
 // trace v1): the same events `timersim import` would write.
 class FtraceSource final : public EventSource {
 public:
-    FtraceSource(const std::string& path, std::optional<unsigned> hz)
-        : file_(open_trace(path)), reader_(file_.get(), path, hz), importer_(reader_) {}
+    FtraceSource(InputFile& in, std::optional<unsigned> hz) : reader_(in, hz), importer_(reader_) {}
     bool next(TraceEvent& e) override {
         const bool got = importer_.next(e);
         header_ = importer_.header();
@@ -73,19 +54,17 @@ public:
     // The importer holds events up to its pair window, so this is the line
     // read last, at most that window past the event.
     std::uint64_t line() const override { return reader_.line(); }
-    const std::string& file() const override { return reader_.file_name(); }
     std::uint64_t skipped_lines() const override { return reader_.stats().other_events; }
 
 private:
-    FilePtr file_;
     FtraceReader reader_;
     FtraceImporter importer_;
     TraceHeader header_;
 };
 
-std::unique_ptr<EventSource> open_source(const std::string& path, TraceKind kind, std::optional<unsigned> hz) {
-    if (kind == TraceKind::ftrace) return std::make_unique<FtraceSource>(path, hz);
-    return std::make_unique<TimersimSource>(path);
+std::unique_ptr<EventSource> open_source(InputFile& in, TraceKind kind, std::optional<unsigned> hz) {
+    if (kind == TraceKind::ftrace) return std::make_unique<FtraceSource>(in, hz);
+    return std::make_unique<TimersimSource>(in);
 }
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
@@ -101,6 +80,54 @@ struct ReplayEvent {
     bool pinned = false;
 };
 
+// One event as a LoadedTrace keeps it: what a replay needs, 32 bytes.
+struct StoredEvent {
+    std::uint64_t time_ns = 0;
+    std::uint64_t value = 0;       // expiry value (see ExpiryForm)
+    std::uint32_t timer = 0;       // dense trace id
+    std::uint32_t cpu = kNoCpu;
+    std::uint32_t cb = kNone;      // cb=: dense id of the timer whose callback made it
+    TraceEventKind kind = TraceEventKind::arm;
+    ExpiryForm form = ExpiryForm::none;
+    bool pinned = false;
+    bool deferrable = false;
+};
+static_assert(sizeof(StoredEvent) == 32);
+
+} // namespace
+
+// Events in chunks of 8Ki (256 KiB): growing never copies what was read, and
+// at most one chunk is partly empty.
+struct LoadedTrace::Data {
+    static constexpr unsigned kChunkShift = 13;
+    static constexpr std::size_t kChunk = std::size_t{1} << kChunkShift;
+
+    std::string file;
+    TraceKind kind = TraceKind::timersim;
+    TraceSummary summary;
+    std::uint64_t skipped_lines = 0;
+    // Each event whose cpu= is higher than every one before it, with its
+    // line: the first event on a CPU >= N is the first of these with cpu >=
+    // N, so a replay on N CPUs can name its line.
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> cpu_firsts;
+    std::vector<std::unique_ptr<StoredEvent[]>> chunks;
+    std::size_t count = 0;
+
+    void push(const StoredEvent& e) {
+        if ((count & (kChunk - 1)) == 0) chunks.emplace_back(new StoredEvent[kChunk]);
+        chunks.back()[count & (kChunk - 1)] = e;
+        ++count;
+    }
+    const StoredEvent& at(std::size_t i) const { return chunks[i >> kChunkShift][i & (kChunk - 1)]; }
+    std::uint64_t line_of_first_on_cpu_at_least(std::uint32_t cpu) const {
+        for (const auto& [c, line] : cpu_firsts)
+            if (c >= cpu) return line;
+        return 0;
+    }
+};
+
+namespace {
+
 // Top-level events with the same time and CPU, read one after another: one
 // engine action (a workload step that arms several timers is one action).
 // Most groups hold one event: it is kept inline.
@@ -109,13 +136,6 @@ struct Group {
     std::uint32_t cpu = 0;
     ReplayEvent first;
     std::vector<ReplayEvent> more;
-    bool pending = false; // scheduled, not yet run
-    bool arms(std::uint32_t timer) const {
-        if (first.timer == timer && first.kind != TraceEventKind::cancel) return true;
-        for (const ReplayEvent& e : more)
-            if (e.timer == timer && e.kind != TraceEventKind::cancel) return true;
-        return false;
-    }
 };
 
 // A callback block: the events recorded inside one callback of timer `cb`.
@@ -131,6 +151,7 @@ struct TimerState {
     std::uint32_t wait_head = kNone; // blocks reached, waiting for this timer's next fire
     std::uint32_t wait_tail = kNone;
     std::uint32_t waiting = 0;
+    std::uint32_t pending_arms = 0;  // arm/modify events of this timer in groups scheduled, not yet run
     bool unconsumed_fire = false;    // fired in the replay since its last arm, and no block used that fire
 };
 
@@ -146,15 +167,13 @@ constexpr std::uint32_t kMaxWaitingBlocks = 64;
 
 class TraceReplay final : public Workload {
 public:
-    TraceReplay(Sim& sim, const std::string& path, TraceKind kind, const TraceHeader& header,
-                TraceReplayStats* stats)
-        : source_(open_source(path, kind, header.hz)), header_(header), stats_out_(stats) {
-        if (kind == TraceKind::timersim) header_ = source_->header();
+    TraceReplay(Sim& sim, std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats)
+        : trace_(std::move(trace)), data_(trace_->data()), header_(data_.summary.header), stats_out_(stats) {
         if (sim.hz() != header_.hz || sim.start_jiffies() != header_.start_jiffies)
             throw std::invalid_argument(
                 fmt::format("{}: the trace's clock (hz={} start_jiffies={}) differs from the machine's (hz={} "
                             "start_jiffies={})",
-                            path, header_.hz, header_.start_jiffies, sim.hz(), sim.start_jiffies()));
+                            data_.file, header_.hz, header_.start_jiffies, sim.hz(), sim.start_jiffies()));
         cpus_ = sim.cpus();
         // Events at time 0 on CPU 0 are applied while the workload is built,
         // as a generator arms timers in its constructor (a recorder writes
@@ -175,6 +194,7 @@ public:
 
     void on_action(Sim& sim, std::uint64_t tag) override {
         if (tag == kPumpTag) {
+            stats_.bookkeeping_steps += pump_times_.size();
             pump_times_.erase(std::min_element(pump_times_.begin(), pump_times_.end()));
             pump(sim);
             publish();
@@ -182,11 +202,12 @@ public:
         }
         const auto g = static_cast<std::uint32_t>(tag);
         --pending_groups_;
-        groups_[g].pending = false;
         if (open_group_ == g) open_group_ = kNone;
         running_time_ = groups_[g].time;
         running_cpu_ = groups_[g].cpu;
         running_ = true;
+        unpend(groups_[g].first);
+        for (const ReplayEvent& e : groups_[g].more) unpend(e);
         apply(sim, groups_[g].first);
         for (const ReplayEvent& e : groups_[g].more) apply(sim, e);
         groups_[g].more.clear();
@@ -220,38 +241,46 @@ public:
     }
 
 private:
-    [[noreturn]] void fail(std::string_view field, std::string message) const {
-        throw TraceError(source_->file(), source_->line(), std::string(field), std::move(message));
-    }
-
     void publish() {
-        stats_.skipped_lines = source_->skipped_lines();
+        stats_.skipped_lines = data_.skipped_lines;
         if (stats_out_) *stats_out_ = stats_;
     }
 
     // The sim timer of dense id `id`, created at its first appearance (with
     // the flags of that event: TIMER_DEFERRABLE is fixed at timer_setup()).
-    void ensure_timer(Sim& sim, std::uint32_t id, const TraceEvent& e) {
+    void ensure_timer(Sim& sim, std::uint32_t id, const StoredEvent& e) {
         if (id >= timers_.size()) timers_.resize(std::size_t{id} + 1);
         TimerState& t = timers_[id];
         if (t.sim != kNoTimer) return;
-        t.sim = sim.create_timer(TimerFlags{.deferrable = e.flags.deferrable});
+        t.sim = sim.create_timer(TimerFlags{.deferrable = e.deferrable});
         if (t.sim >= trace_of_sim_.size()) trace_of_sim_.resize(std::size_t{t.sim} + 1, kNone);
         trace_of_sim_[t.sim] = id;
     }
 
-    ReplayEvent compact(const TraceEvent& e) const {
+    // A group's events go in and out of TimerState::pending_arms as the
+    // group is scheduled and run, so a fire can tell in O(1) whether a step
+    // still to run arms its timer (scanning the groups made replays of many
+    // events waiting behind a long softirq quadratic).
+    void pend(const ReplayEvent& e) {
+        if (e.kind != TraceEventKind::cancel) ++timers_[e.timer].pending_arms;
+    }
+    void unpend(const ReplayEvent& e) {
+        if (e.kind != TraceEventKind::cancel) --timers_[e.timer].pending_arms;
+    }
+
+    ReplayEvent compact(const StoredEvent& e) const {
         ReplayEvent r;
-        r.value = e.expiry_value;
+        r.value = e.value;
         r.timer = e.timer;
         r.kind = e.kind;
-        r.form = e.expiry;
-        r.pinned = e.flags.pinned;
-        if (e.cpu) {
-            if (*e.cpu >= cpus_)
-                fail("cpu", fmt::format("cpu {} is not on the machine: it has {} CPU{} (--cpus)", *e.cpu, cpus_,
-                                        cpus_ == 1 ? "" : "s"));
-            r.cpu = *e.cpu;
+        r.form = e.form;
+        r.pinned = e.pinned;
+        if (e.cpu != kNoCpu) {
+            if (e.cpu >= cpus_)
+                throw TraceError(data_.file, data_.line_of_first_on_cpu_at_least(cpus_), "cpu",
+                                 fmt::format("cpu {} is not on the machine: it has {} CPU{} (--cpus)", e.cpu, cpus_,
+                                             cpus_ == 1 ? "" : "s"));
+            r.cpu = e.cpu;
         }
         return r;
     }
@@ -314,19 +343,19 @@ private:
     // last, or scheduled as a new group; a callback event joins the block
     // read last or starts a new one in future_. False at the end.
     bool read_one(Sim& sim) {
-        if (!source_->next(event_)) {
+        if (next_ == data_.count) {
             eof_ = true;
             return false;
         }
-        const TraceEvent& e = event_;
+        const StoredEvent& e = data_.at(next_++);
         ensure_timer(sim, e.timer, e);
-        if (e.cb) {
-            if (*e.cb >= timers_.size()) timers_.resize(std::size_t{*e.cb} + 1);
+        if (e.cb != kNone) {
+            if (e.cb >= timers_.size()) timers_.resize(std::size_t{e.cb} + 1);
             const ReplayEvent r = compact(e);
-            if (last_block_ == kNone || blocks_[last_block_].time != e.time_ns || blocks_[last_block_].cb != *e.cb) {
+            if (last_block_ == kNone || blocks_[last_block_].time != e.time_ns || blocks_[last_block_].cb != e.cb) {
                 last_block_ = new_block();
                 blocks_[last_block_].time = e.time_ns;
-                blocks_[last_block_].cb = *e.cb;
+                blocks_[last_block_].cb = e.cb;
                 future_.push_back(last_block_);
             }
             blocks_[last_block_].events.push_back(r);
@@ -348,13 +377,14 @@ private:
         }
         if (open_group_ != kNone && groups_[open_group_].time == e.time_ns && groups_[open_group_].cpu == cpu) {
             groups_[open_group_].more.push_back(r);
+            pend(r);
             return true;
         }
         const std::uint32_t g = new_group();
         groups_[g].time = e.time_ns;
         groups_[g].cpu = cpu;
         groups_[g].first = r;
-        groups_[g].pending = true;
+        pend(r);
         open_group_ = g;
         ++pending_groups_;
         latest_group_time_ = e.time_ns;
@@ -419,8 +449,10 @@ private:
 
     // An action that runs pump() at `time`, unless one will run by then.
     void pump_at(Sim& sim, std::uint64_t time) {
-        for (const std::uint64_t t : pump_times_)
+        for (const std::uint64_t t : pump_times_) {
+            ++stats_.bookkeeping_steps;
             if (t <= time) return;
+        }
         pump_times_.push_back(time);
         Action action;
         action.kind = Action::Kind::call;
@@ -439,23 +471,27 @@ private:
         if (pending_groups_ > kMaxScan) return;
         // A step read but not yet run (it waits for this softirq) arms x
         // again: the next block of x is for that arm's fire.
-        for (const Group& g : groups_)
-            if (g.pending && g.arms(x)) return;
+        ++stats_.bookkeeping_steps; // one look at x, not at every step still to run
+        if (timers_[x].pending_arms > 0) return;
         std::size_t scanned = 0;
         for (const std::uint32_t b : future_) {
             if (++scanned > kMaxScan) return;
+            ++stats_.bookkeeping_steps;
             if (blocks_[b].cb == x) return pump_at(sim, blocks_[b].time);
-            for (const ReplayEvent& e : blocks_[b].events)
+            for (const ReplayEvent& e : blocks_[b].events) {
+                ++stats_.bookkeeping_steps;
                 if (e.timer == x && e.kind != TraceEventKind::cancel) return; // armed again first: another fire
+            }
         }
     }
 
-    std::unique_ptr<EventSource> source_;
+    std::shared_ptr<const LoadedTrace> trace_;
+    const LoadedTrace::Data& data_;
     TraceHeader header_;
     TraceReplayStats* stats_out_;
     TraceReplayStats stats_;
     unsigned cpus_ = 1;
-    TraceEvent event_;
+    std::size_t next_ = 0; // the next event of data_ to read
     bool eof_ = false;
 
     std::vector<TimerState> timers_;         // by dense trace id
@@ -482,23 +518,68 @@ private:
 
 } // namespace
 
-TraceSummary summarize_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz) {
-    const auto source = open_source(path, kind, hz);
-    TraceSummary summary;
+LoadedTrace::LoadedTrace(std::unique_ptr<Data> data) : data_(std::move(data)) {}
+LoadedTrace::~LoadedTrace() = default;
+const std::string& LoadedTrace::file() const noexcept { return data_->file; }
+TraceKind LoadedTrace::kind() const noexcept { return data_->kind; }
+const TraceSummary& LoadedTrace::summary() const noexcept { return data_->summary; }
+std::size_t LoadedTrace::memory_bytes() const noexcept {
+    return data_->chunks.size() * Data::kChunk * sizeof(StoredEvent) +
+           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]);
+}
+
+std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, std::optional<unsigned> hz) {
+    auto data = std::make_unique<LoadedTrace::Data>();
+    data->file = in.name();
+    data->kind = kind;
+    const auto source = open_source(in, kind, hz);
+    TraceSummary& summary = data->summary;
     TraceEvent e;
     while (source->next(e)) {
+        StoredEvent s;
+        s.time_ns = e.time_ns;
+        s.value = e.expiry_value;
+        s.timer = e.timer;
+        s.kind = e.kind;
+        s.form = e.expiry;
+        s.pinned = e.flags.pinned;
+        s.deferrable = e.flags.deferrable;
+        if (e.cpu) s.cpu = *e.cpu;
+        if (e.cb) s.cb = *e.cb;
+        data->push(s);
         summary.last_event_ns = e.time_ns;
+        summary.last_event_line = source->line();
         ++summary.events;
-        if (e.cpu && *e.cpu + 1 > summary.cpus) summary.cpus = *e.cpu + 1;
+        if (e.cpu && *e.cpu + 1 > summary.cpus) {
+            summary.cpus = *e.cpu + 1;
+            data->cpu_firsts.emplace_back(*e.cpu, source->line());
+        }
     }
     summary.header = source->header();
-    return summary;
+    data->skipped_lines = source->skipped_lines();
+    return std::make_shared<const LoadedTrace>(std::move(data));
+}
+
+std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz) {
+    InputFile in(path);
+    return load_trace(in, kind, hz);
+}
+
+WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats) {
+    return [trace = std::move(trace), stats](Sim& sim) -> std::unique_ptr<Workload> {
+        return std::make_unique<TraceReplay>(sim, trace, stats);
+    };
+}
+
+TraceSummary summarize_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz) {
+    return load_trace(path, kind, hz)->summary();
 }
 
 WorkloadFactory trace_replay(const std::string& path, TraceKind kind, const TraceHeader& header,
                              TraceReplayStats* stats) {
     return [=](Sim& sim) -> std::unique_ptr<Workload> {
-        return std::make_unique<TraceReplay>(sim, path, kind, header, stats);
+        const auto trace = load_trace(path, kind, kind == TraceKind::ftrace ? std::optional(header.hz) : std::nullopt);
+        return std::make_unique<TraceReplay>(sim, trace, stats);
     };
 }
 

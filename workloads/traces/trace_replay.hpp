@@ -1,12 +1,15 @@
-// Replaying a trace on the simulated machine: a Workload that streams a
-// timersim trace (format v1) or kernel ftrace text from its file, in constant
-// memory, and applies each event at its time on its CPU.
+// Replaying a trace on the simulated machine: a Workload that applies each
+// event of a timersim trace (format v1) or of kernel ftrace text at its time
+// on its CPU, from the trace read once into memory (LoadedTrace).
 #pragma once
 
 #include "workloads/workload.hpp"
+#include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_event.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -20,21 +23,58 @@ struct TraceReplayStats {
     std::uint64_t callback_events = 0; // events recorded inside a callback (cb=), applied in ours
     std::uint64_t callback_events_unmatched = 0; // their fire never came in this replay
     std::uint64_t skipped_lines = 0;   // ftrace: other events, counted
+    // Entries the replay looked at to decide where events go (waiting
+    // steps, read-ahead callback blocks, pending pump actions): a measure of
+    // its own work besides applying events, which tests keep linear in the
+    // trace's length.
+    std::uint64_t bookkeeping_steps = 0;
 };
 
-// The clock a trace fixes (ftrace text has no HZ: `hz` gives it) and the
-// time of its last event, from one streaming pass. Throws TraceError.
+// The clock a trace fixes (ftrace text has no HZ: `hz` gives it), the time
+// of its last event and what else a run needs to know before it starts.
 struct TraceSummary {
     TraceHeader header;
     std::uint64_t last_event_ns = 0;
+    std::uint64_t last_event_line = 0; // for errors about the run's length
     std::uint64_t events = 0;
     unsigned cpus = 1; // highest cpu= seen + 1
 };
-TraceSummary summarize_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz);
 
-// A factory for WorkloadSpec: each call opens `path` anew. Errors in the
-// trace are thrown as TraceError (FILE:LINE: what (field)) from the run.
-// `stats`, if given, receives the last replay's statistics.
+// A trace read once, in one pass over its input, and held in memory as
+// compact events (32 bytes each, labels and annotations dropped) for any
+// number of replays: compare replays it once per design, on several
+// threads, without reading the input again, so pipes, FIFOs and process
+// substitution work and a compressed trace is decompressed once. Immutable.
+class LoadedTrace {
+public:
+    struct Data; // in trace_replay.cpp
+    explicit LoadedTrace(std::unique_ptr<Data> data);
+    ~LoadedTrace();
+    const std::string& file() const noexcept;
+    TraceKind kind() const noexcept;
+    const TraceSummary& summary() const noexcept;
+    std::size_t memory_bytes() const noexcept; // what the events take
+    const Data& data() const noexcept { return *data_; }
+
+private:
+    std::unique_ptr<Data> data_;
+};
+
+// Reads `in` to its end. Errors in the trace throw TraceError (FILE:LINE:
+// what (field)); an input that cannot be opened, InputError.
+std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, std::optional<unsigned> hz);
+std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz);
+
+// A factory for WorkloadSpec replaying `trace` (each call a replay of its
+// own). Errors found while replaying (an event on a CPU the machine does not
+// have) are thrown as TraceError from the run. `stats`, if given, receives
+// the last replay's statistics.
+WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats = nullptr);
+
+// The same from a file: summarize_trace() loads it for its summary, and
+// each call of this factory loads `path` anew (tests and benchmarks; the
+// CLI loads once).
+TraceSummary summarize_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz);
 WorkloadFactory trace_replay(const std::string& path, TraceKind kind, const TraceHeader& header,
                              TraceReplayStats* stats = nullptr);
 
