@@ -7,8 +7,12 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <sstream>
+#include <system_error>
 #include <vector>
 
 namespace timersim::cli {
@@ -109,10 +113,11 @@ std::string format_main_help() {
   return out;
 }
 
-int run_main(std::span<const std::string> args) noexcept {
-  // Reporting can itself fail (e.g. stdout is a closed pipe and fmt throws);
-  // the outer handlers make sure that still ends in an exit code, not abort().
-  try {
+namespace {
+
+// Runs the command line: the exit code, or an exception for a failed run.
+int dispatch(std::span<const std::string> args) {
+  {
     if (args.empty()) {
       report_usage_error("no command given", "timersim");
       return kExitUsage;
@@ -159,16 +164,82 @@ int run_main(std::span<const std::string> args) noexcept {
       fmt::print(stderr, "timersim: {}\n", e.what());
       return kExitUsage;
     }
-  } catch (const std::exception& e) {
-    try {
-      fmt::print(stderr, "timersim: {}\n", e.what());
-    } catch (...) {
+  }
+}
+
+// Set when run_main() has reported stdout broken: close_stdout() then does
+// not say it again (a closed stdout fails to close as well).
+bool stdout_error_reported = false;
+
+void report_stdout_error(int error) noexcept {
+  stdout_error_reported = true;
+  std::fprintf(stderr, "timersim: stdout: %s\n", std::strerror(error != 0 ? error : EIO));
+}
+
+// Whether what the command wrote to stdout (C stdio, and std::cout, which
+// writes through it) reached the file: flushes both and checks their error
+// flags. `error` is the errno of a write that already failed, if known.
+bool stdout_written(int& error) noexcept {
+  // stdio first: std::cout's flush flushes stdout too, and would take the
+  // errno of a failure with it.
+  errno = 0;
+  if (std::fflush(stdout) != 0 && error == 0) error = errno;
+  try {
+    std::cout.flush();
+  } catch (...) {
+  }
+  return !std::ferror(stdout) && !std::cout.fail();
+}
+
+}  // namespace
+
+int run_main(std::span<const std::string> args) noexcept {
+  // Reporting can itself fail (e.g. stdout is a closed pipe and fmt throws);
+  // the handlers make sure that still ends in an exit code, not abort().
+  int status = kExitFailed;
+  int stdout_error = 0;  // errno of a failed write to stdout
+  try {
+    status = dispatch(args);
+  } catch (const std::system_error& e) {
+    // fmt::print throws this when a write fails; on stdout it is reported
+    // below as stdout's error, like a failure the final flush finds.
+    status = kExitFailed;
+    if (std::ferror(stdout)) {
+      stdout_error = e.code().category() == std::generic_category() || e.code().category() == std::system_category()
+                         ? e.code().value()
+                         : 0;
+    } else {
+      std::fprintf(stderr, "timersim: %s\n", e.what());
     }
-    return kExitFailed;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "timersim: %s\n", e.what());
+    status = kExitFailed;
   } catch (...) {
     std::fputs("timersim: unknown error\n", stderr);
-    return kExitFailed;
+    status = kExitFailed;
   }
+  // Every command's output ends here: a report lost to a full disk or a
+  // closed file is a failed run, never exit 0.
+  if (!stdout_written(stdout_error)) {
+    report_stdout_error(stdout_error);
+    // A caller running more commands (the tests) starts clean.
+    std::clearerr(stdout);
+    std::cout.clear();
+    if (status == kExitOk) status = kExitFailed;
+  }
+  return status;
+}
+
+int close_stdout(int status) noexcept {
+  // Closing is the last chance to see a write error (NFS reports some only
+  // here); after it nothing else may write to stdout.
+  errno = 0;
+  const bool failed = std::ferror(stdout) != 0;
+  if (std::fclose(stdout) != 0 || failed) {
+    if (!stdout_error_reported) report_stdout_error(errno);
+    if (status == kExitOk) status = kExitFailed;
+  }
+  return status;
 }
 
 }  // namespace timersim::cli

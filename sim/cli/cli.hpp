@@ -72,7 +72,13 @@ std::string format_command_help(const boost::program_options::options_descriptio
 std::string format_main_help();
 
 // The whole program, minus argv[0]: dispatches to a command, turns every
-// exception into a message and an exit code. Never throws.
+// exception into a message and an exit code. Never throws. Ends by flushing
+// stdout and checking that everything written to it arrived: if not (a full
+// disk, a closed file), "timersim: stdout: <strerror>" on stderr and exit 1.
 int run_main(std::span<const std::string> args) noexcept;
+
+// main()'s last step: closes stdout and returns `status`, or kExitFailed
+// with the same "timersim: stdout: ..." line if the close fails.
+int close_stdout(int status) noexcept;
 
 }  // namespace timersim::cli
