@@ -163,6 +163,9 @@ int dispatch(std::span<const std::string> args) {
       // Bad input file: its one line (FILE:LINE: what (field)), no usage hint.
       fmt::print(stderr, "timersim: {}\n", e.what());
       return kExitUsage;
+    } catch (const FileUsageError& e) {
+      fmt::print(stderr, "timersim: {}\n", e.what());
+      return kExitUsage;
     }
   }
 }
@@ -212,7 +215,12 @@ int run_main(std::span<const std::string> args) noexcept {
       std::fprintf(stderr, "timersim: %s\n", e.what());
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "timersim: %s\n", e.what());
+    // A writer that failed on stdout (-o -) names its own file; stdout's
+    // one line below says it.
+    if (std::ferror(stdout))
+      stdout_error = errno;  // most likely still the failed write's
+    else
+      std::fprintf(stderr, "timersim: %s\n", e.what());
     status = kExitFailed;
   } catch (...) {
     std::fputs("timersim: unknown error\n", stderr);

@@ -50,8 +50,8 @@ int run_compare(std::span<const std::string> args) {
     add_machine_options(options, kDefaultDurationS);
     options.add_options()
         ("format", po::value<std::string>()->default_value("text"), "text, json or csv (schemas: docs/output.md)")
-        ("output,o", po::value<std::string>(), "write the report to FILE (atomically) instead of stdout")
-        ("events", po::value<std::string>(), "write the per-timer event log (CSV: one row per enqueue, fire, cancel) to FILE")
+        ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)")
+        ("events", po::value<std::string>(), "write the per-timer event log (CSV: one row per enqueue, fire, cancel) to FILE, as -o does")
         ("plot", po::value<std::string>(), "also draw the plots (PNG and SVG) into DIR with timersim-plot (needs python3-matplotlib)")
         ("jobs,j", po::value<unsigned>()->default_value(0),
          "designs simulated at the same time, each on its own thread (0: one per CPU; --events: 1). "
@@ -76,6 +76,10 @@ int run_compare(std::span<const std::string> args) {
                         "timersim compare --design classic,modern --slack off --plot plots",
         });
     if (!vm) return kExitOk;
+    refuse_output_onto_input(*vm, {"output", "events"}, {"trace", "ftrace"});
+    if (vm->count("events") && (*vm)["events"].as<std::string>() == "-" &&
+        (!vm->count("output") || (*vm)["output"].as<std::string>() == "-"))
+        throw UsageError("--events -: the report goes to stdout too; give -o FILE for it");
 
     const std::vector<Design> designs = parse_designs((*vm)["design"].as<std::string>());
     MachineConfig machine = machine_config(*vm);

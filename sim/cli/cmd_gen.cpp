@@ -33,7 +33,7 @@ constexpr double kDefaultDurationS = 60;
 int run_gen(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("output,o", po::value<std::string>()->required(), "write the trace to FILE (atomically)")
+        ("output,o", po::value<std::string>()->required(), "write the trace to FILE (atomically; a device or FIFO is written into; -: stdout)")
         ("design", po::value<std::string>()->default_value("heap"),
          "timer queue the workload runs on while it is recorded: classic, modern or heap (heap: every timer "
          "fires exactly when asked, so callbacks run at their nominal times)");
@@ -55,6 +55,7 @@ int run_gen(std::span<const std::string> args) {
                         "timersim run --trace tcp.trace --design modern",
         });
     if (!vm) return kExitOk;
+    refuse_output_onto_input(*vm, {"output"}, {"trace", "ftrace"});
 
     const std::string output = (*vm)["output"].as<std::string>();
     const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));

@@ -25,7 +25,7 @@ int run_run(std::span<const std::string> args) {
     add_workload_options(options);
     options.add_options()
         ("format", po::value<std::string>()->default_value("text"), "text or json")
-        ("output,o", po::value<std::string>(), "write the report to FILE (atomically) instead of stdout");
+        ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -54,6 +54,7 @@ int run_run(std::span<const std::string> args) {
                         "timersim run --connections 200000 --max-expiries-per-softirq 1000",
         });
     if (!vm) return kExitOk;
+    refuse_output_onto_input(*vm, {"output"}, {"trace", "ftrace"});
 
     MachineConfig config = machine_config(*vm);
     const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
