@@ -4,8 +4,13 @@
 //   - "-": stdout, written straight (the final checks of run_main() report
 //     a failed write);
 //   - a new name, or an existing regular file: written to a temporary file
-//     NAME.tmp.PID in the same directory, flushed, then renamed over the
-//     name. An existing file keeps its permission bits;
+//     in the same directory, flushed, then renamed over the name. The
+//     temporary is unnamed while it is written (Linux O_TMPFILE, linked in
+//     through /proc/self/fd at commit and renamed at once), so not even
+//     SIGKILL leaves a partial file behind; where the filesystem refuses O_TMPFILE (or /proc is not
+//     mounted, or TIMERSIM_NO_TMPFILE is set in the environment) it is
+//     NAME.tmp.PID, which SIGTERM, SIGINT and SIGHUP remove before the
+//     process dies of them. An existing file keeps its permission bits;
 //   - a character device or a FIFO (/dev/null, a terminal, a named pipe):
 //     written straight into it, never replaced;
 //   - a symlink: the same rules applied to the file it points at, so the
@@ -40,13 +45,14 @@ public:
     void commit();
 
 private:
-    enum class Mode { replace_named, direct, standard_output };
+    enum class Mode { replace_unnamed, replace_named, direct, standard_output };
     [[noreturn]] void fail(const char* what);
     void discard() noexcept;
     std::string path_;   // as the user named it (for messages)
     std::string target_; // what gets replaced: path_, or a symlink's target
-    std::string tmp_;    // the temporary (replace_named)
+    std::string tmp_;    // the named temporary (replace_named; replace_unnamed while committing)
     Mode mode_ = Mode::replace_named;
+    int tmp_slot_ = -1;  // its entry in the table the signal handler removes
     std::FILE* file_ = nullptr;
     bool committed_ = false;
 };
