@@ -44,6 +44,30 @@ std::string indent_lines(std::string_view text) {
   return out;
 }
 
+template <class T>
+bool is_typed(const po::value_semantic* semantic) {
+  return dynamic_cast<const po::typed_value<T>*>(semantic) != nullptr;
+}
+
+// Boost reads "-1" into an unsigned option as 2^N - 1 (it parses the way
+// strtoul does); --hz -1 then reported "got 4294967295" and --seed -1 ran
+// with seed 2^64 - 1. Every unsigned option refuses a minus sign, as typed.
+void refuse_negative_unsigned(const po::parsed_options& parsed, const po::options_description& all) {
+  for (const po::option& option : parsed.options) {
+    const po::option_description* description = all.find_nothrow(option.string_key, false);
+    if (description == nullptr) continue;
+    const po::value_semantic* semantic = description->semantic().get();
+    if (!is_typed<unsigned short>(semantic) && !is_typed<unsigned>(semantic) && !is_typed<unsigned long>(semantic) &&
+        !is_typed<unsigned long long>(semantic))
+      continue;
+    for (const std::string& value : option.value) {
+      const auto first = value.find_first_not_of(" \t");
+      if (first != std::string::npos && value[first] == '-')
+        throw UsageError(fmt::format("--{}: expected a number 0 or greater, got '{}'", description->long_name(), value));
+    }
+  }
+}
+
 }  // namespace
 
 std::string format_command_help(const po::options_description& options, const CommandHelp& help) {
@@ -75,7 +99,10 @@ std::optional<po::variables_map> parse_command_line(std::span<const std::string>
   po::variables_map vm;
   try {
     const std::vector<std::string> argv(args.begin(), args.end());
-    po::store(po::command_line_parser(argv).options(all).positional(positional).style(kParseStyle).run(), vm);
+    const po::parsed_options parsed =
+        po::command_line_parser(argv).options(all).positional(positional).style(kParseStyle).run();
+    refuse_negative_unsigned(parsed, all);
+    po::store(parsed, vm);
     // --help wins over everything else, including missing required options,
     // so it is checked before notify() validates them.
     if (vm.count("help") != 0) {
