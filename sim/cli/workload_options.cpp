@@ -4,6 +4,7 @@
 #include "sim/cli/machine_options.hpp"
 
 #include "sim/cli/cli.hpp"
+#include "sim/cli/common_options.hpp"
 #include "workloads/generators/generator_catalog.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_replay.hpp"
@@ -327,7 +328,7 @@ void add_workload_options(po::options_description& options, const char* default_
             if (p.integer)
                 group.add_options()(p.name, po::value<std::uint64_t>()->default_value(static_cast<std::uint64_t>(p.get(defaults))), p.help);
             else
-                group.add_options()(p.name, po::value<double>()->default_value(p.get(defaults)), p.help);
+                group.add_options()(p.name, double_value(p.get(defaults)), p.help);
         }
         if (first) {
             group.add_options()
