@@ -8,6 +8,7 @@
 #include "sim/machine/design.hpp"
 #include "sim/machine/engine_run.hpp"
 #include "sim/cli/machine_options.hpp"
+#include "sim/cli/progress.hpp"
 #include "sim/cli/workload_options.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_recorder.hpp"
@@ -77,7 +78,10 @@ int run_gen(std::span<const std::string> args) {
                                        config.cpus == 1 ? "" : "s", config.ticks));
         WorkloadSpec spec = choice.spec;
         spec.factory = recording(std::move(choice.spec.factory), writer);
-        const RunResult result = run_machine(design, config, spec);
+        const RunResult result = [&] {
+            ProgressBar bar("gen");
+            return run_machine(design, config, spec, [&](double f) { bar.update(f); });
+        }();
         try {
             writer.flush();
         } catch (const std::runtime_error& e) {
