@@ -1,6 +1,7 @@
 #include "sim/cli/cli.hpp"
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/memory_check.hpp"
 #include "sim/cli/version.hpp"
 #include "workloads/traces/trace_error.hpp"
 
@@ -191,6 +192,9 @@ int dispatch(std::span<const std::string> args) {
       fmt::print(stderr, "timersim: {}\n", e.what());
       return kExitUsage;
     } catch (const FileUsageError& e) {
+      fmt::print(stderr, "timersim: {}\n", e.what());
+      return kExitUsage;
+    } catch (const TooBigError& e) {
       fmt::print(stderr, "timersim: {}\n", e.what());
       return kExitUsage;
     }

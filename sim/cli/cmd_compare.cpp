@@ -54,8 +54,8 @@ int run_compare(std::span<const std::string> args) {
         ("events", po::value<std::string>(), "write the per-timer event log (CSV: one row per enqueue, fire, cancel) to FILE, as -o does")
         ("plot", po::value<std::string>(), "also draw the plots (PNG and SVG) into DIR with timersim-plot (needs python3-matplotlib)")
         ("jobs,j", po::value<unsigned>()->default_value(0),
-         "designs simulated at the same time, each on its own thread (0: one per CPU; --events: 1). "
-         "The output does not depend on it");
+         "designs simulated at the same time, each on its own thread (0: one per CPU; --events: 1; fewer "
+         "when the memory available would not hold them). The output does not depend on it");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -91,6 +91,9 @@ int run_compare(std::span<const std::string> args) {
     unsigned jobs = (*vm)["jobs"].as<unsigned>();
     if (jobs > 1024) throw UsageError(fmt::format("--jobs: must be 0..1024, got {}", jobs));
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+    // Designs run at once each hold the whole workload: as many as fit.
+    if (vm->count("events")) jobs = 1;
+    jobs = fit_jobs_to_memory(workload.memory, std::min<unsigned>(jobs, static_cast<unsigned>(designs.size())));
     std::optional<std::string> plot_dir;
     if (vm->count("plot")) {
         plot_dir = (*vm)["plot"].as<std::string>();

@@ -68,6 +68,7 @@ int run_gen(std::span<const std::string> args) {
             workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(default_ticks));
         // A trace being re-recorded fixes the clock (and its CPUs).
         fit_machine_to_workload(config, choice, *vm, kDefaultDurationS);
+        fit_jobs_to_memory(choice.memory, 1);
         const TraceHeader header{.hz = config.hz,
                                  .start_jiffies = config.start_jiffies.value_or(initial_jiffies(config.hz))};
 

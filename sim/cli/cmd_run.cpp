@@ -61,6 +61,7 @@ int run_run(std::span<const std::string> args) {
     const WorkloadChoice workload = workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(60ull * config.hz));
     fit_machine_to_workload(config, workload, *vm, 60);
     const std::string format = choice_option(*vm, "format", {"text", "json"});
+    fit_jobs_to_memory(workload.memory, 1);
 
     RunResult result;
     {

@@ -387,6 +387,15 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz, std::ui
     choice.spec.description = fmt::format("{}, seed {}", fmt::join(phrases, " + "), params.seed);
     choice.spec.json = params_json(parts, params, list);
     choice.spec.factory = workload_list_factory(list, params, ticks, hz, after_tick_ns);
+    bool only_bursts = true;
+    for (const auto& [name, n] : parts) {
+        const bool burst = name == "burst";
+        only_bursts = only_bursts && burst;
+        choice.memory.bytes_per_design += bytes_per_connection(name) * (burst ? params.burst.size : n);
+    }
+    choice.memory.option = only_bursts ? "--burst-size" : "--connections";
+    choice.memory.what = only_bursts ? fmt::format("a burst of {} timers", params.burst.size)
+                                     : fmt::format("'{}' with {} connections", list, params.connections);
     return choice;
 }
 
