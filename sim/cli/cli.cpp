@@ -2,6 +2,7 @@
 
 #include "sim/cli/atomic_file.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/memory_check.hpp"
 #include "sim/cli/version.hpp"
 #include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
@@ -9,8 +10,12 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <sstream>
+#include <system_error>
 #include <vector>
 
 namespace timersim::cli {
@@ -40,6 +45,30 @@ std::string indent_lines(std::string_view text) {
     text.remove_prefix(eol + 1);
   }
   return out;
+}
+
+template <class T>
+bool is_typed(const po::value_semantic* semantic) {
+  return dynamic_cast<const po::typed_value<T>*>(semantic) != nullptr;
+}
+
+// Boost reads "-1" into an unsigned option as 2^N - 1 (it parses the way
+// strtoul does); --hz -1 then reported "got 4294967295" and --seed -1 ran
+// with seed 2^64 - 1. Every unsigned option refuses a minus sign, as typed.
+void refuse_negative_unsigned(const po::parsed_options& parsed, const po::options_description& all) {
+  for (const po::option& option : parsed.options) {
+    const po::option_description* description = all.find_nothrow(option.string_key, false);
+    if (description == nullptr) continue;
+    const po::value_semantic* semantic = description->semantic().get();
+    if (!is_typed<unsigned short>(semantic) && !is_typed<unsigned>(semantic) && !is_typed<unsigned long>(semantic) &&
+        !is_typed<unsigned long long>(semantic))
+      continue;
+    for (const std::string& value : option.value) {
+      const auto first = value.find_first_not_of(" \t");
+      if (first != std::string::npos && value[first] == '-')
+        throw UsageError(fmt::format("--{}: expected a number 0 or greater, got '{}'", description->long_name(), value));
+    }
+  }
 }
 
 }  // namespace
@@ -73,7 +102,10 @@ std::optional<po::variables_map> parse_command_line(std::span<const std::string>
   po::variables_map vm;
   try {
     const std::vector<std::string> argv(args.begin(), args.end());
-    po::store(po::command_line_parser(argv).options(all).positional(positional).style(kParseStyle).run(), vm);
+    const po::parsed_options parsed =
+        po::command_line_parser(argv).options(all).positional(positional).style(kParseStyle).run();
+    refuse_negative_unsigned(parsed, all);
+    po::store(parsed, vm);
     // --help wins over everything else, including missing required options,
     // so it is checked before notify() validates them.
     if (vm.count("help") != 0) {
@@ -111,10 +143,11 @@ std::string format_main_help() {
   return out;
 }
 
-int run_main(std::span<const std::string> args) noexcept {
-  // Reporting can itself fail (e.g. stdout is a closed pipe and fmt throws);
-  // the outer handlers make sure that still ends in an exit code, not abort().
-  try {
+namespace {
+
+// Runs the command line: the exit code, or an exception for a failed run.
+int dispatch(std::span<const std::string> args) {
+  {
     if (args.empty()) {
       report_usage_error("no command given", "timersim");
       return kExitUsage;
@@ -168,17 +201,94 @@ int run_main(std::span<const std::string> args) noexcept {
       // An output that cannot be created, found before anything ran.
       fmt::print(stderr, "timersim: {}\n", e.what());
       return kExitUsage;
+    } catch (const FileUsageError& e) {
+      fmt::print(stderr, "timersim: {}\n", e.what());
+      return kExitUsage;
+    } catch (const TooBigError& e) {
+      fmt::print(stderr, "timersim: {}\n", e.what());
+      return kExitUsage;
+    }
+  }
+}
+
+// Set when run_main() has reported stdout broken: close_stdout() then does
+// not say it again (a closed stdout fails to close as well).
+bool stdout_error_reported = false;
+
+void report_stdout_error(int error) noexcept {
+  stdout_error_reported = true;
+  std::fprintf(stderr, "timersim: stdout: %s\n", std::strerror(error != 0 ? error : EIO));
+}
+
+// Whether what the command wrote to stdout (C stdio, and std::cout, which
+// writes through it) reached the file: flushes both and checks their error
+// flags. `error` is the errno of a write that already failed, if known.
+bool stdout_written(int& error) noexcept {
+  // stdio first: std::cout's flush flushes stdout too, and would take the
+  // errno of a failure with it.
+  errno = 0;
+  if (std::fflush(stdout) != 0 && error == 0) error = errno;
+  try {
+    std::cout.flush();
+  } catch (...) {
+  }
+  return !std::ferror(stdout) && !std::cout.fail();
+}
+
+}  // namespace
+
+int run_main(std::span<const std::string> args) noexcept {
+  // Reporting can itself fail (e.g. stdout is a closed pipe and fmt throws);
+  // the handlers make sure that still ends in an exit code, not abort().
+  int status = kExitFailed;
+  int stdout_error = 0;  // errno of a failed write to stdout
+  try {
+    status = dispatch(args);
+  } catch (const std::system_error& e) {
+    // fmt::print throws this when a write fails; on stdout it is reported
+    // below as stdout's error, like a failure the final flush finds.
+    status = kExitFailed;
+    if (std::ferror(stdout)) {
+      stdout_error = e.code().category() == std::generic_category() || e.code().category() == std::system_category()
+                         ? e.code().value()
+                         : 0;
+    } else {
+      std::fprintf(stderr, "timersim: %s\n", e.what());
     }
   } catch (const std::exception& e) {
-    try {
-      fmt::print(stderr, "timersim: {}\n", e.what());
-    } catch (...) {
-    }
-    return kExitFailed;
+    // A writer that failed on stdout (-o -) names its own file; stdout's
+    // one line below says it.
+    if (std::ferror(stdout))
+      stdout_error = errno;  // most likely still the failed write's
+    else
+      std::fprintf(stderr, "timersim: %s\n", e.what());
+    status = kExitFailed;
   } catch (...) {
     std::fputs("timersim: unknown error\n", stderr);
-    return kExitFailed;
+    status = kExitFailed;
   }
+  // Every command's output ends here: a report lost to a full disk or a
+  // closed file is a failed run, never exit 0.
+  if (!stdout_written(stdout_error)) {
+    report_stdout_error(stdout_error);
+    // A caller running more commands (the tests) starts clean.
+    std::clearerr(stdout);
+    std::cout.clear();
+    if (status == kExitOk) status = kExitFailed;
+  }
+  return status;
+}
+
+int close_stdout(int status) noexcept {
+  // Closing is the last chance to see a write error (NFS reports some only
+  // here); after it nothing else may write to stdout.
+  errno = 0;
+  const bool failed = std::ferror(stdout) != 0;
+  if (std::fclose(stdout) != 0 || failed) {
+    if (!stdout_error_reported) report_stdout_error(errno);
+    if (status == kExitOk) status = kExitFailed;
+  }
+  return status;
 }
 
 }  // namespace timersim::cli

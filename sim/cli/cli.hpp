@@ -45,6 +45,15 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A file named on the command line that cannot be used as asked (an output
+// that is also an input, an output name that is a directory): exits with
+// kExitUsage after one line "timersim: <what is wrong>", without the usage
+// hint (the file is at fault, not the options).
+class FileUsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Text of "timersim <command> --help", around the options table.
 struct CommandHelp {
   std::string_view usage;        // e.g. "timersim levels [options]"
@@ -72,7 +81,13 @@ std::string format_command_help(const boost::program_options::options_descriptio
 std::string format_main_help();
 
 // The whole program, minus argv[0]: dispatches to a command, turns every
-// exception into a message and an exit code. Never throws.
+// exception into a message and an exit code. Never throws. Ends by flushing
+// stdout and checking that everything written to it arrived: if not (a full
+// disk, a closed file), "timersim: stdout: <strerror>" on stderr and exit 1.
 int run_main(std::span<const std::string> args) noexcept;
+
+// main()'s last step: closes stdout and returns `status`, or kExitFailed
+// with the same "timersim: stdout: ..." line if the close fails.
+int close_stdout(int status) noexcept;
 
 }  // namespace timersim::cli

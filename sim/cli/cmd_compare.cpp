@@ -50,12 +50,12 @@ int run_compare(std::span<const std::string> args) {
     add_machine_options(options, kDefaultDurationS);
     options.add_options()
         ("format", po::value<std::string>()->default_value("text"), "text, json or csv (schemas: docs/output.md)")
-        ("output,o", po::value<std::string>(), "write the report to FILE (atomically) instead of stdout")
-        ("events", po::value<std::string>(), "write the per-timer event log (CSV: one row per enqueue, fire, cancel) to FILE")
+        ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)")
+        ("events", po::value<std::string>(), "write the per-timer event log (CSV: one row per enqueue, fire, cancel) to FILE, as -o does")
         ("plot", po::value<std::string>(), "also draw the plots (PNG and SVG) into DIR with timersim-plot (needs python3-matplotlib)")
         ("jobs,j", po::value<unsigned>()->default_value(0),
-         "designs simulated at the same time, each on its own thread (0: one per CPU; --events: 1). "
-         "The output does not depend on it");
+         "designs simulated at the same time, each on its own thread (0: one per CPU; --events: 1; fewer "
+         "when the memory available would not hold them). The output does not depend on it");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -76,6 +76,10 @@ int run_compare(std::span<const std::string> args) {
                         "timersim compare --design classic,modern --slack off --plot plots",
         });
     if (!vm) return kExitOk;
+    refuse_output_onto_input(*vm, {"output", "events"}, {"trace", "ftrace"});
+    if (vm->count("events") && (*vm)["events"].as<std::string>() == "-" &&
+        (!vm->count("output") || (*vm)["output"].as<std::string>() == "-"))
+        throw UsageError("--events -: the report goes to stdout too; give -o FILE for it");
 
     // Created first: an -o or --events that cannot be written fails before
     // anything runs.
@@ -93,6 +97,9 @@ int run_compare(std::span<const std::string> args) {
     unsigned jobs = (*vm)["jobs"].as<unsigned>();
     if (jobs > 1024) throw UsageError(fmt::format("--jobs: must be 0..1024, got {}", jobs));
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+    // Designs run at once each hold the whole workload: as many as fit.
+    if (vm->count("events")) jobs = 1;
+    jobs = fit_jobs_to_memory(workload.memory, std::min<unsigned>(jobs, static_cast<unsigned>(designs.size())));
     std::optional<std::string> plot_dir;
     if (vm->count("plot")) {
         plot_dir = (*vm)["plot"].as<std::string>();

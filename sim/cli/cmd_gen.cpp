@@ -8,6 +8,7 @@
 #include "sim/machine/design.hpp"
 #include "sim/machine/engine_run.hpp"
 #include "sim/cli/machine_options.hpp"
+#include "sim/cli/progress.hpp"
 #include "sim/cli/workload_options.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_recorder.hpp"
@@ -33,7 +34,7 @@ constexpr double kDefaultDurationS = 60;
 int run_gen(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("output,o", po::value<std::string>()->required(), "write the trace to FILE (atomically)")
+        ("output,o", po::value<std::string>()->required(), "write the trace to FILE (atomically; a device or FIFO is written into; -: stdout)")
         ("design", po::value<std::string>()->default_value("heap"),
          "timer queue the workload runs on while it is recorded: classic, modern or heap (heap: every timer "
          "fires exactly when asked, so callbacks run at their nominal times)");
@@ -55,6 +56,7 @@ int run_gen(std::span<const std::string> args) {
                         "timersim run --trace tcp.trace --design modern",
         });
     if (!vm) return kExitOk;
+    refuse_output_onto_input(*vm, {"output"}, {"trace", "ftrace"});
 
     const std::string output = (*vm)["output"].as<std::string>();
     const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
@@ -68,6 +70,7 @@ int run_gen(std::span<const std::string> args) {
             workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(default_ticks));
         // A trace being re-recorded fixes the clock (and its CPUs).
         fit_machine_to_workload(config, choice, *vm, kDefaultDurationS);
+        fit_jobs_to_memory(choice.memory, 1);
         const TraceHeader header{.hz = config.hz,
                                  .start_jiffies = config.start_jiffies.value_or(initial_jiffies(config.hz))};
 
@@ -77,7 +80,10 @@ int run_gen(std::span<const std::string> args) {
                                        config.cpus == 1 ? "" : "s", config.ticks));
         WorkloadSpec spec = choice.spec;
         spec.factory = recording(std::move(choice.spec.factory), writer);
-        const RunResult result = run_machine(design, config, spec);
+        const RunResult result = [&] {
+            ProgressBar bar("gen");
+            return run_machine(design, config, spec, [&](double f) { bar.update(f); });
+        }();
         try {
             writer.flush();
         } catch (const std::runtime_error& e) {

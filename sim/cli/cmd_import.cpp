@@ -58,7 +58,7 @@ int run_import(std::span<const std::string> args) {
     options.add_options()
         ("input", po::value<std::string>()->required(),
          "ftrace text to convert (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
-        ("output,o", po::value<std::string>()->required(), "write the trace v1 to FILE (atomically)")
+        ("output,o", po::value<std::string>()->required(), "write the trace v1 to FILE (atomically; a device or FIFO is written into; -: stdout, and the summary goes to stderr)")
         ("hz", po::value<unsigned>(), "the traced kernel's CONFIG_HZ (1..10000); needed unless FILE has a line '# hz=N' before its first event");
     po::positional_options_description positional;
     positional.add("input", 1);
@@ -78,6 +78,7 @@ int run_import(std::span<const std::string> args) {
         },
         positional);
     if (!vm) return kExitOk;
+    refuse_output_onto_input(*vm, {"output"}, {"input"});
 
     const std::string input = (*vm)["input"].as<std::string>();
     const std::string output = (*vm)["output"].as<std::string>();
@@ -112,7 +113,8 @@ int run_import(std::span<const std::string> args) {
         if (!writer) open_output();
         naming_output([&] { writer->flush(); });
         file.commit();
-        fmt::print("{}", format_summary(in.name(), output, importer.header(), writer->events(), reader, importer));
+        fmt::print(output == "-" ? stderr : stdout, "{}",
+                   format_summary(in.name(), output, importer.header(), writer->events(), reader, importer));
     } catch (const TraceError& e) {
         // Bad input: exactly one line, no hint (the file is at fault, not the command line).
         fmt::print(stderr, "timersim: {}\n", e.what());

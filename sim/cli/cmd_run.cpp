@@ -26,7 +26,7 @@ int run_run(std::span<const std::string> args) {
     add_workload_options(options);
     options.add_options()
         ("format", po::value<std::string>()->default_value("text"), "text or json")
-        ("output,o", po::value<std::string>(), "write the report to FILE (atomically) instead of stdout");
+        ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -55,6 +55,7 @@ int run_run(std::span<const std::string> args) {
                         "timersim run --connections 200000 --max-expiries-per-softirq 1000",
         });
     if (!vm) return kExitOk;
+    refuse_output_onto_input(*vm, {"output"}, {"trace", "ftrace"});
 
     // Created first: an -o that cannot be written fails before anything runs.
     std::optional<AtomicOutputFile> output;
@@ -64,6 +65,7 @@ int run_run(std::span<const std::string> args) {
     const WorkloadChoice workload = workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(60ull * config.hz));
     fit_machine_to_workload(config, workload, *vm, 60);
     const std::string format = choice_option(*vm, "format", {"text", "json"});
+    fit_jobs_to_memory(workload.memory, 1);
 
     RunResult result;
     {

@@ -138,7 +138,7 @@ int run_step(std::span<const std::string> args) {
          "replay a timersim trace (format v1, docs/trace-format.md) instead of connection churn; "
          "see the notes above")
         ("connections", po::value<std::uint32_t>()->default_value(200), "connection churn: connections, one timer each (1..1000000)")
-        ("message-interval", po::value<double>()->default_value(1000), "connection churn: mean ms between two messages of one connection")
+        ("message-interval", double_value(1000), "connection churn: mean ms between two messages of one connection")
         ("seed", po::value<std::uint64_t>()->default_value(1), "connection churn: workload seed")
         ("design", po::value<std::string>()->default_value("both"), "classic, modern or both (the heap has no buckets to draw)")
         ("format", po::value<std::string>()->default_value("text"), "text (80 columns) or json (JSON Lines: one object per tick and wheel)");

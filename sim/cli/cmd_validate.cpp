@@ -25,7 +25,7 @@ int run_validate(std::span<const std::string> args) {
          "the kernel trace (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
         ("hz", po::value<unsigned>(),
          "the traced kernel's CONFIG_HZ (1..10000); needed unless FILE has a line '# hz=N' before its first event")
-        ("min", po::value<double>()->default_value(100.0),
+        ("min", double_value(100.0),
          "fail (exit 1) when either check agrees on fewer than PERCENT of the events it could check")
         ("max-listed", po::value<std::size_t>()->default_value(50), "list at most N disagreements (and N notes)")
         ("format", po::value<std::string>()->default_value("text"), "output: text or json");

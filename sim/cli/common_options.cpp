@@ -22,6 +22,11 @@ void add_classic_options(po::options_description& options) {
         ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (64-slot tv1, 16-slot tv2..tv5)");
 }
 
+po::typed_value<double>* double_value(double default_value) {
+    // {} is the shortest text that reads back as the same double.
+    return po::value<double>()->default_value(default_value, fmt::format("{}", default_value));
+}
+
 unsigned hz_option(const po::variables_map& vm) {
     const unsigned hz = vm["hz"].as<unsigned>();
     if (hz < 1 || hz > 10000) throw UsageError(fmt::format("--hz: must be 1..10000, got {}", hz));

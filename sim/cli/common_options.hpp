@@ -18,6 +18,10 @@ namespace timersim::cli {
 void add_hz_option(boost::program_options::options_description& options);
 void add_classic_options(boost::program_options::options_description& options); // --slack, --base-small
 
+// A double option whose help shows its default as written: (=0.05), not
+// the (=0.050000000000000003) of boost's 17 digits.
+boost::program_options::typed_value<double>* double_value(double default_value);
+
 // Throw UsageError naming the option on a bad value.
 unsigned hz_option(const boost::program_options::variables_map& vm);
 std::optional<std::int64_t> slack_option(const boost::program_options::variables_map& vm);

@@ -7,5 +7,5 @@
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
-  return timersim::cli::run_main(args);
+  return timersim::cli::close_stdout(timersim::cli::run_main(args));
 }

@@ -4,6 +4,7 @@
 #include "sim/cli/machine_options.hpp"
 
 #include "sim/cli/cli.hpp"
+#include "sim/cli/common_options.hpp"
 #include "workloads/generators/generator_catalog.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_replay.hpp"
@@ -339,7 +340,7 @@ void add_workload_options(po::options_description& options, const char* default_
             if (p.integer)
                 group.add_options()(p.name, po::value<std::uint64_t>()->default_value(static_cast<std::uint64_t>(p.get(defaults))), p.help);
             else
-                group.add_options()(p.name, po::value<double>()->default_value(p.get(defaults)), p.help);
+                group.add_options()(p.name, double_value(p.get(defaults)), p.help);
         }
         if (first) {
             group.add_options()
@@ -400,6 +401,15 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz, std::ui
     choice.spec.description = fmt::format("{}, seed {}", fmt::join(phrases, " + "), params.seed);
     choice.spec.json = params_json(parts, params, list);
     choice.spec.factory = workload_list_factory(list, params, ticks, hz, after_tick_ns);
+    bool only_bursts = true;
+    for (const auto& [name, n] : parts) {
+        const bool burst = name == "burst";
+        only_bursts = only_bursts && burst;
+        choice.memory.bytes_per_design += bytes_per_connection(name) * (burst ? params.burst.size : n);
+    }
+    choice.memory.option = only_bursts ? "--burst-size" : "--connections";
+    choice.memory.what = only_bursts ? fmt::format("a burst of {} timers", params.burst.size)
+                                     : fmt::format("'{}' with {} connections", list, params.connections);
     return choice;
 }
 

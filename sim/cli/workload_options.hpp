@@ -3,6 +3,7 @@
 // or `--trace FILE` / `--ftrace FILE` to replay a recorded or kernel trace.
 #pragma once
 
+#include "sim/cli/memory_check.hpp"
 #include "sim/machine/engine_run.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/traces/trace_event.hpp"
@@ -30,6 +31,8 @@ struct WorkloadChoice {
     std::optional<std::uint64_t> natural_ticks;
     // A trace's CPUs (highest cpu= + 1); 0 for generators.
     unsigned cpus = 0;
+    // What one design's run needs (generators; unknown for traces).
+    MemoryEstimate memory;
 };
 
 // Validates the options (UsageError with the option's name on bad values;

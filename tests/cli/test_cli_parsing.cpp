@@ -247,3 +247,41 @@ TEST_CASE("run_main: bad usage exits 2 with one error line and a hint") {
     CHECK(err[1] == test.hint);
   }
 }
+
+TEST_CASE("run_main: a negative number for an unsigned option is refused as typed, not wrapped") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  // Small runs, so that a wrapped value the old code accepted (--seed) ends
+  // in a quick exit 0 instead of a long run.
+  const std::vector<std::string> tiny{"--ticks", "1", "--connections", "1"};
+  const auto with_tiny = [&](std::vector<std::string> args) {
+    args.insert(args.end(), tiny.begin(), tiny.end());
+    return args;
+  };
+  const std::vector<Case> cases{
+      {{"levels", "--hz", "-1"}, "timersim: --hz: expected a number 0 or greater, got '-1'"},
+      {{"levels", "--hz=-250"}, "timersim: --hz: expected a number 0 or greater, got '-250'"},
+      {with_tiny({"run", "--seed", "-1"}), "timersim: --seed: expected a number 0 or greater, got '-1'"},
+      {with_tiny({"compare", "--jobs", "-1"}), "timersim: --jobs: expected a number 0 or greater, got '-1'"},
+      {with_tiny({"compare", "-j", "-2"}), "timersim: --jobs: expected a number 0 or greater, got '-2'"},
+      {with_tiny({"run", "--cpus", "-0"}), "timersim: --cpus: expected a number 0 or greater, got '-0'"},
+      {{"run", "--ticks", "-5"}, "timersim: --ticks: expected a number 0 or greater, got '-5'"},
+      {{"validate", "x", "--max-listed", "-1"}, "timersim: --max-listed: expected a number 0 or greater, got '-1'"},
+  };
+  for (const Case& test : cases) {
+    CAPTURE(fmt::format("{}", fmt::join(test.args, " ")));
+    const Captured c = run_cli(test.args);
+    CHECK(c.code == kExitUsage);
+    CHECK(c.out.empty());
+    const auto err = lines(c.err);
+    REQUIRE(err.size() == 2);
+    CHECK(err[0] == test.error);
+  }
+  // A signed option still takes a negative value (and checks its range itself).
+  const Captured c = run_cli({"step", "--ticks", "-1"});
+  CHECK(c.code == kExitUsage);
+  CHECK(c.err.find("expected a number 0 or greater") == std::string::npos);
+  CHECK(c.err.find("--ticks") != std::string::npos);
+}

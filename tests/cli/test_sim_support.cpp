@@ -3,6 +3,7 @@
 #include "sim/cli/atomic_file.hpp"
 #include "sim/machine/error_histogram.hpp"
 #include "sim/report/format_time.hpp"
+#include "sim/cli/progress.hpp"
 #include "sim/cli/timeout_arg.hpp"
 
 #include <doctest/doctest.h>
@@ -78,4 +79,37 @@ TEST_CASE("atomic writes leave either the whole file or the old one") {
     CHECK_THROWS_WITH_AS(write_file_atomically((dir / "missing-dir" / "x").string(), "data"),
                          doctest::Contains("missing-dir"), std::runtime_error);
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the progress bar shows the time left at the pace so far") {
+    using namespace std::chrono_literals;
+    CHECK(format_eta(0s) == "0s");
+    CHECK(format_eta(59s) == "59s");
+    CHECK(format_eta(125s) == "2m 05s");
+    CHECK(format_eta(3h + 2min + 5s) == "3h 02m");
+    CHECK(format_eta(50h) == "2d 02h");
+
+    // A quarter done in 20 s: 60 s to go.
+    CHECK(format_progress("run", 0.25, 20s) == "run [=======                       ]  25% 20s, ETA 1m 00s");
+    CHECK(format_progress("run", 0.0, 5s) == "run [                              ]   0% 5s, ETA ?");
+    CHECK(format_progress("run", 1.0, 90s) == "run [==============================] 100% 1m 30s, ETA 0s");
+
+    // A long run (--duration 4000000: 1e9 ticks) draws the bar with its ETA
+    // once it has lasted a second, at most ten times a second.
+    std::FILE* out = std::tmpfile();
+    REQUIRE(out != nullptr);
+    auto now = ProgressBar::Clock::time_point{};
+    {
+        ProgressBar bar("compare", {.out = out, .enabled = true, .now = [&] { return now; }});
+        bar.update(0.001);  // at 0 s: nothing yet
+        now += 2s;
+        bar.update(0.01);   // 1 % in 2 s: 198 s left
+        now += 50ms;
+        bar.update(0.02);   // too soon to redraw
+    }
+    std::rewind(out);
+    char buffer[512] = {};
+    const std::size_t n = std::fread(buffer, 1, sizeof buffer - 1, out);
+    std::fclose(out);
+    CHECK(std::string(buffer, n) == "\rcompare [                              ]   1% 2s, ETA 3m 18s\033[K\r\033[K");
 }
