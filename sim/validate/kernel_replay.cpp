@@ -3,6 +3,7 @@
 #include "wheel/modern_levels.hpp"
 #include "wheel/modern_wheel.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/trace_error.hpp"
 
 #include <fmt/format.h>
 
@@ -140,6 +141,9 @@ struct CpuState {
     Jiffies run_jiffies = 0;
     std::uint64_t run_line = 0;
 };
+
+// CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
+inline constexpr std::uint32_t kMaxReplayCpus = 8192;
 
 // Jiffies are stepped one by one (for the catch-up runs) up to this jump: a
 // day at HZ=1000.
@@ -733,6 +737,13 @@ ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, c
             it = current.find(e.timer);
         }
         e.incarnation = it->second;
+        // One wheel per CPU up to the highest seen: a CPU number no kernel
+        // can have (a corrupt line) must not make millions of them.
+        for (const auto& [field, cpu] : {std::pair{"cpu", e.cpu.value_or(0)}, std::pair{"CPU", e.line_cpu}})
+            if (cpu >= kMaxReplayCpus)
+                throw TraceError(result.file, e.line, field,
+                                 fmt::format("CPU {} is beyond the {} CPUs a kernel can have (NR_CPUS)", cpu,
+                                             kMaxReplayCpus));
         cpus = std::max(cpus, e.line_cpu + 1);
         if (e.cpu) cpus = std::max(cpus, *e.cpu + 1);
         events.push_back(std::move(e));

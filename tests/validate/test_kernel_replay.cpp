@@ -373,3 +373,21 @@ TEST_CASE("a jump of 80M jiffies is crossed in a few catch-up steps, not one per
     CHECK(r.idx.events == 2);
     CHECK(r.catch_up_steps < 100);
 }
+
+TEST_CASE("a CPU number no kernel can have is the trace's error at its line, not a million wheels") {
+    // Found by fuzzing: one line with CPU 444444 made the replay build a
+    // wheel for every CPU up to it (out of memory).
+    std::string t = "# hz=250\n";
+    t += ev(0, "1.000000", "timer_init: timer=00000000000000aa");
+    t += ev(444444, "1.000001", "timer_init: timer=00000000000000bb");
+    try {
+        replay_kernel_trace(t, "cpus.trace");
+        FAIL("no error");
+    } catch (const TraceError& e) {
+        CHECK(e.line() == 3);
+        CHECK(e.field() == "CPU");
+        CHECK(std::string(e.what()).find("CPU 444444 is beyond the 8192 CPUs") != std::string::npos);
+    }
+    t = "# hz=250\n" + ev(0, "1.0", "timer_start: timer=00000000000000aa function=f expires=4294900010 [timeout=10] cpu=9000 idx=43 flags=");
+    CHECK_THROWS_AS(replay_kernel_trace(t, "cpus.trace"), TraceError);
+}
