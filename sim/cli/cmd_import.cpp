@@ -6,7 +6,9 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/input_file.hpp"
+#include "workloads/traces/text_stream.hpp"
 #include "workloads/traces/trace_writer.hpp"
 
 #include <fmt/format.h>
@@ -59,7 +61,9 @@ int run_import(std::span<const std::string> args) {
         ("input", po::value<std::string>()->required(),
          "ftrace text to convert (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
         ("output,o", po::value<std::string>()->required(), "write the trace v1 to FILE (atomically; a device or FIFO is written into; -: stdout, and the summary goes to stderr)")
-        ("hz", po::value<unsigned>(), "the traced kernel's CONFIG_HZ (1..10000); needed unless FILE has a line '# hz=N' before its first event");
+        ("hz", po::value<unsigned>(), "the traced kernel's CONFIG_HZ (1..10000); without it, the trace's '# hz=N' line, "
+         "else the HZ its jiffies show (refused when they show none or several)")
+        ("force-hz", po::bool_switch(), "replay at --hz even where the trace's jiffies show another HZ");
     po::positional_options_description positional;
     positional.add("input", 1);
     const auto vm = parse_command_line(
@@ -89,9 +93,15 @@ int run_import(std::span<const std::string> args) {
     // created before anything is read, so a bad -o fails first.
     InputFile in(input);
     AtomicOutputFile file(output);
+    const bool force = (*vm)["force-hz"].as<bool>();
+    if (force && !hz) throw UsageError("--force-hz: give the HZ to force with --hz");
 
     try {
-        FtraceReader reader(in, hz);
+        // Read whole: a first pass decides HZ (never assumed), the second imports.
+        const std::string text = in.read_all();
+        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), HzChoice{.option = hz, .force = force});
+        TextStream stream(text);
+        FtraceReader reader(stream, in.name(), resolved.hz);
         FtraceImporter importer(reader);
         std::optional<TraceWriter> writer;
         const auto open_output = [&] {

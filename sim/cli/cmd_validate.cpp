@@ -6,6 +6,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/validate/kernel_replay.hpp"
+#include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
 
@@ -24,7 +25,9 @@ int run_validate(std::span<const std::string> args) {
         ("input", po::value<std::string>()->required(),
          "the kernel trace (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
         ("hz", po::value<unsigned>(),
-         "the traced kernel's CONFIG_HZ (1..10000); needed unless FILE has a line '# hz=N' before its first event")
+         "the traced kernel's CONFIG_HZ (1..10000); without it, the trace's '# hz=N' line, else the HZ its jiffies show "
+         "(refused when they show none or several)")
+        ("force-hz", po::bool_switch(), "replay at --hz even where the trace's jiffies show another HZ")
         ("min", double_value(100.0),
          "fail (exit 1) when either check agrees on fewer than PERCENT of the events it could check")
         ("max-listed", po::value<std::size_t>()->default_value(50), "list at most N disagreements (and N notes)")
@@ -62,9 +65,16 @@ int run_validate(std::span<const std::string> args) {
     // magic bytes, whatever its name).
     InputFile in(input);
     const std::string text = in.read_all();
+    const bool force = (*vm)["force-hz"].as<bool>();
+    if (force && !hz) throw UsageError("--force-hz: give the HZ to force with --hz");
     ReplayResult result;
     try {
-        result = replay_kernel_trace(text, in.name(), ReplayOptions{.hz = hz, .max_notes_per_class = max_listed});
+        // HZ never assumed: --hz, the '# hz=' line or the jiffies, each
+        // checked against what the trace shows (hz_inference.hpp).
+        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), HzChoice{.option = hz, .force = force});
+        result = replay_kernel_trace(text, in.name(),
+                                     ReplayOptions{.hz = resolved.hz, .max_notes_per_class = max_listed});
+        result.hz_source = resolved.source;
     } catch (const TraceError& e) {
         fmt::print(stderr, "timersim: {}\n", e.what());
         return kExitUsage;

@@ -291,16 +291,26 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     // prints that one line and exits 2.
     // Read once, whatever the input is (a pipe, "-", compressed): every
     // design of a compare replays the same events from memory.
-    const auto trace = load_trace(path, kind, ftrace ? std::optional<unsigned>(hz) : std::nullopt);
+    // A kernel trace's HZ: --hz if given (checked against the trace's
+    // jiffies unless --force-hz), else its '# hz=' line, else its jiffies;
+    // never the machine's default.
+    const bool hz_given = vm.count("hz") && !vm["hz"].defaulted();
+    const bool force = vm.count("force-hz") && vm["force-hz"].as<bool>();
+    if (force && !ftrace) throw UsageError("--force-hz: only with --ftrace (a timersim trace's header fixes its HZ)");
+    if (force && !hz_given) throw UsageError("--force-hz: give the HZ to force with --hz");
+    const auto trace = load_trace(path, kind, HzChoice{.option = hz_given ? std::optional<unsigned>(hz) : std::nullopt,
+                                                       .force = force});
     const TraceSummary& summary = trace->summary();
     const std::string& name = trace->file(); // "<stdin>" for "-"
     WorkloadChoice choice;
     choice.spec.name = ftrace ? "ftrace" : "trace";
-    choice.spec.description = fmt::format("{} {} ({} events, HZ={}, {} CPU{})", ftrace ? "kernel ftrace" : "trace", name,
-                                          summary.events, summary.header.hz, summary.cpus,
-                                          summary.cpus == 1 ? "" : "s");
-    choice.spec.json = fmt::format("{{\"{}\": {}, \"events\": {}, \"hz\": {}, \"start_jiffies\": {}, \"cpus\": {}}}",
+    choice.spec.description = fmt::format("{} {} ({} events, HZ={}{}, {} CPU{})", ftrace ? "kernel ftrace" : "trace", name,
+                                          summary.events, summary.header.hz,
+                                          summary.hz_source.empty() ? "" : " from " + summary.hz_source,
+                                          summary.cpus, summary.cpus == 1 ? "" : "s");
+    choice.spec.json = fmt::format("{{\"{}\": {}, \"events\": {}, \"hz\": {}, {}\"start_jiffies\": {}, \"cpus\": {}}}",
                                    ftrace ? "ftrace" : "trace", json_string(name), summary.events, summary.header.hz,
+                                   summary.hz_source.empty() ? "" : fmt::format("\"hz_source\": {}, ", json_string(summary.hz_source)),
                                    summary.header.start_jiffies, summary.cpus);
     choice.spec.factory = trace_replay(trace);
     choice.clock = summary.header;
@@ -346,8 +356,10 @@ void add_workload_options(po::options_description& options, const char* default_
             group.add_options()
                 ("trace", po::value<std::string>(), "replay a timersim trace FILE instead of generators (its header fixes HZ); "
                  "- is standard input, xz, gzip and zstd are read as they are")
-                ("ftrace", po::value<std::string>(), "replay kernel ftrace text FILE (timer events) instead of generators, at --hz; "
-                 "- is standard input, xz, gzip and zstd are read as they are");
+                ("ftrace", po::value<std::string>(), "replay kernel ftrace text FILE (timer events) instead of generators; "
+                 "its HZ is --hz, else its '# hz=' line, else what its jiffies show (never assumed); "
+                 "- is standard input, xz, gzip and zstd are read as they are")
+                ("force-hz", po::bool_switch(), "with --ftrace and --hz: replay at --hz even where the trace's jiffies show another HZ");
         }
         options.add(group);
         first = false;

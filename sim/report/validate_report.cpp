@@ -23,6 +23,10 @@ std::string percent(const ReplayCheckCounts& c) {
 std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) {
     std::string out = fmt::format("{}: {} timer events, {} timers, {} CPUs, hz={}", r.file, r.timer_events, r.timers,
                                   r.cpus, r.hz);
+    // Said when the user did not give it or overrode the trace: HZ decides
+    // every check, and the trace's own line needs no comment.
+    if (r.hz_source == "the trace's jiffies" || r.hz_source == "--hz (forced)")
+        out += fmt::format(" (from {})", r.hz_source);
     if (r.workload_start_line)
         out += fmt::format("; workload starts at line {} (before it: boot, possibly incomplete)\n",
                            *r.workload_start_line);
@@ -110,8 +114,9 @@ std::string format_validate_json(const ReplayResult& r, std::size_t max_listed, 
         return s + "}";
     };
     std::string out = "{\n";
-    out += fmt::format("  \"file\": {},\n  \"hz\": {},\n  \"cpus\": {},\n  \"timer_events\": {},\n  \"timers\": {},\n",
-                       json_string(r.file), r.hz, r.cpus, r.timer_events, r.timers);
+    out += fmt::format("  \"file\": {},\n  \"hz\": {},\n  \"hz_source\": {},\n  \"cpus\": {},\n  \"timer_events\": {},\n"
+                       "  \"timers\": {},\n",
+                       json_string(r.file), r.hz, json_string(r.hz_source), r.cpus, r.timer_events, r.timers);
     out += fmt::format("  \"workload_start_line\": {},\n",
                        r.workload_start_line ? fmt::format("{}", *r.workload_start_line) : std::string("null"));
     out += fmt::format("  \"idx\": {},\n  \"expiry\": {},\n", counts(r.idx), counts(r.expiry));

@@ -112,6 +112,7 @@ struct ReplayNote {
 struct ReplayResult {
     std::string file;
     unsigned hz = 0;
+    std::string hz_source; // set by the caller: where HZ came from (HzResolution::source)
     unsigned cpus = 0;
     std::uint64_t timer_events = 0;
     std::uint64_t timers = 0;          // distinct timer= values

@@ -49,11 +49,23 @@ expect_status 2
   fail "wrong error line"
 [[ $(ls -A "$dir" | grep -c late) == 1 ]] || fail "a partial or temporary output was left: $(ls -A "$dir")"
 
-# HZ: required, and it must agree with the file's '# hz=' line.
+# HZ: never assumed. Without --hz or a '# hz=' line it is what the trace's
+# jiffies show (habits-trace-cmd.txt has no hz line; its jiffies fit 250 only);
+# a trace whose jiffies cannot tell is refused; it must agree with the file's
+# '# hz=' line and the jiffies.
 run import "$data/ftrace/habits-trace-cmd.txt" -o "$dir/x.trace"
+expect_status 0
+head -n 1 "$dir/x.trace" | grep -q ' hz=250' || fail "HZ not taken from the trace's jiffies: $(head -n 1 "$dir/x.trace")"
+rm -f -- "$dir/x.trace"
+printf '%s\n' '          <idle>-0       [000] d.s1.     1.000000: timer_start: timer=00000000000000aa function=f expires=4294900010 [timeout=10] cpu=0 idx=43 flags=' >"$dir/one.txt"
+run import "$dir/one.txt" -o "$dir/x.trace"
 expect_status 2
-[[ $err == "timersim: $data/ftrace/habits-trace-cmd.txt:2: HZ unknown: pass --hz or put a line '# hz=N' before the first event (hz)" ]] ||
+[[ $err == "timersim: $dir/one.txt:1: HZ unknown: the trace has no '# hz=' line and 1 timer event with jiffies: too few to tell HZ; pass --hz (hz)" ]] ||
   fail "wrong error line"
+[[ ! -e $dir/x.trace ]] || fail "an output was left behind"
+run import "$dir/one.txt" -o "$dir/x.trace" --hz 1000
+expect_status 0
+rm -f -- "$dir/x.trace"
 run import "$data/ftrace/habits-ftrace.txt" -o "$dir/x.trace" --hz 1000
 expect_status 2
 [[ $err == "timersim: $data/ftrace/habits-ftrace.txt:1: '# hz=250' contradicts --hz 1000 (hz)" ]] || fail "wrong error line"

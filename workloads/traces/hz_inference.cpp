@@ -96,7 +96,7 @@ HzInference infer_hz(std::span<const JiffiesSample> samples) {
                                     "the line: {})",
                                     r.span_s, fmt::join(spreads, ", "));
     else
-        r.explanation = fmt::format("ambiguous: HZ {} all fit {} samples over {:.3f} s", fmt::join(fitting, ", "),
+        r.explanation = fmt::format("ambiguous: HZ {} fit {} samples over {:.3f} s alike", fmt::join(fitting, " and "),
                                     samples.size(), r.span_s);
     return r;
 }

@@ -1,5 +1,8 @@
 #include "workloads/traces/trace_replay.hpp"
 
+#include "workloads/traces/hz_inference.hpp"
+#include "workloads/traces/text_stream.hpp"
+
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_reader.hpp"
@@ -44,7 +47,9 @@ private:
 // trace v1): the same events `timersim import` would write.
 class FtraceSource final : public EventSource {
 public:
-    FtraceSource(InputFile& in, std::optional<unsigned> hz) : reader_(in, hz), importer_(reader_) {}
+    // The text read whole (its HZ was found in a first pass over it).
+    FtraceSource(std::string_view text, const std::string& name, unsigned hz)
+        : stream_(text), reader_(stream_, name, hz), importer_(reader_) {}
     bool next(TraceEvent& e) override {
         const bool got = importer_.next(e);
         header_ = importer_.header();
@@ -57,15 +62,11 @@ public:
     std::uint64_t skipped_lines() const override { return reader_.stats().other_events; }
 
 private:
+    TextStream stream_;
     FtraceReader reader_;
     FtraceImporter importer_;
     TraceHeader header_;
 };
-
-std::unique_ptr<EventSource> open_source(InputFile& in, TraceKind kind, std::optional<unsigned> hz) {
-    if (kind == TraceKind::ftrace) return std::make_unique<FtraceSource>(in, hz);
-    return std::make_unique<TimersimSource>(in);
-}
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 constexpr std::uint32_t kNoCpu = 0xFFFFFFFFu;
@@ -528,11 +529,23 @@ std::size_t LoadedTrace::memory_bytes() const noexcept {
            data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]);
 }
 
-std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, std::optional<unsigned> hz) {
+std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz) {
     auto data = std::make_unique<LoadedTrace::Data>();
     data->file = in.name();
     data->kind = kind;
-    const auto source = open_source(in, kind, hz);
+    // Kernel text: read whole, a first pass decides its HZ (never assumed:
+    // hz_inference.hpp), the second imports it. A timersim trace's header
+    // fixes its clock.
+    std::string text;
+    std::unique_ptr<EventSource> source;
+    if (kind == TraceKind::ftrace) {
+        text = in.read_all();
+        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
+        data->summary.hz_source = resolved.source;
+        source = std::make_unique<FtraceSource>(text, in.name(), resolved.hz);
+    } else {
+        source = std::make_unique<TimersimSource>(in);
+    }
     TraceSummary& summary = data->summary;
     TraceEvent e;
     while (source->next(e)) {
@@ -560,7 +573,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, std
     return std::make_shared<const LoadedTrace>(std::move(data));
 }
 
-std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz) {
+std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind kind, const HzChoice& hz) {
     InputFile in(path);
     return load_trace(in, kind, hz);
 }
@@ -572,13 +585,13 @@ WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceRepl
 }
 
 TraceSummary summarize_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz) {
-    return load_trace(path, kind, hz)->summary();
+    return load_trace(path, kind, HzChoice{.option = hz})->summary();
 }
 
 WorkloadFactory trace_replay(const std::string& path, TraceKind kind, const TraceHeader& header,
                              TraceReplayStats* stats) {
     return [=](Sim& sim) -> std::unique_ptr<Workload> {
-        const auto trace = load_trace(path, kind, kind == TraceKind::ftrace ? std::optional(header.hz) : std::nullopt);
+        const auto trace = load_trace(path, kind, HzChoice{.option = header.hz});
         return std::make_unique<TraceReplay>(sim, trace, stats);
     };
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "workloads/workload.hpp"
+#include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_event.hpp"
 
@@ -38,6 +39,8 @@ struct TraceSummary {
     std::uint64_t last_event_line = 0; // for errors about the run's length
     std::uint64_t events = 0;
     unsigned cpus = 1; // highest cpu= seen + 1
+    // Kernel text: where its HZ came from (hz_inference.hpp, HzResolution::source).
+    std::string hz_source;
 };
 
 // A trace read once, in one pass over its input, and held in memory as
@@ -62,8 +65,12 @@ private:
 
 // Reads `in` to its end. Errors in the trace throw TraceError (FILE:LINE:
 // what (field)); an input that cannot be opened, InputError.
-std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, std::optional<unsigned> hz);
-std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz);
+// Kernel text is read whole and its HZ decided by resolve_ftrace_hz() (a
+// --hz the trace contradicts, or no HZ to be found, is a TraceError); the
+// HzChoice's --force-hz replays at --hz regardless. A timersim trace's
+// header gives its clock and `hz` is not used.
+std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz);
+std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind kind, const HzChoice& hz);
 
 // A factory for WorkloadSpec replaying `trace` (each call a replay of its
 // own). Errors found while replaying (an event on a CPU the machine does not
