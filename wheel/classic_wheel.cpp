@@ -117,7 +117,7 @@ void ClassicWheel::cascade(unsigned array, unsigned slot) noexcept {
     auto& nodes = pool_.nodes();
     ++counters_.cascades;
     ++counters_.buckets_scanned;
-    lists_.move_list(geometry_.list_id(array, slot), cascade_list());
+    lists_.move_list(nodes, geometry_.list_id(array, slot), cascade_list());
     while (!lists_.empty(cascade_list())) {
         const TimerId id = lists_.front(cascade_list());
         lists_.unlink(nodes, id);

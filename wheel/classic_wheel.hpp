@@ -45,9 +45,8 @@ public:
 
     struct Node {
         TimerId next = kNoTimer;
-        TimerId prev = kNoTimer;
-        std::uint16_t slot = 0; // storage slot of the list it is linked into
-        std::uint16_t list = 0; // wheel list it was placed in (tv array + slot)
+        TimerId pprev = kNoTimer; // back link: the node before, or the list head (bucket_lists.hpp)
+        std::uint16_t list = 0;   // wheel list it was placed in (tv array + slot)
         bool live = false;
         bool pending = false;
         bool deferrable = false;
@@ -156,7 +155,7 @@ private:
     std::size_t all_timers_ = 0;
     std::size_t active_timers_ = 0;
     BucketLists lists_; // the wheel lists, then the work list, then a cascade scratch list
-    TimerPool<Node> pool_;
+    TimerPool<Node, kFirstHeadLink> pool_;
     QueueCounters counters_;
 };
 
@@ -187,7 +186,7 @@ bool ClassicWheel::run_timers(F& on_fire, std::uint64_t& budget) {
         }
         ++timer_jiffies_;
         ++counters_.buckets_scanned;
-        lists_.move_list(index, work_list());
+        lists_.move_list(pool_.nodes(), index, work_list());
         if (expire_work_list<Bounded>(on_fire, budget)) return true;
     }
     return false;

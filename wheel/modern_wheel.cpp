@@ -159,7 +159,7 @@ unsigned ModernWheel::collect_expired_timers(Base& b) noexcept {
         ++counters_.buckets_scanned;
         if (b.pending_map[level] & (std::uint64_t{1} << bit)) {
             b.pending_map[level] &= ~(std::uint64_t{1} << bit);
-            b.lists.move_list(level_offset(level) + bit, work_list(level));
+            b.lists.move_list(pool_.nodes(), level_offset(level) + bit, work_list(level));
             levels |= 1u << level;
         }
         if (c & kClkMask) break;

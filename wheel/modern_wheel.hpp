@@ -52,8 +52,7 @@ public:
 
     struct Node {
         TimerId next = kNoTimer;
-        TimerId prev = kNoTimer;
-        std::uint16_t slot = 0;     // storage slot of the list it is linked into
+        TimerId pprev = kNoTimer;   // back link: the node before, or the list head (bucket_lists.hpp)
         std::uint16_t idx = 0;      // kernel bucket index (timer->flags >> 22)
         bool live = false;
         bool pending = false;
@@ -204,7 +203,7 @@ private:
     Jiffies jiffies_;
     std::array<Base, 2> bases_;
     unsigned pass_base_ = base_std; // the base a budgeted pass is in
-    TimerPool<Node> pool_;
+    TimerPool<Node, kFirstHeadLink> pool_;
     QueueCounters counters_;
 };
 

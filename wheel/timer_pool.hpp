@@ -13,8 +13,10 @@
 namespace timersim {
 
 // Node requirements: a `next` handle field (reused as the free-list link) and
-// a `live` flag distinguishing created timers from free slots.
-template <class Node>
+// a `live` flag distinguishing created timers from free slots. Handles stay
+// below Limit (the wheels reserve the handles above kFirstHeadLink to name
+// list heads, wheel/bucket_lists.hpp).
+template <class Node, TimerId Limit = kNoTimer>
 class TimerPool {
 public:
     TimerId create() {
@@ -24,7 +26,7 @@ public:
             free_head_ = nodes_[id].next;
             nodes_[id] = Node{};
         } else {
-            if (nodes_.size() >= kNoTimer) throw std::length_error("timer pool exhausted");
+            if (nodes_.size() >= Limit) throw std::length_error("timer pool exhausted");
             id = static_cast<TimerId>(nodes_.size());
             nodes_.emplace_back();
         }
