@@ -57,7 +57,7 @@ public:
         bool live = false;
         bool pending = false;
         bool deferrable = false;
-        std::uint8_t base = base_std;
+        std::uint8_t base = base_std; // fixed at create(): TIMER_DEFERRABLE and the config decide it
         Jiffies expires = 0;
         Jiffies bucket_expiry = 0;
     };
@@ -87,7 +87,12 @@ public:
 
     TimerId create(TimerFlags flags = {}) {
         const TimerId id = pool_.create();
-        pool_[id].deferrable = flags.deferrable;
+        Node& n = pool_[id];
+        n.deferrable = flags.deferrable;
+        // A timer stays on this CPU's wheel (arm_detach() hands it to another
+        // wheel) and its base only depends on TIMER_DEFERRABLE, so it is known
+        // now; arm() then never waits on the flag to find its base.
+        n.base = target_base(n);
         return id;
     }
     void destroy(TimerId id) {
@@ -95,11 +100,59 @@ public:
         pool_.destroy(id);
     }
 
-    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
+    // 6.1 __mod_timer() as reached from mod_timer() and mod_timer_pending().
+    // There is no slack in the modern wheel; the pinned variant only matters
+    // for the choice of CPU, which is the engine's business. Inline, as the
+    // kernel's is: the call is most of the cost otherwise.
+    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
+        Node& n = pool_.at(id);
+        Base& b = base_of(n);
+        if (n.pending) {
+            ++counters_.arms;
+            if (n.expires == expires) {
+                ++counters_.same_expiry_shortcuts;
+                return ArmOutcome::same_expiry;
+            }
+            forward_timer_base(b);
+            const modern::WheelIndex wi = index_for(expires, b.clk);
+            // Same bucket: only ->expires changes; the timer keeps the bucket's
+            // expiry and does not move (not even to another CPU).
+            if (wi.idx == n.idx) {
+                n.expires = expires;
+                ++counters_.same_bucket_shortcuts;
+                return ArmOutcome::same_bucket;
+            }
+            // Same base, and detaching does not move clk: the index stands.
+            detach(b, id, n);
+            n.expires = expires;
+            enqueue_timer(b, id, n, wi);
+            return ArmOutcome::queued;
+        }
+        pool_.check_live(n, id);
+        ++counters_.arms;
+        // 6.1 __mod_timer(): the base is locked and forwarded before the
+        // MOD_TIMER_PENDING_ONLY check, so an idle timer forwards it too.
+        forward_timer_base(b);
+        if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
+        n.expires = expires;
+        enqueue_timer(b, id, n, index_for(expires, b.clk));
+        return ArmOutcome::queued;
+    }
     // 6.1 __mod_timer() up to the base switch, for a timer moving to another
     // CPU's wheel (wheel/timer_queue.hpp). No slack: `expires` is unchanged.
     ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
-    bool cancel(TimerId id);
+    // 6.1 del_timer(). A pending timer is live, so only an idle one needs the
+    // validity check.
+    bool cancel(TimerId id) {
+        Node& n = pool_.at(id);
+        if (!n.pending) {
+            pool_.check_live(n, id);
+            return false;
+        }
+        detach(base_of(n), id, n);
+        ++counters_.cancels;
+        return true;
+    }
 
     Jiffies jiffies() const noexcept { return jiffies_; }
     void set_jiffies(Jiffies j) {
@@ -175,9 +228,58 @@ private:
         return modern::wheel_size(depth_) + level;
     }
 
-    void forward_timer_base(Base& b) noexcept;
-    void enqueue_timer(Base& b, TimerId id, const modern::WheelIndex& wi) noexcept;
-    void detach_if_pending(Base& b, TimerId id) noexcept;
+    // 6.1 forward_timer_base(): catch an idle base's clk up with jiffies, but
+    // never past a bucket that is already due (then only up to next_expiry).
+    void forward_timer_base(Base& b) noexcept {
+        // Close enough, or clk is one ahead while timers run: nothing to do.
+        if (jiffies_diff(jiffies_, b.clk) < 1) [[likely]] return;
+        forward_idle_base(b);
+    }
+    void forward_idle_base(Base& b) noexcept;
+
+    // calc_wheel_index() against this wheel's cutoff, kept rather than
+    // derived from the depth on every arm.
+    modern::WheelIndex index_for(Jiffies expires, Jiffies clk) const noexcept {
+        const Jiffies delta = expires - clk;
+        if (delta < cutoff_) [[likely]]
+            return modern::place_at_level(expires, modern::level_of_delta(delta));
+        return modern::calc_wheel_index(expires, clk, depth_); // past or clamped
+    }
+
+    // 6.1 enqueue_timer(): head of the bucket, bit set, idx stored; next_expiry
+    // only ever moves earlier here (by bucket expiry, not by timer->expires).
+    void enqueue_timer(Base& b, TimerId id, Node& n, const modern::WheelIndex& wi) noexcept {
+        b.lists.push_front(pool_.nodes(), wi.idx, id);
+        b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & modern::kLevelMask);
+        n.idx = static_cast<std::uint16_t>(wi.idx);
+        n.bucket_expiry = wi.bucket_expiry;
+        n.pending = true;
+        ++b.queued;
+        ++counters_.enqueues;
+        // The peak only moves when pending() reaches a new high: no store
+        // otherwise.
+        const std::uint64_t now_pending = pending();
+        if (now_pending > counters_.peak_pending) [[unlikely]] counters_.peak_pending = now_pending;
+        if (time_before(wi.bucket_expiry, b.next_expiry)) {
+            b.next_expiry = wi.bucket_expiry;
+            b.timers_pending = true;
+            b.next_expiry_recalc = false;
+        }
+    }
+
+    // 6.1 detach_if_pending() for a pending timer: emptying a bucket clears
+    // its bit and flags next_expiry for lazy recomputation (it is left as is,
+    // possibly too early). A timer already moved to a work list by the
+    // softirq is not "in" its bucket.
+    void detach(Base& b, TimerId id, Node& n) noexcept {
+        if (BucketLists::is_only(n.idx, n)) {
+            b.pending_map[n.idx / modern::kLevelSize] &= ~(std::uint64_t{1} << (n.idx & modern::kLevelMask));
+            b.next_expiry_recalc = true;
+        }
+        b.lists.unlink(pool_.nodes(), id);
+        n.pending = false;
+        --b.queued;
+    }
     unsigned collect_expired_timers(Base& b) noexcept;
     Jiffies next_timer_search(Base& b) noexcept; // __next_timer_interrupt()
 
@@ -199,6 +301,7 @@ private:
 
     unsigned hz_;
     unsigned depth_;
+    Jiffies cutoff_; // WHEEL_TIMEOUT_CUTOFF for depth_
     bool deferrable_base_;
     Jiffies jiffies_;
     std::array<Base, 2> bases_;

@@ -29,6 +29,7 @@ public:
             if (nodes_.size() >= Limit) throw std::length_error("timer pool exhausted");
             id = static_cast<TimerId>(nodes_.size());
             nodes_.emplace_back();
+            size_ = id + 1;
         }
         nodes_[id].live = true;
         ++live_;
@@ -45,8 +46,18 @@ public:
     }
 
     void check(TimerId id) const {
-        if (id >= nodes_.size() || !nodes_[id].live)
-            throw std::invalid_argument("no such timer: " + std::to_string(id));
+        if (id >= nodes_.size() || !nodes_[id].live) [[unlikely]] no_such_timer(id);
+    }
+    // The node of handle `id`, checked against the pool's size only: the
+    // queues' hot paths know that a pending node is live and check the rest
+    // only for an idle one.
+    Node& at(TimerId id) {
+        if (id >= size_) [[unlikely]] no_such_timer(id);
+        return nodes_[id];
+    }
+    // check() for the node at() returned.
+    static void check_live(const Node& n, TimerId id) {
+        if (!n.live) [[unlikely]] no_such_timer(id);
     }
 
     Node& operator[](TimerId id) noexcept { return nodes_[id]; }
@@ -57,7 +68,13 @@ public:
     void reserve(std::size_t n) { nodes_.reserve(n); }
 
 private:
+    // Out of line and cold: the string building stays off the inlined paths.
+    [[noreturn, gnu::cold, gnu::noinline]] static void no_such_timer(TimerId id) {
+        throw std::invalid_argument("no such timer: " + std::to_string(id));
+    }
+
     std::vector<Node> nodes_;
+    TimerId size_ = 0; // nodes_.size(), one load for the hot paths' bound check
     TimerId free_head_ = kNoTimer;
     std::size_t live_ = 0;
 };
