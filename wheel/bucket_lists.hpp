@@ -51,14 +51,17 @@ public:
         return node.pprev == head_link(list) && node.next == kNoTimer;
     }
 
+    // Returns whether `list` was empty before.
     template <class Nodes>
-    void push_front(Nodes& nodes, std::size_t list, TimerId id) noexcept {
+    bool push_front(Nodes& nodes, std::size_t list, TimerId id) noexcept {
         auto& node = nodes[id];
         const TimerId first = head_[list];
         node.next = first;
         node.pprev = head_link(list);
-        if (first != kNoTimer) nodes[first].pprev = id;
         head_[list] = id;
+        if (first == kNoTimer) return true;
+        nodes[first].pprev = id;
+        return false;
     }
 
     // The node's own links are left as they were: nothing reads them until

@@ -123,9 +123,11 @@ public:
                 return ArmOutcome::same_bucket;
             }
             // Same base, and detaching does not move clk: the index stands.
-            detach(b, id, n);
+            // The timer stays pending throughout, so the base's count and the
+            // peak do not move either.
+            unlink_timer(b, id, n);
             n.expires = expires;
-            enqueue_timer(b, id, n, wi);
+            link_timer(b, id, n, wi);
             return ArmOutcome::queued;
         }
         pool_.check_live(n, id);
@@ -135,7 +137,12 @@ public:
         forward_timer_base(b);
         if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
         n.expires = expires;
-        enqueue_timer(b, id, n, index_for(expires, b.clk));
+        link_timer(b, id, n, index_for(expires, b.clk));
+        n.pending = true;
+        ++b.queued;
+        // pending() only grows here; the peak is stored only when it moves.
+        const std::uint64_t now_pending = pending();
+        if (now_pending > counters_.peak_pending) [[unlikely]] counters_.peak_pending = now_pending;
         return ArmOutcome::queued;
     }
     // 6.1 __mod_timer() up to the base switch, for a timer moving to another
@@ -248,18 +255,16 @@ private:
 
     // 6.1 enqueue_timer(): head of the bucket, bit set, idx stored; next_expiry
     // only ever moves earlier here (by bucket expiry, not by timer->expires).
-    void enqueue_timer(Base& b, TimerId id, Node& n, const modern::WheelIndex& wi) noexcept {
-        b.lists.push_front(pool_.nodes(), wi.idx, id);
-        b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & modern::kLevelMask);
+    // A bucket's pending_map bit is set exactly when the bucket holds timers
+    // (enqueue sets it, the delete that empties a bucket and the collection
+    // that moves it out clear it), so only a timer entering an empty bucket
+    // needs to set it: the same bits, without a read-modify-write per arm.
+    void link_timer(Base& b, TimerId id, Node& n, const modern::WheelIndex& wi) noexcept {
+        if (b.lists.push_front(pool_.nodes(), wi.idx, id))
+            b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & modern::kLevelMask);
         n.idx = static_cast<std::uint16_t>(wi.idx);
         n.bucket_expiry = wi.bucket_expiry;
-        n.pending = true;
-        ++b.queued;
         ++counters_.enqueues;
-        // The peak only moves when pending() reaches a new high: no store
-        // otherwise.
-        const std::uint64_t now_pending = pending();
-        if (now_pending > counters_.peak_pending) [[unlikely]] counters_.peak_pending = now_pending;
         if (time_before(wi.bucket_expiry, b.next_expiry)) {
             b.next_expiry = wi.bucket_expiry;
             b.timers_pending = true;
@@ -267,19 +272,25 @@ private:
         }
     }
 
-    // 6.1 detach_if_pending() for a pending timer: emptying a bucket clears
-    // its bit and flags next_expiry for lazy recomputation (it is left as is,
+    // 6.1 detach_if_pending()'s list part: emptying a bucket clears its bit
+    // and flags next_expiry for lazy recomputation (it is left as is,
     // possibly too early). A timer already moved to a work list by the
     // softirq is not "in" its bucket.
-    void detach(Base& b, TimerId id, Node& n) noexcept {
+    void unlink_timer(Base& b, TimerId id, const Node& n) noexcept {
         if (BucketLists::is_only(n.idx, n)) {
             b.pending_map[n.idx / modern::kLevelSize] &= ~(std::uint64_t{1} << (n.idx & modern::kLevelMask));
             b.next_expiry_recalc = true;
         }
         b.lists.unlink(pool_.nodes(), id);
+    }
+
+    // 6.1 detach_if_pending() for a pending timer.
+    void detach(Base& b, TimerId id, Node& n) noexcept {
+        unlink_timer(b, id, n);
         n.pending = false;
         --b.queued;
     }
+
     unsigned collect_expired_timers(Base& b) noexcept;
     Jiffies next_timer_search(Base& b) noexcept; // __next_timer_interrupt()
 
