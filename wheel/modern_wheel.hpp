@@ -104,46 +104,16 @@ public:
     // There is no slack in the modern wheel; the pinned variant only matters
     // for the choice of CPU, which is the engine's business. Inline, as the
     // kernel's is: the call is most of the cost otherwise.
+    //
+    // The base is chosen by a branch, not by indexing with the node's base
+    // field: on a large wheel the node is a cache miss, and a predicted
+    // branch lets the whole index computation and enqueue run before it
+    // arrives instead of waiting on it for the base's address.
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
         Node& n = pool_.at(id);
-        Base& b = base_of(n);
-        if (n.pending) {
-            ++counters_.arms;
-            if (n.expires == expires) {
-                ++counters_.same_expiry_shortcuts;
-                return ArmOutcome::same_expiry;
-            }
-            forward_timer_base(b);
-            const modern::WheelIndex wi = index_for(expires, b.clk);
-            // Same bucket: only ->expires changes; the timer keeps the bucket's
-            // expiry and does not move (not even to another CPU).
-            if (wi.idx == n.idx) {
-                n.expires = expires;
-                ++counters_.same_bucket_shortcuts;
-                return ArmOutcome::same_bucket;
-            }
-            // Same base, and detaching does not move clk: the index stands.
-            // The timer stays pending throughout, so the base's count and the
-            // peak do not move either.
-            unlink_timer(b, id, n);
-            n.expires = expires;
-            link_timer(b, id, n, wi);
-            return ArmOutcome::queued;
-        }
-        pool_.check_live(n, id);
-        ++counters_.arms;
-        // 6.1 __mod_timer(): the base is locked and forwarded before the
-        // MOD_TIMER_PENDING_ONLY check, so an idle timer forwards it too.
-        forward_timer_base(b);
-        if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
-        n.expires = expires;
-        link_timer(b, id, n, index_for(expires, b.clk));
-        n.pending = true;
-        ++b.queued;
-        // pending() only grows here; the peak is stored only when it moves.
-        const std::uint64_t now_pending = pending();
-        if (now_pending > counters_.peak_pending) [[unlikely]] counters_.peak_pending = now_pending;
-        return ArmOutcome::queued;
+        if (n.base == base_std) [[likely]]
+            return arm_on<base_std>(id, n, expires, call);
+        return arm_on<base_def>(id, n, expires, call);
     }
     // 6.1 __mod_timer() up to the base switch, for a timer moving to another
     // CPU's wheel (wheel/timer_queue.hpp). No slack: `expires` is unchanged.
@@ -243,6 +213,48 @@ private:
         forward_idle_base(b);
     }
     void forward_idle_base(Base& b) noexcept;
+
+    template <BaseIndex B>
+    ArmOutcome arm_on(TimerId id, Node& n, Jiffies expires, ArmCall call) {
+        Base& b = bases_[B];
+        if (n.pending) {
+            ++counters_.arms;
+            if (n.expires == expires) {
+                ++counters_.same_expiry_shortcuts;
+                return ArmOutcome::same_expiry;
+            }
+            forward_timer_base(b);
+            const modern::WheelIndex wi = index_for(expires, b.clk);
+            // Same bucket: only ->expires changes; the timer keeps the bucket's
+            // expiry and does not move (not even to another CPU).
+            if (wi.idx == n.idx) {
+                n.expires = expires;
+                ++counters_.same_bucket_shortcuts;
+                return ArmOutcome::same_bucket;
+            }
+            // Same base, and detaching does not move clk: the index stands.
+            // The timer stays pending throughout, so the base's count and the
+            // peak do not move either.
+            unlink_timer(b, id, n);
+            n.expires = expires;
+            link_timer(b, id, n, wi);
+            return ArmOutcome::queued;
+        }
+        pool_.check_live(n, id);
+        ++counters_.arms;
+        // 6.1 __mod_timer(): the base is locked and forwarded before the
+        // MOD_TIMER_PENDING_ONLY check, so an idle timer forwards it too.
+        forward_timer_base(b);
+        if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
+        n.expires = expires;
+        link_timer(b, id, n, index_for(expires, b.clk));
+        n.pending = true;
+        ++b.queued;
+        // pending() only grows here; the peak is stored only when it moves.
+        const std::uint64_t now_pending = pending();
+        if (now_pending > counters_.peak_pending) [[unlikely]] counters_.peak_pending = now_pending;
+        return ArmOutcome::queued;
+    }
 
     // calc_wheel_index() against this wheel's cutoff, kept rather than
     // derived from the depth on every arm.
