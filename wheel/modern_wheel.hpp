@@ -126,7 +126,12 @@ public:
             pool_.check_live(n, id);
             return false;
         }
-        detach(base_of(n), id, n);
+        // A branch for the base, as in arm(): its count and bitmap do not
+        // wait for the node.
+        if (n.base == base_std) [[likely]]
+            detach(bases_[base_std], id, n);
+        else
+            detach(bases_[base_def], id, n);
         ++counters_.cancels;
         return true;
     }
