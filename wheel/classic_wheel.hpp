@@ -86,7 +86,7 @@ public:
         else if (call == ArmCall::mod_timer_pending)
             return ArmOutcome::not_pending;
         n.expires = expires;
-        internal_add_timer(n, id);
+        internal_add_timer(n, id, expires);
         return ArmOutcome::queued;
     }
     // 4.x mod_timer() family from another CPU up to the base switch
@@ -168,9 +168,12 @@ private:
 
     // 4.x __internal_add_timer(): the list by the distance from T (the
     // table; calc_slot() for past and clamped expiries), at its head.
-    void place(Node& n, TimerId id) noexcept {
-        unsigned list = slot_table_.list_of(n.expires, n.expires - timer_jiffies_);
-        if (list == classic::SlotTable::kNone) [[unlikely]] list = far_list(n.expires);
+    void place(Node& n, TimerId id) noexcept { place(n, id, n.expires); }
+    // The same with `expires` (== n.expires) in hand: arm() just stored it,
+    // and reading it back would wait on that store.
+    void place(Node& n, TimerId id, Jiffies expires) noexcept {
+        unsigned list = slot_table_.list_of(expires, expires - timer_jiffies_);
+        if (list == classic::SlotTable::kNone) [[unlikely]] list = far_list(expires);
         n.list = static_cast<std::uint16_t>(list);
         lists_.push_front(pool_.nodes(), list, id);
     }
@@ -182,18 +185,18 @@ private:
 
     // 4.x internal_add_timer(): an empty wheel first snaps T to jiffies, so
     // the new timer's delta is not measured from a stale T.
-    void internal_add_timer(Node& n, TimerId id) noexcept {
+    void internal_add_timer(Node& n, TimerId id, Jiffies expires) noexcept {
         if (all_timers_++ == 0) timer_jiffies_ = jiffies_;
         // A timer at or after T runs in the step whose T equals its expiry; an
         // expiry in the past runs in the very next step.
-        n.runs_at = time_after_eq(n.expires, timer_jiffies_) ? n.expires : timer_jiffies_;
-        place(n, id);
+        n.runs_at = time_after_eq(expires, timer_jiffies_) ? expires : timer_jiffies_;
+        place(n, id, expires);
         n.pending = true;
         ++counters_.enqueues;
         // The peak is stored only when it moves.
         if (all_timers_ > counters_.peak_pending) [[unlikely]] counters_.peak_pending = all_timers_;
         if (!n.deferrable) {
-            if (active_timers_++ == 0 || time_before(n.expires, next_timer_)) next_timer_ = n.expires;
+            if (active_timers_++ == 0 || time_before(expires, next_timer_)) next_timer_ = expires;
         }
     }
 
