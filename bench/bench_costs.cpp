@@ -371,7 +371,7 @@ void cost_next_expiry_step(benchmark::State& state) {
     state.counters["ops"] = steps;
 }
 
-// The engine's per-pass softirq path with nothing due (sim/engine.hpp
+// The engine's per-pass softirq path with nothing due (sim/machine/engine.hpp
 // tick() -> run_softirqs()), minus the cost accounting: modern wheel, whose
 // run_softirq() returns at once when next_expiry is not due.
 void cost_softirq_entry(benchmark::State& state) {

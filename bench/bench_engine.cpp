@@ -1,4 +1,4 @@
-// timersim_bench_engine: the simulated machine as a whole (sim/engine.hpp on
+// timersim_bench_engine: the simulated machine as a whole (sim/machine/engine.hpp on
 // one CPU), as opposed to bench_queues.cpp's single queue operations.
 // scripts/bench engine runs it; figures in docs/performance.md ("Engine").
 //

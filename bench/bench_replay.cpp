@@ -1,12 +1,17 @@
 // timersim_bench_replay: trace lines per second, parsing alone and parsing
-// plus simulating (workloads/trace_replay.hpp on the machine of
-// sim/engine_run.hpp). Figures in docs/performance.md ("Replay").
+// plus simulating (workloads/traces/trace_replay.hpp on the machine of
+// sim/machine/engine_run.hpp). Figures in docs/performance.md ("Replay").
 //
 //   parse              TraceReader over the trace: every line tokenised,
 //                      checked and its timer interned; no simulation
 //   replay/D           run_machine() on design D (classic, modern, heap)
 //                      replaying the trace: parsing, scheduling each step,
 //                      the queue's work, ticks, softirq, metrics
+//
+//   validate           replay_kernel_trace() (`timersim validate`) over the
+//                      committed real 6.1 capture
+//                      (tests/data/kernel/capture-6.1-hz250.trace.xz, 8,382
+//                      lines): parsing, our wheels, both checks
 //
 // Counter lines_per_s: trace lines per second of this thread's CPU time.
 //
@@ -19,6 +24,7 @@
 // own timer, as a retransmit does.
 #include "bench/cpu_clock.hpp"
 #include "sim/machine/engine_run.hpp"
+#include "sim/validate/kernel_replay.hpp"
 #include "workloads/traces/trace_reader.hpp"
 #include "workloads/traces/trace_replay.hpp"
 #include "workloads/traces/trace_writer.hpp"
@@ -26,6 +32,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -162,8 +169,43 @@ void BM_replay(benchmark::State& state, Design design) {
     set_counters(state, lines, cpu_s);
 }
 
+// The committed capture, decompressed once (xz -dc: a benchmark's fixture).
+const std::string& kernel_capture() {
+    static const std::string text = [] {
+        const std::string path = std::string(TIMERSIM_SOURCE_ROOT) + "/tests/data/kernel/capture-6.1-hz250.trace.xz";
+        std::FILE* p = ::popen(("xz -dc -- '" + path + "'").c_str(), "r");
+        std::string out;
+        char buf[65536];
+        for (std::size_t n; p && (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+        if (!p || ::pclose(p) != 0) out.clear();
+        return out;
+    }();
+    return text;
+}
+
+void BM_validate(benchmark::State& state) {
+    const std::string& text = kernel_capture();
+    if (text.empty()) {
+        state.SkipWithError("cannot read tests/data/kernel/capture-6.1-hz250.trace.xz (xz -dc)");
+        return;
+    }
+    const auto per_replay = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
+    std::uint64_t lines = 0;
+    double cpu_s = 0;
+    for (auto _ : state) {
+        const double start = cpu_seconds();
+        const ReplayResult r = replay_kernel_trace(text, "capture-6.1-hz250.trace");
+        benchmark::DoNotOptimize(r.expiry.agree);
+        cpu_s += cpu_seconds() - start;
+        lines += per_replay;
+        if (r.idx.disagree + r.expiry.disagree != 0) state.SkipWithError("the capture no longer agrees 100%");
+    }
+    set_counters(state, lines, cpu_s);
+}
+
 } // namespace
 
+BENCHMARK(BM_validate)->Name("validate")->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(50);
 BENCHMARK(BM_parse)->Name("parse")->ArgName("timers")->Arg(10'000)->Arg(100'000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK_CAPTURE(BM_replay, classic, Design::classic)->Name("replay/classic")->ArgName("timers")

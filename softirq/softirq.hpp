@@ -6,16 +6,16 @@
 //
 // The engine's sequence for one run:
 //
-//   raise(kTimerSoftirq)                 from the tick (hardirq)
+//   raise(timer_softirq)                 from the tick (hardirq)
 //   if (irq_exit()) {                    invoke_softirq(): run inline now?
-//       begin(jiffies, irq_exit_context)
+//       begin(jiffies, SoftirqContext::irq_exit)
 //       do {
 //           mask = start_pass();         set_softirq_pending(0), then run the
 //           ...run handlers of mask...   handlers, advancing simulated time
 //       } while (end_pass(jiffies, now_ns) == PassEnd::restart);
 //   }
 //   ...
-//   at ksoftirqd_run_at():  if (ksoftirqd_runs()) { begin(jiffies, ksoftirqd_context); same loop }
+//   at ksoftirqd_run_at():  if (ksoftirqd_runs()) { begin(jiffies, SoftirqContext::ksoftirqd); same loop }
 //
 // One SoftirqCpu per simulated CPU; they share nothing.
 //
@@ -69,7 +69,7 @@ public:
     struct Config {
         unsigned hz = 250;
         // From wakeup_softirqd() to ksoftirqd actually running: the scheduler's
-        // wakeup latency for a SCHED_NORMAL kthread (see sim/engine.hpp for the
+        // wakeup latency for a SCHED_NORMAL kthread (see sim/machine/engine.hpp for the
         // default the engine uses).
         std::uint64_t ksoftirqd_delay_ns = 50'000;
     };

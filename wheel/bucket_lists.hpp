@@ -44,6 +44,16 @@ public:
         return n;
     }
 
+    // Is this pending node linked into `list` (as opposed to a work list it
+    // was moved to)? Follows the back links to the head: O(the node's
+    // position), for callers off the hot path.
+    template <class Nodes, class Node>
+    bool holds(const Nodes& nodes, std::size_t list, const Node& node) const noexcept {
+        TimerId link = node.pprev;
+        while (link < kFirstHeadLink) link = nodes[link].pprev;
+        return link == head_link(list);
+    }
+
     // hlist_is_singular_node(): the node is the only entry of `list` (a node
     // moved to a work list is not in its bucket any more).
     template <class Node>

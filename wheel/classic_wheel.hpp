@@ -116,6 +116,9 @@ public:
     bool softirq_due() const noexcept { return true; }
     // A budgeted pass left the rest of a step in the work list.
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
+    // Nothing to do: 4.x has no same-bucket shortcut, so a re-arm of a
+    // carried-over timer always moves it (same expiry: it stays due, not early).
+    void hold_carry_over() noexcept {}
 
     // 4.x run_timer_softirq(): run the loop if jiffies has reached T.
     template <class F>

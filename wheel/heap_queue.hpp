@@ -60,6 +60,7 @@ public:
     }
     // Nothing is collected ahead: what a budget leaves is still in the heap.
     static constexpr bool carry_over() noexcept { return false; }
+    static constexpr void hold_carry_over() noexcept {}
 
     template <class F>
     void run_softirq(F&& on_fire) {

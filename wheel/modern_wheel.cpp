@@ -43,7 +43,7 @@ ArmOutcome ModernWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
         Base& b = base_of(n);
         forward_timer_base(b);
         // Same bucket: only ->expires changes and the timer stays on its CPU.
-        if (calc_wheel_index(expires, b.clk, depth_).idx == n.idx) {
+        if (same_bucket(b, n, calc_wheel_index(expires, b.clk, depth_).idx)) {
             n.expires = expires;
             ++counters_.arms;
             ++counters_.same_bucket_shortcuts;
@@ -83,12 +83,12 @@ unsigned ModernWheel::collect_expired_timers(Base& b) noexcept {
 // level's current bucket to the next pending one, from the bitmap. A level's
 // clock is rounded up when the lower level has not wrapped yet. Stops early
 // when nothing in a higher level can come before what was found.
-Jiffies ModernWheel::next_timer_search(Base& b) noexcept {
-    ++counters_.next_expiry_searches;
+ModernWheel::NextSearch ModernWheel::search_next_expiry(const Base& b) const noexcept {
     Jiffies next = b.clk + kNextTimerMaxDelta;
     Jiffies c = b.clk;
+    unsigned steps = 0;
     for (unsigned level = 0; level < depth_; ++level) {
-        ++counters_.next_expiry_search_steps;
+        ++steps;
         const unsigned start = static_cast<unsigned>(c & kLevelMask);
         const std::uint64_t rotated = std::rotr(b.pending_map[level], static_cast<int>(start));
         const Jiffies level_clk = c & kClkMask;
@@ -100,9 +100,25 @@ Jiffies ModernWheel::next_timer_search(Base& b) noexcept {
         }
         c = (c >> kClkShift) + (level_clk ? 1 : 0);
     }
+    return NextSearch{next, steps};
+}
+
+Jiffies ModernWheel::next_timer_search(Base& b) noexcept {
+    const NextSearch s = search_next_expiry(b);
+    ++counters_.next_expiry_searches;
+    counters_.next_expiry_search_steps += s.steps;
     b.next_expiry_recalc = false;
-    b.timers_pending = next != b.clk + kNextTimerMaxDelta;
-    return next;
+    b.timers_pending = s.next != b.clk + kNextTimerMaxDelta;
+    return s.next;
+}
+
+bool ModernWheel::bucket_due() const noexcept {
+    for (const Base& b : bases_) {
+        if (b.carry_levels != 0) return true;
+        if (b.queued == 0) continue;
+        if (time_before_eq(search_next_expiry(b).next, jiffies_)) return true;
+    }
+    return false;
 }
 
 std::optional<Jiffies> ModernWheel::next_timer_interrupt() {

@@ -80,6 +80,8 @@ public:
         unsigned carry_levels = 0;
         bool carry_level_started = false;
         Jiffies carry_clk = 0;
+        // hold_carry_over() was called: the carry-over waits for a later pass.
+        bool carry_held = false;
     };
 
     ModernWheel();
@@ -149,13 +151,25 @@ public:
         if (time_after_eq(jiffies_, bases_[base_std].next_expiry)) return true;
         return deferrable_base_ && time_after_eq(jiffies_, bases_[base_def].next_expiry);
     }
+    // Is a timer due now: a bucket of either base at or before jiffies, or
+    // carry-over? Unlike softirq_due() this ignores a stale next_expiry, and
+    // unlike next_timer_interrupt() it changes nothing (no forwarding, no
+    // counters): a view for callers that model what the trace cannot show.
+    bool bucket_due() const noexcept;
     // A budgeted pass left collected timers in a work list.
     bool carry_over() const noexcept { return (bases_[base_std].carry_levels | bases_[base_def].carry_levels) != 0; }
+    // The stopped pass will not be resumed (wheel/timer_queue.hpp): until a
+    // later pass runs the carry-over, re-arming one of its timers is a normal
+    // enqueue, never the same-bucket shortcut.
+    void hold_carry_over() noexcept {
+        for (Base& b : bases_) b.carry_held = b.carry_levels != 0;
+    }
 
     // 6.1 run_timer_softirq(): the standard base, then the deferrable base.
     template <class F>
     void run_softirq(F&& on_fire) {
         ++counters_.softirq_runs;
+        release_carry_over();
         std::uint64_t unused = 0;
         run_base<false>(bases_[base_std], on_fire, unused);
         if (deferrable_base_) run_base<false>(bases_[base_def], on_fire, unused);
@@ -164,6 +178,7 @@ public:
     template <class F>
     bool run_softirq(F&& on_fire, std::uint64_t budget) {
         ++counters_.softirq_runs;
+        release_carry_over();
         pass_base_ = base_std;
         return run_pass(on_fire, budget);
     }
@@ -210,6 +225,21 @@ private:
         return modern::wheel_size(depth_) + level;
     }
 
+    // A new pass runs the held carry-over first: its timers are collected
+    // timers of a running pass again, as in the kernel.
+    void release_carry_over() noexcept {
+        for (Base& b : bases_) b.carry_held = false;
+    }
+    // May a re-arm of pending timer n to bucket `idx` keep it where it is
+    // (6.1 __mod_timer()'s same-bucket shortcut)? Not when n is held
+    // carry-over: it sits in a work list, collected at a clock that has
+    // passed, and would fire there, before its new expiry. The kernel never
+    // keeps collected timers beyond the run that collected them; only the
+    // engine's --max-expiries-per-softirq bound does. (holds() walks back to
+    // the list head; it only runs while a carry-over is held.)
+    bool same_bucket(const Base& b, const Node& n, unsigned idx) const noexcept {
+        return idx == n.idx && !(b.carry_held && !b.lists.holds(pool_.nodes(), n.idx, n));
+    }
     // 6.1 forward_timer_base(): catch an idle base's clk up with jiffies, but
     // never past a bucket that is already due (then only up to next_expiry).
     void forward_timer_base(Base& b) noexcept {
@@ -232,7 +262,7 @@ private:
             const modern::WheelIndex wi = index_for(expires, b.clk);
             // Same bucket: only ->expires changes; the timer keeps the bucket's
             // expiry and does not move (not even to another CPU).
-            if (wi.idx == n.idx) {
+            if (same_bucket(b, n, wi.idx)) {
                 n.expires = expires;
                 ++counters_.same_bucket_shortcuts;
                 return ArmOutcome::same_bucket;
@@ -310,6 +340,14 @@ private:
 
     unsigned collect_expired_timers(Base& b) noexcept;
     Jiffies next_timer_search(Base& b) noexcept; // __next_timer_interrupt()
+    // The search itself, without side effects: the earliest bucket expiry
+    // of b's pending bitmaps (clk + NEXT_TIMER_MAX_DELTA if none) and how
+    // many levels it looked at.
+    struct NextSearch {
+        Jiffies next;
+        unsigned steps;
+    };
+    NextSearch search_next_expiry(const Base& b) const noexcept;
 
     template <class F>
     bool run_pass(F& on_fire, std::uint64_t& budget) {

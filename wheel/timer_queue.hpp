@@ -12,6 +12,8 @@
 //   run_softirq(on_fire, budget)      the same pass, stopping right after the
 //                                     budget-th expiry (see "Budgets" below)
 //   resume_softirq(on_fire, budget)   go on with a pass stopped by its budget
+//   hold_carry_over()                 that pass will not be resumed: its
+//                                     carry-over waits for a later pass
 //   arm_detach(id, expires&, call)    first half of an arm that moves the
 //                                     timer to another CPU's queue
 //   next_timer_interrupt()            get_next_timer_interrupt() on NOHZ idle entry
@@ -38,6 +40,14 @@
 // pass that way, one expiry at a time, so that other CPUs' events interleave.
 // The unbounded path is the kernel's code as it was; it only checks for a
 // carry-over on entry.
+//
+// hold_carry_over(): the caller ends the stopped pass for good (the engine's
+// --max-expiries-per-softirq bound ends a handle_softirqs() run), so its
+// carry-over waits for the next run. The kernel has no such state: collected
+// timers never outlive the run that collected them. While held, a re-arm of
+// a carried-over timer is a normal enqueue (6.1's same-bucket shortcut would
+// leave it collected at a clock that has passed, to fire before its new
+// expiry); the next pass releases the hold and runs what is left.
 //
 // arm_detach(id, expires, call): a mod_timer() family call made on another
 // CPU, which moves the timer there (6.1 __mod_timer() -> get_target_base(),
@@ -168,6 +178,7 @@ concept TimerQueue = requires(Q q, const Q cq, TimerId id, Jiffies j, Jiffies& j
     q.run_softirq(on_fire);
     { q.run_softirq(on_fire, budget) } -> std::same_as<bool>;
     { q.resume_softirq(on_fire, budget) } -> std::same_as<bool>;
+    q.hold_carry_over();
     { q.arm_detach(id, jr, call) } -> std::same_as<ArmOutcome>;
     { q.next_timer_interrupt() } -> std::same_as<std::optional<Jiffies>>;
     { cq.pending() } -> std::same_as<std::size_t>;

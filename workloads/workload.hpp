@@ -1,6 +1,6 @@
 // What a workload sees of the simulated machine (Sim), the hooks the machine
 // calls (Workload), and the plain data that passes between them (Action,
-// FireRecord). The engine (sim/engine.hpp) implements Sim; generators and
+// FireRecord). The engine (sim/machine/engine.hpp) implements Sim; generators and
 // trace replays (workloads/) implement Workload. Keeping the two sides in one
 // small header lets workloads be written, tested and recorded (a Sim that
 // forwards and writes a trace) without knowing which queue or engine runs

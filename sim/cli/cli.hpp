@@ -4,7 +4,7 @@
 // reported as one line "timersim: <what is wrong>" on stderr followed by a hint
 // line "try 'timersim <command> --help'".
 //
-// A command's run function (see sim/commands.hpp) typically looks like:
+// A command's run function (see sim/cli/commands.hpp) typically looks like:
 //
 //   int run_levels(std::span<const std::string> args) {
 //     namespace po = boost::program_options;

@@ -3,6 +3,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/machine/engine_run.hpp"
+#include "sim/report/run_report.hpp"
 #include "sim/cli/machine_options.hpp"
 #include "sim/cli/progress.hpp"
 #include "sim/cli/workload_options.hpp"

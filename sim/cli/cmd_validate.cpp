@@ -1,6 +1,7 @@
 // timersim validate: replays a real Linux 6.1 timer trace through our model of
 // the 6.1 wheel (ModernWheel, one per CPU) and checks it event by event
-// (sim/kernel_replay.hpp, docs/validation.md).
+// (sim/validate/kernel_replay.hpp, docs/validation.md).
+#include "sim/report/validate_report.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
@@ -67,125 +68,6 @@ std::string read_input(const std::string& path) {
     return text;
 }
 
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        switch (ch) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(ch) < 0x20)
-                out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(ch)));
-            else
-                out += ch;
-        }
-    }
-    out += '"';
-    return out;
-}
-
-std::string agreement_line(const ReplayResult& r) {
-    return fmt::format("agreement: idx {}/{}, expiry {}/{}", r.idx.agree, r.idx.agree + r.idx.disagree,
-                       r.expiry.agree, r.expiry.agree + r.expiry.disagree);
-}
-
-std::string percent(const ReplayCheckCounts& c) {
-    return fmt::format("{:.3f}%", 100.0 * c.agreement());
-}
-
-std::string format_text(const ReplayResult& r, std::size_t max_listed) {
-    std::string out = fmt::format("{}: {} timer events, {} timers, {} CPUs, hz={}", r.file, r.timer_events, r.timers,
-                                  r.cpus, r.hz);
-    if (r.workload_start_line)
-        out += fmt::format("; workload starts at line {} (before it: boot, possibly incomplete)\n",
-                           *r.workload_start_line);
-    else
-        out += "; no workload start marker\n";
-    if (r.timer_events == 0) out += "no timer_* events: nothing to validate\n";
-    out += fmt::format("replay: {} softirq runs of our model (+{} empty catch-up runs), {} requeues (cancel+start), "
-                       "{} deletes, {} migrations\n",
-                       r.model_softirq_runs, r.empty_softirq_runs, r.kernel_requeues, r.kernel_deletes, r.migrations);
-    const auto check_line = [&](std::string_view name, const ReplayCheckCounts& c) {
-        out += fmt::format("{:<30} {:>5} events: {:>5} agree, {} disagree, {} unknown history ({}", name, c.events,
-                           c.agree, c.disagree, c.unknown, percent(c));
-        if (r.workload_start_line) out += fmt::format("; in boot {}/{} agree", c.boot_agree, c.boot_events);
-        out += ")\n";
-    };
-    check_line("idx (timer_start):", r.idx);
-    check_line("expiry (timer_expire_entry):", r.expiry);
-    if (!r.unknown_by_reason.empty()) {
-        out += "unknown history (excluded):\n";
-        for (const auto& [reason, n] : r.unknown_by_reason) out += fmt::format("  {:>5}  {}\n", n, reason);
-    }
-    out += fmt::format("disagreements: {}\n", r.disagreements.size());
-    for (const auto& [cause, n] : r.disagreements_by_cause) out += fmt::format("  {:>5}  {}\n", n, cause);
-    std::size_t listed = 0;
-    for (const ReplayDisagreement& d : r.disagreements) {
-        if (listed++ == max_listed) {
-            out += fmt::format("  ... {} more (--max-listed)\n", r.disagreements.size() - max_listed);
-            break;
-        }
-        out += fmt::format("  line {}: timer={:016x} {} {}: ours {}; kernel {} [{}]{}\n", d.line, d.timer,
-                           d.function.empty() ? "(function unknown)" : d.function,
-                           to_string(d.check), d.ours, d.kernel, to_string(d.cause), d.boot ? " (boot)" : "");
-    }
-    if (!r.notes_by_class.empty()) {
-        out += "notes (not checks):\n";
-        for (const auto& [cls, n] : r.notes_by_class) out += fmt::format("  {:>5}  {}\n", n, cls);
-        listed = 0;
-        for (const ReplayNote& note : r.notes) {
-            if (listed++ == max_listed) break;
-            out += fmt::format("  line {}: timer={:016x} {}: {}{}\n", note.line, note.timer,
-                               note.function.empty() ? "(function unknown)" : note.function, note.what,
-                               note.boot ? " (boot)" : "");
-        }
-    }
-    out += agreement_line(r) + '\n';
-    return out;
-}
-
-std::string format_json(const ReplayResult& r, std::size_t max_listed, double min_percent, bool passed) {
-    const auto counts = [](const ReplayCheckCounts& c) {
-        return fmt::format(
-            "{{\"events\": {}, \"agree\": {}, \"disagree\": {}, \"unknown_history\": {}, \"agreement\": {:.6f}, "
-            "\"boot_events\": {}, \"boot_agree\": {}}}",
-            c.events, c.agree, c.disagree, c.unknown, c.agreement(), c.boot_events, c.boot_agree);
-    };
-    const auto map = [](const auto& m) {
-        std::string s = "{";
-        bool first = true;
-        for (const auto& [k, v] : m) {
-            s += fmt::format("{}{}: {}", first ? "" : ", ", json_string(k), v);
-            first = false;
-        }
-        return s + "}";
-    };
-    std::string out = "{\n";
-    out += fmt::format("  \"file\": {},\n  \"hz\": {},\n  \"cpus\": {},\n  \"timer_events\": {},\n  \"timers\": {},\n",
-                       json_string(r.file), r.hz, r.cpus, r.timer_events, r.timers);
-    out += fmt::format("  \"workload_start_line\": {},\n",
-                       r.workload_start_line ? fmt::format("{}", *r.workload_start_line) : std::string("null"));
-    out += fmt::format("  \"idx\": {},\n  \"expiry\": {},\n", counts(r.idx), counts(r.expiry));
-    out += fmt::format("  \"unknown_history\": {},\n", map(r.unknown_by_reason));
-    out += fmt::format("  \"disagreements_by_cause\": {},\n", map(r.disagreements_by_cause));
-    out += "  \"disagreements\": [";
-    std::size_t listed = 0;
-    for (const ReplayDisagreement& d : r.disagreements) {
-        if (listed == max_listed) break;
-        out += fmt::format(
-            "{}\n    {{\"line\": {}, \"timer\": \"{:016x}\", \"function\": {}, \"check\": \"{}\", \"ours\": {}, "
-            "\"kernel\": {}, \"cause\": {}, \"boot\": {}}}",
-            listed++ ? "," : "", d.line, d.timer, json_string(d.function), to_string(d.check), json_string(d.ours),
-            json_string(d.kernel), json_string(to_string(d.cause)), d.boot);
-    }
-    out += listed ? "\n  ],\n" : "],\n";
-    out += fmt::format("  \"notes_by_class\": {},\n", map(r.notes_by_class));
-    out += fmt::format("  \"min_percent\": {},\n  \"passed\": {},\n", min_percent, passed);
-    out += fmt::format("  \"agreement\": {}\n}}\n", json_string(agreement_line(r)));
-    return out;
-}
 
 } // namespace
 
@@ -244,9 +126,9 @@ int run_validate(std::span<const std::string> args) {
     // A trace without timer events validates nothing: that is a failure too.
     const bool passed = result.timer_events > 0 && !below(result.idx) && !below(result.expiry);
     if (format == "json")
-        fmt::print("{}", format_json(result, max_listed, min_percent, passed));
+        fmt::print("{}", format_validate_json(result, max_listed, min_percent, passed));
     else
-        fmt::print("{}", format_text(result, max_listed));
+        fmt::print("{}", format_validate_text(result, max_listed));
     return passed ? kExitOk : kExitFailed;
 }
 

@@ -2,9 +2,9 @@
 //
 // Adding a command:
 //   1. write sim/cmd_<name>.cpp defining  int run_<name>(std::span<const std::string>)
-//      (use cli::parse_command_line from sim/cli.hpp for its options and --help);
+//      (use cli::parse_command_line from sim/cli/cli.hpp for its options and --help);
 //   2. declare run_<name> below;
-//   3. add a row to the table in sim/commands.cpp;
+//   3. add a row to the table in sim/cli/commands.cpp;
 //   4. add cmd_<name>.cpp to the sources in sim/meson.build.
 //
 // The table is an explicit list rather than self-registering static objects:

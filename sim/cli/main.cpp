@@ -1,5 +1,5 @@
 // timersim: entry point. Everything but argv handling lives in the
-// timersim_cli library (sim/cli.cpp) so the tests can drive it directly.
+// timersim_cli library (sim/cli/cli.cpp) so the tests can drive it directly.
 #include "sim/cli/cli.hpp"
 
 #include <string>

@@ -1,3 +1,4 @@
+#include "sim/report/json.hpp"
 #include "sim/cli/workload_options.hpp"
 
 #include "sim/cli/machine_options.hpp"
@@ -204,19 +205,6 @@ bool applies_to(const Parameter& p, std::string_view generator) {
     return false;
 }
 
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c == '"' || c == '\\')
-            out += fmt::format("\\{}", ch);
-        else if (c < 0x20)
-            out += fmt::format("\\u{:04x}", c);
-        else
-            out += ch;
-    }
-    return out + "\"";
-}
 
 // The parameters as the JSON report shows them: per generator, the options
 // that apply to it (names with underscores).

@@ -1,6 +1,6 @@
 // A run of the simulated machine: one design, any workload, the engine of
-// sim/engine.hpp; and its text and JSON reports (`timersim run`; `compare`
-// runs one per design).
+// sim/machine/engine.hpp (`timersim run`; `compare` runs one per design).
+// Its reports: sim/report/run_report.hpp.
 #pragma once
 
 #include "sim/machine/design.hpp"
@@ -20,25 +20,20 @@ namespace timersim {
 // Progress callback: fraction of the work done, in [0, 1].
 using ProgressFn = std::function<void(double)>;
 
-struct MachineConfig {
-    unsigned hz = 250;
+// The machine as a run sees it: the engine's own settings (EngineConfig:
+// HZ, costs, ksoftirqd, jitter, NOHZ, the softirq bound) and what a run adds
+// around them. One type, so nothing is copied field by field; run_machine()
+// hands the EngineConfig part to the engine as it is, with the series window
+// resolved.
+struct MachineConfig : EngineConfig {
     std::optional<Jiffies> start_jiffies; // default: initial_jiffies(hz)
     unsigned cpus = 1;                    // 1..kMaxMachineCpus, each with its own timer base
     std::uint64_t ticks = 30000;
-    CostModel costs{};
-    std::uint64_t ksoftirqd_delay_ns = kDefaultKsoftirqdDelayNs;
-    std::uint64_t tick_jitter_ns = 0;
-    std::uint64_t jitter_seed = 1;
-    bool nohz_idle = false;
-    // Expiries one softirq run (handle_softirqs(), all its passes) may
-    // process before it leaves the rest for the next run (the seeds' "drain
-    // a bounded number per tick"); 0: no bound, as in the kernel.
-    std::uint32_t max_expiries_per_softirq = 0;
     std::optional<std::int64_t> classic_slack = -1; // nullopt: off; -1: kernel default; N: fixed
     classic::Geometry classic_geometry = classic::Geometry::normal();
-    // Softirq cost over time is summed per window of this many ticks (0:
-    // chosen so that a run has at most 2000 windows; given, at most 1e6).
-    std::uint64_t series_window_ticks = 0;
+    // series_window_ticks (EngineConfig) means here: 0, chosen so that a run
+    // has at most kDefaultSeriesWindows windows; given, at most 1e6 windows.
+    // series_max_windows is set by run_machine() from it.
 };
 
 inline constexpr unsigned kMaxMachineCpus = 4096;
@@ -72,7 +67,5 @@ struct RunResult {
 RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
                       const ProgressFn& progress = {}, EventLog* events = nullptr);
 
-std::string format_run_text(const RunResult& result);
-std::string format_run_json(const RunResult& result);
 
 } // namespace timersim

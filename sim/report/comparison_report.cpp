@@ -1,6 +1,8 @@
 #include "sim/report/comparison_report.hpp"
 
 #include "sim/report/format_time.hpp"
+#include "sim/report/json.hpp"
+#include "sim/report/percentiles.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -18,13 +20,6 @@
 namespace timersim {
 
 namespace {
-
-constexpr std::array<double, 5> kPercentiles{50, 90, 99, 99.9, 100};
-
-std::string percentile_name(double p) {
-    if (p == 100) return "max";
-    return fmt::format("p{}", p);
-}
 
 // ---------------------------------------------------------------------------
 // What every output format says about one design, computed once so the text,
@@ -369,25 +364,6 @@ std::string histogram_text(const std::vector<Summary>& summaries, unsigned hz) {
 
 // ---------------------------------------------------------------------------
 // JSON
-
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        switch (ch) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(ch) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(ch));
-            else out += ch;
-        }
-    }
-    return out + "\"";
-}
-
-// A finite double as JSON (NaN and infinities have no JSON spelling).
-std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 
 template <class T>
 std::string json_array(const std::vector<SeriesPoint>& series, T SeriesPoint::*field) {

@@ -32,6 +32,15 @@ std::string format_jiffies_as_time(Jiffies jiffies, unsigned hz) {
     return format_seconds(static_cast<long double>(jiffies) / hz);
 }
 
+std::string format_ns(std::int64_t ns) {
+    const double a = ns < 0 ? -static_cast<double>(ns) : static_cast<double>(ns);
+    const double v = static_cast<double>(ns);
+    if (a < 1e3) return fmt::format("{} ns", ns);
+    if (a < 1e6) return fmt::format("{:.1f} us", v / 1e3);
+    if (a < 1e9) return fmt::format("{:.2f} ms", v / 1e6);
+    return fmt::format("{:.3f} s", v / 1e9);
+}
+
 std::string jiffies_word(Jiffies jiffies) {
     return jiffies == 1 ? std::string("1 jiffy") : fmt::format("{} jiffies", jiffies);
 }

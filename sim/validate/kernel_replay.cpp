@@ -7,11 +7,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <condition_variable>
+#include <charconv>
 #include <memory>
-#include <mutex>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 
 namespace timersim {
@@ -79,85 +77,64 @@ struct Incarnation {
     std::optional<EarlyFire> model_fired; // our model fired it; the kernel has not shown that expiry yet
 };
 
-// Our run_timer_softirq() on a helper thread, stopped inside each callback
-// until resume(): the main thread applies the kernel callback's events while
-// the run is suspended, exactly where the kernel's callback ran. Only one of
-// the two threads runs at any time (a baton passed under the mutex).
-class SuspendedRun {
+// Our run_timer_softirq() one expiry at a time: the wheel's budgeted pass
+// (wheel/timer_queue.hpp) with a budget of one stops right after each
+// expiry, and a pass run that way performs the same steps in the same order
+// as the kernel's unbounded one. Between two steps the replay applies the
+// events the kernel's callback produced (re-arms, cancels, on any CPU),
+// exactly where that callback ran. No thread, no hand-off per callback.
+class SteppedRun {
 public:
-    explicit SuspendedRun(ModernWheel& wheel) : wheel_(wheel) {}
-    SuspendedRun(const SuspendedRun&) = delete;
-    SuspendedRun& operator=(const SuspendedRun&) = delete;
-    ~SuspendedRun() {
-        if (!thread_.joinable()) return;
-        abort_ = true;
+    explicit SteppedRun(ModernWheel& wheel) : wheel_(wheel) {}
+    SteppedRun(const SteppedRun&) = delete;
+    SteppedRun& operator=(const SteppedRun&) = delete;
+    // A run dropped before its end still expires what it had collected and
+    // what is due, unseen, as a kernel softirq would go on without us
+    // looking: the next run starts where the kernel's would.
+    ~SteppedRun() {
         while (resume()) {
         }
     }
 
     // Starts the run: the first timer it fires, or nothing (then it is over).
-    std::optional<FiredTimer> start() {
-        worker_turn_ = true;
-        thread_ = std::thread([this] { body(); });
-        return wait_for_worker();
-    }
+    std::optional<FiredTimer> start() { return step(false); }
     // Returns from the current callback: the next timer fired, or nothing.
     std::optional<FiredTimer> resume() {
-        if (!thread_.joinable()) return std::nullopt;
-        {
-            std::lock_guard lock(mutex_);
-            worker_turn_ = true;
-        }
-        cv_.notify_all();
-        return wait_for_worker();
+        if (done_) return std::nullopt;
+        return step(true);
     }
 
 private:
-    void body() {
-        {
-            std::unique_lock lock(mutex_);
-            cv_.wait(lock, [this] { return worker_turn_; });
-        }
-        wheel_.run_softirq([this](const FiredTimer& fired) {
-            if (abort_) return;
-            std::unique_lock lock(mutex_);
-            posted_ = fired;
-            worker_turn_ = false;
-            cv_.notify_all();
-            cv_.wait(lock, [this] { return worker_turn_; });
-        });
-        std::lock_guard lock(mutex_);
-        posted_.reset();
-        done_ = true;
-        worker_turn_ = false;
-        cv_.notify_all();
-    }
-    std::optional<FiredTimer> wait_for_worker() {
+    std::optional<FiredTimer> step(bool resume) {
         std::optional<FiredTimer> fired;
-        bool done = false;
-        {
-            std::unique_lock lock(mutex_);
-            cv_.wait(lock, [this] { return !worker_turn_; });
-            fired = posted_;
-            posted_.reset();
-            done = done_;
-        }
-        if (done) thread_.join();
+        const auto take = [&fired](const FiredTimer& f) { fired = f; };
+        // true: stopped right after an expiry; false: nothing was due any more.
+        const bool stopped = resume ? wheel_.resume_softirq(take, 1) : wheel_.run_softirq(take, 1);
+        if (!stopped) done_ = true;
         return fired;
     }
 
     ModernWheel& wheel_;
-    std::thread thread_;
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool worker_turn_ = false;
     bool done_ = false;
-    bool abort_ = false;
-    std::optional<FiredTimer> posted_;
+};
+
+// Whether a CPU's wheel can be checked against the kernel's: its history is
+// whole, lost (events missing: checks excluded), or lost and then pinned
+// again by an agreeing expiry (checks counted apart).
+enum class History : std::uint8_t { whole, lost, resynced };
+
+// A line that says events are missing: "CPU:N [LOST M EVENTS]" (also
+// "[M EVENTS DROPPED]") or "##### CPU N buffer started ####".
+struct LostMarker {
+    std::uint64_t line = 0;
+    unsigned cpu = 0;
+    std::string what;
 };
 
 struct CpuState {
-    std::unique_ptr<SuspendedRun> run;
+    History history = History::whole;
+    std::string lost_since; // why, and where
+    std::unique_ptr<SteppedRun> run;
     std::optional<FiredTimer> parked;     // fired by our run, not yet matched with a kernel expiry
     std::optional<std::size_t> callback;  // incarnation whose kernel callback is running
     Jiffies run_jiffies = 0;
@@ -170,8 +147,9 @@ inline constexpr Jiffies kMaxCatchUpStep = 86'400'000;
 
 class Replay {
 public:
-    Replay(std::vector<Event> events, std::size_t incarnations, ReplayResult& result, const ReplayOptions& options)
-        : events_(std::move(events)), result_(result), options_(options) {
+    Replay(std::vector<Event> events, std::vector<LostMarker> markers, std::size_t incarnations,
+           ReplayResult& result, const ReplayOptions& options)
+        : events_(std::move(events)), markers_(std::move(markers)), result_(result), options_(options) {
         incs_.resize(incarnations);
         for (const Event& e : events_) {
             Incarnation& inc = incs_[e.incarnation];
@@ -204,8 +182,12 @@ public:
     }
 
     void run() {
+        std::size_t marker = 0;
         for (cursor_ = 0; cursor_ < events_.size(); ++cursor_) {
             const Event& e = events_[cursor_];
+            for (; marker < markers_.size() && markers_[marker].line < e.line; ++marker)
+                if (markers_[marker].cpu < cpus_.size())
+                    lose_history(markers_[marker].cpu, markers_[marker].what, markers_[marker].line);
             if (e.consumed) continue;
             Incarnation& inc = incs_[e.incarnation];
             if (!e.function.empty()) inc.function = e.function;
@@ -269,14 +251,7 @@ private:
     }
 
     // Does wheel c hold a timer whose bucket is due at the current jiffies?
-    bool any_due(unsigned c) const {
-        for (std::size_t i = 0; i < incs_.size(); ++i) {
-            if (!incs_[i].wheel || *incs_[i].wheel != c) continue;
-            const Placement p = wheels_[c]->placement(static_cast<TimerId>(i));
-            if (p.pending && time_before_eq(p.bucket_expiry, jiffies_)) return true;
-        }
-        return false;
-    }
+    bool any_due(unsigned c) const { return wheels_[c]->bucket_due(); }
 
     ModernWheel& wheel(unsigned c) { return *wheels_.at(c); }
 
@@ -296,17 +271,64 @@ private:
         ++result_.unknown_by_reason[std::string(reason)];
     }
 
-    void agree(ReplayCheckCounts& counts, const Event& e) {
+    // The CPU whose wheel a check is about: the target CPU of a timer_start,
+    // the CPU that printed an expiry.
+    static unsigned check_cpu(const Event& e, ReplayCheck check) {
+        return check == ReplayCheck::idx && e.cpu ? *e.cpu : e.line_cpu;
+    }
+
+    // From here on, CPU c's wheel is out of step with the kernel's.
+    void lose_history(unsigned c, std::string_view why, std::uint64_t line) {
+        CpuState& s = cpus_.at(c);
+        ++result_.lost_by_reason[std::string(why)];
+        if (s.history == History::lost) return;
+        s.history = History::lost;
+        s.lost_since = fmt::format("{} (line {})", why, line);
+    }
+
+    // A check on a CPU whose history is lost: excluded and listed.
+    bool excluded_as_lost(ReplayCheckCounts& counts, const Event& e, ReplayCheck check) {
+        const unsigned c = check_cpu(e, check);
+        if (c >= cpus_.size() || cpus_[c].history != History::lost) return false;
+        ++counts.lost;
+        if (result_.lost.size() < options_.max_notes_per_class)
+            result_.lost.push_back(ReplayLost{e.line, e.timer, incs_[e.incarnation].function, check, c,
+                                              cpus_[c].lost_since});
+        return true;
+    }
+
+    void agree(ReplayCheckCounts& counts, const Event& e, ReplayCheck check) {
+        const unsigned c = check_cpu(e, check);
+        if (excluded_as_lost(counts, e, check)) {
+            // An expiry from the kernel's own bucket clock: our wheel's clock
+            // is pinned to the kernel's again.
+            if (check == ReplayCheck::expiry) {
+                cpus_[c].history = History::resynced;
+                ++result_.resyncs;
+            }
+            return;
+        }
+        if (c < cpus_.size() && cpus_[c].history == History::resynced) {
+            ++counts.resynced_agree;
+            return;
+        }
         ++counts.agree;
         if (boot(e)) ++counts.boot_agree;
     }
 
     void disagree(ReplayCheckCounts& counts, const Event& e, ReplayCheck check, std::string ours,
                   std::string kernel, ReplayCause cause) {
-        ++counts.disagree;
+        if (excluded_as_lost(counts, e, check)) return;
+        const unsigned c = check_cpu(e, check);
+        const bool resynced = c < cpus_.size() && cpus_[c].history == History::resynced;
+        if (resynced)
+            ++counts.resynced_disagree;
+        else
+            ++counts.disagree;
         ++result_.disagreements_by_cause[std::string(to_string(cause))];
         result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, incs_[e.incarnation].function, check,
-                                                           std::move(ours), std::move(kernel), cause, boot(e)});
+                                                           std::move(ours), std::move(kernel), cause, boot(e),
+                                                           resynced});
     }
 
     void on_init(const Event& e) {
@@ -347,8 +369,13 @@ private:
                      "equal-timestamp reordering");
                 inc.cancelled = true;
             } else {
+                // 6.1 __mod_timer() -> detach_if_pending() always traces the
+                // detach: its timer_cancel was lost, and with it whatever
+                // else that CPU did meanwhile.
                 note(e, "timer_start of a timer pending in our model without a timer_cancel (lost events?)",
                      "start of a pending timer");
+                lose_history(k, "start of a pending timer without its timer_cancel", e.line);
+                if (*inc.wheel != k) lose_history(*inc.wheel, "start of a pending timer without its timer_cancel", e.line);
             }
             wheel(*inc.wheel).cancel(id);
         }
@@ -375,7 +402,7 @@ private:
             return;
         }
         if (ours == *e.idx) {
-            agree(result_.idx, e);
+            agree(result_.idx, e, ReplayCheck::idx);
             return;
         }
         const auto b = p.deferrable_base ? ModernWheel::base_def : ModernWheel::base_std;
@@ -454,7 +481,7 @@ private:
         }
         if (!may_start) return std::nullopt;
         may_start = false;
-        s.run = std::make_unique<SuspendedRun>(wheel(c));
+        s.run = std::make_unique<SteppedRun>(wheel(c));
         s.run_jiffies = jiffies_;
         s.run_line = events_[cursor_].line;
         ++result_.model_softirq_runs;
@@ -515,6 +542,9 @@ private:
                                      inc.model_fired->jiffies, inc.model_fired->base_clk, inc.model_fired->line),
                          kernel, ReplayCause::fired_earlier);
             } else {
+                // Never pending in our model, nor fired by it: the start that
+                // armed it is missing from the trace.
+                lose_history(c, "expiry of a timer our model never had pending", e.line);
                 disagree(result_.expiry, e, ReplayCheck::expiry, "not pending", kernel, ReplayCause::not_pending);
             }
             inc.model_fired.reset();
@@ -574,7 +604,7 @@ private:
             disagree(result_.expiry, e, ReplayCheck::expiry, fmt::format("bucket clock {}", fired.base_clk), kernel,
                      ReplayCause::fired_late);
         } else {
-            agree(result_.expiry, e);
+            agree(result_.expiry, e, ReplayCheck::expiry);
         }
     }
 
@@ -593,6 +623,7 @@ private:
     }
 
     std::vector<Event> events_;
+    std::vector<LostMarker> markers_;
     std::vector<Incarnation> incs_;
     ReplayResult& result_;
     const ReplayOptions& options_;
@@ -614,6 +645,33 @@ std::optional<std::uint64_t> find_marker_line(std::string_view text, std::string
         ++line;
     }
     return std::nullopt;
+}
+
+// The lines that say a CPU's events are missing, in line order.
+std::vector<LostMarker> find_lost_markers(std::string_view text) {
+    std::vector<LostMarker> out;
+    std::uint64_t line = 1;
+    std::size_t pos = 0;
+    const auto cpu_after = [](std::string_view rest, unsigned& cpu) {
+        const auto end = rest.find_first_not_of("0123456789");
+        const std::string_view digits = rest.substr(0, end);
+        return !digits.empty() && std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
+    };
+    while (pos < text.size()) {
+        const std::size_t end = std::min(text.find('\n', pos), text.size());
+        std::string_view l = text.substr(pos, end - pos);
+        while (!l.empty() && (l.front() == ' ' || l.front() == '\t')) l.remove_prefix(1);
+        unsigned cpu = 0;
+        if (l.starts_with("CPU:") && (l.find("[LOST ") != std::string_view::npos ||
+                                      l.find("EVENTS DROPPED]") != std::string_view::npos)) {
+            if (cpu_after(l.substr(4), cpu)) out.push_back(LostMarker{line, cpu, "ring buffer lost events"});
+        } else if (l.starts_with("##### CPU ") && l.find("buffer started") != std::string_view::npos) {
+            if (cpu_after(l.substr(10), cpu)) out.push_back(LostMarker{line, cpu, "CPU buffer started"});
+        }
+        pos = end + 1;
+        ++line;
+    }
+    return out;
 }
 
 } // namespace
@@ -670,7 +728,7 @@ ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, c
         next_of_cpu[events[i].line_cpu] = i;
     }
 
-    Replay replay(std::move(events), incarnations, result, options);
+    Replay replay(std::move(events), find_lost_markers(text), incarnations, result, options);
     replay.run();
     return result;
 }

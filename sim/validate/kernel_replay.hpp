@@ -10,14 +10,24 @@
 //
 // One ModernWheel per CPU; jiffies are global (the maximum any event told so
 // far). Our softirq runs on CPU c exactly when the trace shows an expiry on
-// CPU c. It runs on a helper thread that stops inside each callback, so the
+// CPU c. It runs one expiry at a time (the wheel's budgeted pass), so the
 // events the kernel's callback produced (re-arms, cancels, on any CPU) are
-// applied while our run is suspended in that callback, as in the kernel.
-// Only one thread ever runs at a time.
+// applied between two steps of our run, where that callback ran.
 //
 // Events whose outcome depends on history the trace does not hold (a timer
-// armed before tracing, or whose events were lost) are counted as
-// `unknown history` and excluded from the agreement, never guessed.
+// armed before tracing) are counted as `unknown history` and excluded from
+// the agreement, never guessed.
+//
+// Lost history: a sequence 6.1 cannot produce (a timer_start of a timer
+// pending in our model without its timer_cancel, since __mod_timer() always
+// traces the detach; an expiry of a timer our model never had pending), a
+// ring-buffer "[LOST N EVENTS]" line, or a "CPU N buffer started" line tells
+// that events of that CPU are missing. Its wheel is then out of step with
+// the kernel's: from there on, the CPU's checks are classed `lost history`
+// (counted, listed, excluded) until an expiry on it agrees with the kernel
+// (its bucket clock equals the kernel's baseclk: the clock is pinned again).
+// Checks after that are counted apart, as a resynchronised stretch; the
+// agreement proper is over CPUs whose history is whole.
 #pragma once
 
 #include "wheel/jiffies.hpp"
@@ -60,6 +70,17 @@ struct ReplayDisagreement {
     std::string kernel; // what the kernel printed
     ReplayCause cause = ReplayCause::index_differs;
     bool boot = false;  // before the "timersim: workload start" marker
+    bool resynced = false; // on a CPU resynchronised after lost history (not in the agreement)
+};
+
+// A check made while its CPU's history was lost (excluded, never guessed).
+struct ReplayLost {
+    std::uint64_t line = 0;
+    std::uint64_t timer = 0;
+    std::string function;
+    ReplayCheck check = ReplayCheck::idx;
+    unsigned cpu = 0;
+    std::string since; // what made the CPU's history lost, and at which line
 };
 
 struct ReplayCheckCounts {
@@ -67,6 +88,9 @@ struct ReplayCheckCounts {
     std::uint64_t agree = 0;
     std::uint64_t disagree = 0;
     std::uint64_t unknown = 0;  // unknown history: excluded
+    std::uint64_t lost = 0;     // lost history: excluded
+    std::uint64_t resynced_agree = 0;    // on resynchronised CPUs: apart from agree/disagree
+    std::uint64_t resynced_disagree = 0;
     std::uint64_t boot_events = 0;
     std::uint64_t boot_agree = 0;
     // agree / (agree + disagree); 1 when nothing was checked.
@@ -103,6 +127,11 @@ struct ReplayResult {
     // the first few of each.
     std::map<std::string, std::uint64_t, std::less<>> notes_by_class;
     std::vector<ReplayNote> notes;
+    // Lost history: why each CPU lost it (by class), the checks excluded
+    // (the first max_notes_per_class), the CPUs that resynchronised.
+    std::map<std::string, std::uint64_t, std::less<>> lost_by_reason;
+    std::vector<ReplayLost> lost;
+    std::uint64_t resyncs = 0;
     std::uint64_t model_softirq_runs = 0;
     std::uint64_t model_fires = 0;       // fires of our model the kernel did not match
     std::uint64_t empty_softirq_runs = 0; // catch-up runs for a stale next_expiry (nothing due)

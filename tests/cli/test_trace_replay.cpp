@@ -1,5 +1,5 @@
-// Recording and replaying traces (workloads/trace_recorder.hpp,
-// workloads/trace_replay.hpp): a workload recorded on a design and replayed
+// Recording and replaying traces (workloads/traces/trace_recorder.hpp,
+// workloads/traces/trace_replay.hpp): a workload recorded on a design and replayed
 // on the same design and machine gives the same metrics as running it
 // directly; cb= blocks are applied inside their timer's callback, held until
 // it fires, or counted when it never does; replays stream; bad traces fail

@@ -1,4 +1,4 @@
-// timersim validate's replay (sim/kernel_replay.hpp): the committed real 6.1
+// timersim validate's replay (sim/validate/kernel_replay.hpp): the committed real 6.1
 // capture (tests/data/kernel/) agrees with our model on every event; a
 // doctored idx or baseclk is exactly one disagreement; and small hand-made
 // traces for unknown history, migration and a callback that moves the
@@ -269,4 +269,92 @@ TEST_CASE("a callback re-arming on a late deferrable base moves the clock of the
 TEST_CASE("bad input is a TraceError naming file and line") {
     CHECK_THROWS_AS(replay_kernel_trace("# hz=250\nthis is not a trace\n", "bad"), TraceError);
     CHECK_THROWS_AS(replay_kernel_trace(ev(0, "1.0", "timer_cancel: timer=00000000000000aa"), "no-hz"), TraceError);
+}
+
+namespace {
+
+// Removes 1-based line `line`.
+std::string drop_line(std::string text, std::uint64_t line) {
+    const std::size_t begin = line_offset(text, line);
+    text.erase(begin, text.find('\n', begin) + 1 - begin);
+    return text;
+}
+
+// The first mod_timer() of a pending timer after the workload start: a
+// timer_cancel directly followed by the same timer's timer_start with the
+// same timestamp (6.1 __mod_timer(): detach_if_pending(), then the enqueue).
+std::uint64_t requeue_cancel_line(const std::string& text) {
+    std::istringstream in(text);
+    std::string l, previous;
+    std::uint64_t n = 0;
+    bool workload = false;
+    const auto field = [](const std::string& line, std::string_view name) {
+        const auto at = line.find(name);
+        if (at == std::string::npos) return std::string();
+        return line.substr(at + name.size(), line.find_first_of(" \n", at + name.size()) - at - name.size());
+    };
+    const auto stamp = [](const std::string& line) { return line.substr(0, line.find(": timer_")); };
+    while (std::getline(in, l)) {
+        ++n;
+        if (l.find("timersim: workload start") != std::string::npos) workload = true;
+        if (workload && previous.find("timer_cancel:") != std::string::npos && l.find("timer_start:") != std::string::npos &&
+            field(previous, " timer=") == field(l, " timer=") && stamp(previous) == stamp(l))
+            return n - 1;
+        previous = l;
+    }
+    return 0;
+}
+
+} // namespace
+
+TEST_CASE("a dropped timer_cancel is lost history on that CPU, not a disagreement") {
+    const std::string capture = read_capture();
+    const std::uint64_t cancel = requeue_cancel_line(capture);
+    REQUIRE(cancel > 0);
+    const ReplayResult r = replay_kernel_trace(drop_line(capture, cancel), "no-cancel.trace");
+    // Today's 100% stays 100% on the CPUs whose history is whole, and
+    // nothing the lost stretch did is called a disagreement.
+    CHECK(r.idx.disagree == 0);
+    CHECK(r.expiry.disagree == 0);
+    CHECK(r.disagreements.empty());
+    CHECK(r.idx.lost + r.expiry.lost >= 1);
+    CHECK(r.lost_by_reason.count("start of a pending timer without its timer_cancel") == 1);
+    REQUIRE_FALSE(r.lost.empty());
+    CHECK(r.lost.front().line == cancel); // the start right after the dropped line now has its number
+    // A later agreeing expiry pins the clock again; the stretch after it is
+    // counted apart and agrees too.
+    CHECK(r.resyncs >= 1);
+    CHECK(r.idx.resynced_agree + r.expiry.resynced_agree > 0);
+    CHECK(r.idx.resynced_disagree + r.expiry.resynced_disagree == 0);
+    // Every event is classed exactly once.
+    for (const ReplayCheckCounts* c : {&r.idx, &r.expiry})
+        CHECK(c->agree + c->disagree + c->unknown + c->lost + c->resynced_agree + c->resynced_disagree ==
+              c->events);
+}
+
+TEST_CASE("a ring buffer's [LOST N EVENTS] line makes that CPU's next checks lost history until an expiry agrees") {
+    const std::string capture = read_capture();
+    const ReplayResult whole = replay_kernel_trace(capture, "capture.trace");
+    // The marker goes in right after the workload start: CPU 0 then has
+    // timers in flight whose history we pretend is incomplete.
+    const std::size_t at = capture.find('\n', capture.find("timersim: workload start")) + 1;
+    std::string marked = capture;
+    marked.insert(at, "CPU:0 [LOST 7 EVENTS]\n");
+    const ReplayResult r = replay_kernel_trace(marked, "lost.trace");
+    CHECK(r.lost_by_reason.at("ring buffer lost events") == 1);
+    CHECK(r.idx.lost + r.expiry.lost >= 1);
+    CHECK(r.resyncs == 1);
+    CHECK(r.idx.disagree + r.expiry.disagree == 0);
+    // Nothing else changes: the same events, now split three ways.
+    CHECK(r.idx.agree + r.idx.lost + r.idx.resynced_agree == whole.idx.agree);
+    CHECK(r.expiry.agree + r.expiry.lost + r.expiry.resynced_agree == whole.expiry.agree);
+    for (const ReplayLost& l : r.lost) CHECK(l.cpu == 0);
+}
+
+TEST_CASE("a whole capture has no lost history") {
+    const ReplayResult r = replay_kernel_trace(read_capture(), "capture.trace");
+    CHECK(r.idx.lost == 0);
+    CHECK(r.expiry.lost == 0);
+    CHECK(r.lost_by_reason.empty());
+    CHECK(r.resyncs == 0);
 }

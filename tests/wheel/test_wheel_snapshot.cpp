@@ -1,4 +1,4 @@
-// Wheel snapshots (sim/wheel_snapshot.hpp), what `timersim step` draws: every
+// Wheel snapshots (wheel/wheel_snapshot.hpp), what `timersim step` draws: every
 // bucket count equals the number of pending timers whose placement() names
 // that bucket, and the pointers are the clock's index bits, on wheels that
 // have been armed, cancelled, re-armed, ticked and (classic) cascaded.

@@ -6,7 +6,7 @@ namespace timersim {
 
 namespace {
 
-// Nominal time of tick n, as sim/engine.hpp tick_time_ns().
+// Nominal time of tick n, as sim/machine/engine.hpp tick_time_ns().
 std::uint64_t tick_ns(std::uint64_t n, unsigned hz) {
     return n / hz * 1'000'000'000ull + n % hz * 1'000'000'000ull / hz;
 }

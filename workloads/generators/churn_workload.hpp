@@ -1,4 +1,4 @@
-// Connection churn (workloads/connection_churn.hpp) as a workload of the
+// Connection churn (workloads/generators/connection_churn.hpp) as a workload of the
 // simulated machine: each message is an action on CPU 0 that re-arms its
 // connection's timer relative to the jiffies it actually runs at.
 #pragma once

@@ -26,7 +26,7 @@ struct GeneratorParams {
     TimeWaitConfig time_wait;
     BurstConfig burst;
     UniformConfig uniform;
-    double churn_message_interval_ms = 1000; // connection-churn (workloads/connection_churn.hpp)
+    double churn_message_interval_ms = 1000; // connection-churn (workloads/generators/connection_churn.hpp)
 };
 
 } // namespace timersim

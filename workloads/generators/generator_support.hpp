@@ -14,7 +14,7 @@ namespace timersim::gen {
 inline constexpr std::uint64_t kNsPerMs = 1'000'000;
 inline constexpr std::uint64_t kNsPerS = 1'000'000'000;
 
-// Nominal time of tick n, as sim/engine.hpp tick_time_ns().
+// Nominal time of tick n, as sim/machine/engine.hpp tick_time_ns().
 constexpr std::uint64_t tick_ns(std::uint64_t n, unsigned hz) noexcept {
     return n / hz * kNsPerS + n % hz * kNsPerS / hz;
 }

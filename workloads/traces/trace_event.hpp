@@ -91,7 +91,7 @@ std::string_view to_string(TraceEventKind kind) noexcept;
 
 // The jiffies value at simulated time t: start_jiffies plus the number of the
 // last tick at or before t, tick n being at floor(n * 1e9 / HZ) ns (as
-// sim/engine.hpp's tick_time_ns).
+// sim/machine/engine.hpp's tick_time_ns).
 Jiffies jiffies_at(const TraceHeader& header, std::uint64_t time_ns) noexcept;
 
 // Number of the last tick at or before time_ns.

@@ -1,0 +1,685 @@
+// Engine, the implementation: the event loop, timers and their nodes,
+// metrics (ticks, softirq runs and NOHZ: engine_ticks_impl.hpp). Included
+// only by engine.cpp, which instantiates it for each queue.
+//
+// The simulated machine. A discrete-event engine over N CPUs, each
+// with its own timer queue (classic wheel, modern wheel or heap: one
+// instance per CPU, the kernel's per-CPU timer base), its own tick, softirq
+// state, NOHZ state and metrics. It ticks, raises TIMER_SOFTIRQ, runs the
+// softirq at interrupt exit or in ksoftirqd, and charges simulated time for
+// the timer work, so a large burst of expiries delays the timers behind it
+// and ticks keep arriving while a long softirq runs.
+//
+// Time is simulated nanoseconds from the start (uint64). What happens, per CPU:
+//
+//   tick n        at floor(n * 1e9 / HZ) ns (+ optional seeded jitter in
+//                 [0, tick_jitter_ns], drawn per CPU; nominal times never
+//                 accumulate error, so HZ=300 does not drift). Every CPU's
+//                 tick n has the same nominal time. The hardirq: jiffies
+//                 moves to start + n (see "jiffies" below), raise
+//                 TIMER_SOFTIRQ if the CPU's queue.softirq_due() (6.1
+//                 run_local_timers(): only when a bucket is due; 4.x: every
+//                 tick), then irq_exit().
+//   softirq       6.1 irq_exit_rcu() -> invoke_softirq() -> handle_softirqs()
+//                 (SoftirqCpu decides whether it runs, restarts or defers).
+//                 It starts at the tick's time; each TIMER_SOFTIRQ pass costs
+//                 softirq_entry_ns plus the queue's work as it happens
+//                 (buckets scanned, cascade moves, next-expiry search steps,
+//                 expiries, callbacks, re-arms), read from the queue's
+//                 counters at every expiry. A timer "fires" at the time the
+//                 softirq has reached when it gets to that timer.
+//   ticks inside  a tick due while a softirq runs interrupts it (hardirqs
+//   a softirq     are enabled in handle_softirqs()): jiffies moves on at the
+//                 tick's own time, TIMER_SOFTIRQ is raised if due, and the
+//                 queue's run loop, which reads jiffies live like 6.1
+//                 __run_timers(), may then run newly due buckets in the same
+//                 pass. irq_exit() does nothing there (in_interrupt()).
+//   ksoftirqd     runs ksoftirqd_delay_ns after it was woken.
+//   actions       workload steps (arm, cancel, or a call into the workload)
+//                 at given ns, each on its Action::cpu. An action due while
+//                 that CPU's softirq runs waits until it ends. Work done by
+//                 actions (arm/cancel) is accounted as CPU time but does not
+//                 delay ticks or softirqs: it belongs to task context, which
+//                 this model does not schedule.
+//
+//   NOHZ idle     optional (nohz_idle), per CPU. After every event on a CPU,
+//                 if it is idle (no softirq pending, ksoftirqd not
+//                 runnable) it asks its queue for its next timer
+//                 (next_timer_interrupt()). If that is more than one tick
+//                 away, its tick stops and it sleeps until that jiffy's tick
+//                 time (no timer: until an action). An action wakes it:
+//                 jiffies catches up to the tick grid first (6.1
+//                 tick_nohz_irq_enter() -> tick_nohz_update_jiffies()), then
+//                 the action runs, then the idle decision is made again.
+//                 Deferrable timers do not wake the CPU. Wakeup and restart
+//                 always land on the tick grid, as 6.1's tick_nohz_restart()
+//                 forwards the tick to the next period. A timer queued on a
+//                 sleeping CPU from another CPU that is earlier than its
+//                 wakeup kicks it (6.1 trigger_dyntick_cpu() ->
+//                 wake_up_nohz_cpu()): it catches up jiffies and decides again.
+//
+// Several CPUs:
+//
+//   jiffies       global. The first tick of grid index n on any CPU moves it
+//                 to start + n (the tick_do_timer_cpu's update, taken over by
+//                 whichever CPU ticks when the duty holder sleeps, as 6.1
+//                 tick_sched_do_timer() does); a CPU woken from NOHZ idle by
+//                 an action or a kick catches it up to the grid. Each queue
+//                 reads the global value whenever it is used.
+//   timers        ids are global (create_timer()). Each timer has at most one
+//                 node, in the queue of the CPU it was last queued on; it gets
+//                 one when first armed (lazily: a timer that never visits a CPU
+//                 costs that CPU nothing) and moves when armed on another CPU
+//                 (the old node is freed to its pool, whose slots are reused).
+//                 With one CPU the node is made at create_timer() and timer
+//                 ids are the queue's own ids (queue().placement(id) works),
+//                 which also spares arm and cancel a lookup.
+//   arm()         6.1 __mod_timer() -> get_target_base() with the timer
+//                 pinned or timer_migration off: the timer is queued on the
+//                 current CPU. A pending timer on another CPU is first tried
+//                 against its own base (classic slack and same-expiry
+//                 shortcut, modern same-expiry and same-bucket shortcuts: it
+//                 then stays there), otherwise dequeued there and enqueued
+//                 here. A timer whose callback is running (fired, callback
+//                 not finished) stays on its CPU (base->running_timer).
+//   arm_on()      add_timer_on(): queued on the given CPU, no slack. On a
+//                 pending timer (a BUG() in the kernel) it is del_timer()
+//                 first (counted and logged as a cancel).
+//   costs         remote work (an arm or cancel on another CPU's queue) is
+//                 charged to the CPU that does it, like local work.
+//
+// Interleaving: a softirq advances one expiry at a time (the queue's
+// budgeted pass, wheel/timer_queue.hpp), so the CPUs' events are processed
+// in one global time order. A softirq step does the queue work up to the
+// next expiry and stops at the time that work reached; the timer's callback
+// runs when that time comes, followed at once by the queue work up to the
+// next expiry. Events at the same ns: by kind, ticks first, then ksoftirqd,
+// then softirq steps, then actions; within a kind by CPU number; the actions
+// of one CPU in the order they were scheduled. Runs are deterministic.
+//
+// run_until(t) processes the events due at or before t (an action due by t
+// that waits for its CPU's softirq included), and then goes on until every
+// softirq that had started by t has ended (one CPU: the run in progress is
+// finished, as it always was), processing the other CPUs' events that come
+// meanwhile in time order.
+#pragma once
+#pragma once
+
+#include "sim/machine/engine.hpp"
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace timersim {
+
+template <TimerQueue Q>
+struct Engine<Q>::CpuState {
+    CpuState(Q& q, SoftirqCpu::Config c, std::uint64_t seed) : queue(&q), softirq(c), rng(seed) {}
+    Q* queue;
+    SoftirqCpu softirq;
+    CpuMetrics metrics;
+    std::vector<TimerId> timer_of; // node id -> timer id
+    std::mt19937_64 rng;           // tick jitter
+    EventQueue<Action> actions;
+    // tick
+    std::uint64_t ticks = 0;
+    std::uint64_t next_tick_index = 1; // tick-grid index of the next tick event
+    std::uint64_t next_tick_ns = 0;    // its time (UINT64_MAX: none programmed)
+    std::uint64_t last_tick_ns = 0;
+    bool tick_stopped = false;
+    // task context: how far this CPU has got
+    std::uint64_t now_ns = 0;
+    // charging: work_ns() of the queue's counters already charged, and
+    // work to charge here that is not in them (re-arm dequeues, remote work)
+    std::uint64_t work_mark = 0;
+    std::uint64_t extra_ns = 0;
+    std::uint64_t expired_mark = 0; // series: counters already attributed
+    std::uint64_t moves_mark = 0;
+    // the running softirq
+    bool in_softirq = false;
+    Phase phase = Phase::idle;
+    bool ran_timers = false;
+    bool started_by_end = false; // started at or before run_until's end
+    bool has_fired = false;
+    std::uint64_t clock_ns = 0;  // how far it has got
+    std::uint64_t run_start_ns = 0;
+    std::uint64_t run_expired_before = 0;
+    std::uint64_t run_moves_before = 0;
+    std::uint64_t run_expiries = 0;
+    std::size_t run_window = 0;
+    FiredTimer fired{};
+    TimerId running_timer = kNoTimer; // fired, callback not finished (base->running_timer)
+};
+
+// ---------------------------------------------------------------------------
+// Small accessors and helpers of the interface
+
+template <TimerQueue Q>
+Engine<Q>::Engine(Q& queue, const EngineConfig& config, Workload* workload)
+    : Engine(std::span<Q>(&queue, 1), config, workload) {}
+
+template <TimerQueue Q>
+Engine<Q>::~Engine() = default;
+
+template <TimerQueue Q>
+void Engine<Q>::no_such_timer(TimerId id) {
+    throw std::invalid_argument("no such timer: " + std::to_string(id));
+}
+
+template <TimerQueue Q>
+typename Engine<Q>::TimerSlot& Engine<Q>::slot(TimerId id) {
+    return const_cast<TimerSlot&>(std::as_const(*this).slot(id));
+}
+
+template <TimerQueue Q>
+void Engine<Q>::set_event_log(EventLog* log, std::string_view design) {
+    events_ = log;
+    design_ = std::string(design);
+    fast_ = single_ && !events_;
+}
+
+template <TimerQueue Q>
+Q& Engine<Q>::queue(unsigned cpu) noexcept { return *cpus_[cpu].queue; }
+template <TimerQueue Q>
+const Q& Engine<Q>::queue(unsigned cpu) const noexcept { return *cpus_[cpu].queue; }
+template <TimerQueue Q>
+const SoftirqCpu& Engine<Q>::softirq(unsigned cpu) const noexcept { return cpus_[cpu].softirq; }
+template <TimerQueue Q>
+std::uint64_t Engine<Q>::ticks(unsigned cpu) const noexcept { return cpus_[cpu].ticks; }
+template <TimerQueue Q>
+bool Engine<Q>::tick_stopped(unsigned cpu) const noexcept { return cpus_[cpu].tick_stopped; }
+template <TimerQueue Q>
+std::uint64_t Engine<Q>::last_tick_ns(unsigned cpu) const noexcept { return cpus_[cpu].last_tick_ns; }
+template <TimerQueue Q>
+unsigned Engine<Q>::cpus() const { return static_cast<unsigned>(cpus_.size()); }
+template <TimerQueue Q>
+std::uint64_t Engine<Q>::next_tick_ns() const { return cpus_[current_cpu_].next_tick_ns; }
+
+template <TimerQueue Q>
+Placement Engine<Q>::placement(TimerId id) const {
+    const TimerSlot& t = slot(id);
+    return t.node == kNoTimer ? Placement{} : cpus_[t.cpu].queue->placement(t.node);
+}
+
+template <TimerQueue Q>
+std::int64_t Engine<Q>::jiffy_time_ns(Jiffies j) const noexcept {
+    const std::int64_t d = jiffies_diff(j, start_jiffies_);
+    return d >= 0 ? static_cast<std::int64_t>(tick_time_ns(static_cast<std::uint64_t>(d), config_.hz))
+                  : -static_cast<std::int64_t>(tick_time_ns(0 - static_cast<std::uint64_t>(d), config_.hz));
+}
+
+template <TimerQueue Q>
+std::uint64_t Engine<Q>::now_ns() const {
+    if (!in_event_) return time_ns_;
+    const CpuState& c = cpus_[current_cpu_];
+    return c.in_softirq ? c.clock_ns : c.now_ns;
+}
+
+template <TimerQueue Q>
+ArmOutcome Engine<Q>::arm(TimerId id, Jiffies expires, ArmCall call) {
+    if (fast_) [[likely]] {
+        // One CPU and no event log: the id is the node's and the queue
+        // checks it; no lookup on the way (every single-CPU run's hot path).
+        if (id >= timers_.size()) [[unlikely]] no_such_timer(id);
+        CpuState& c = cpus_[0];
+        ++c.metrics.arms;
+        const bool was_pending = c.queue->is_pending(id);
+        const ArmOutcome outcome = c.queue->arm(id, expires, call);
+        if (outcome != ArmOutcome::not_pending) requested_[id] = expires;
+        if (was_pending && outcome == ArmOutcome::queued) {
+            ++c.metrics.rearm_dequeues;
+            c.extra_ns += config_.costs.dequeue_ns;
+        }
+        return outcome;
+    }
+    return arm_general(id, expires, call);
+}
+
+template <TimerQueue Q>
+bool Engine<Q>::cancel(TimerId id) {
+    if (fast_) [[likely]] {
+        if (id >= timers_.size()) [[unlikely]] no_such_timer(id);
+        CpuState& c = cpus_[0];
+        const bool removed = c.queue->cancel(id);
+        if (removed) ++c.metrics.cancelled;
+        return removed;
+    }
+    return cancel_general(id);
+}
+
+template <TimerQueue Q>
+void Engine<Q>::schedule_action(std::uint64_t time_ns, const Action& action) {
+    if (action.cpu >= cpus_.size())
+        throw std::invalid_argument("action on CPU " + std::to_string(action.cpu) + " of a machine with " +
+                                    std::to_string(cpus_.size()) + " CPUs");
+    cpus_[action.cpu].actions.push(time_ns, action);
+    update_key(action.cpu);
+}
+
+template <TimerQueue Q>
+CpuMetrics Engine<Q>::metrics() const {
+    CpuMetrics m = metrics(0);
+    for (unsigned c = 1; c < cpus_.size(); ++c) m.merge(metrics(c));
+    return m;
+}
+
+template <TimerQueue Q>
+unsigned Engine<Q>::index_of(const CpuState& c) const noexcept {
+    return static_cast<unsigned>(&c - cpus_.data());
+}
+
+template <TimerQueue Q>
+bool Engine<Q>::key_less(unsigned a, unsigned b) const noexcept {
+    const Key& x = keys_[a];
+    const Key& y = keys_[b];
+    if (x.time != y.time) return x.time < y.time;
+    if (x.rank != y.rank) return x.rank < y.rank;
+    return a < b;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::log_enqueue(unsigned cpu, TimerId id, TimerId node) {
+    const Placement p = cpus_[cpu].queue->placement(node);
+    events_->add(design_, cpu, now_ns(), jiffies_, TimerEvent::enqueue, id, p.expires, &p, kHasBuckets);
+}
+
+template <TimerQueue Q>
+void Engine<Q>::log_event(TimerEvent e, unsigned cpu, TimerId id, Jiffies expires) {
+    events_->add(design_, cpu, now_ns(), jiffies_, e, id, expires, nullptr, kHasBuckets);
+}
+
+// ---------------------------------------------------------------------------
+// Charging work to simulated time (used by both implementation files)
+
+template <TimerQueue Q>
+std::uint64_t Engine<Q>::tick_at(CpuState& c, std::uint64_t n) {
+    std::uint64_t t = tick_time_ns(n, config_.hz);
+    if (config_.tick_jitter_ns) {
+        // Our own mapping from the 64-bit stream (std distributions differ
+        // between standard libraries): the same seed is the same run everywhere.
+        t += c.rng() % (config_.tick_jitter_ns + 1);
+    }
+    return t;
+}
+
+// The queue reads the global jiffies.
+template <TimerQueue Q>
+void Engine<Q>::sync(CpuState& c) {
+    if (c.queue->jiffies() != jiffies_) c.queue->set_jiffies(jiffies_);
+}
+
+// Moves jiffies to `target` if that is ahead; the jump counts on `by`.
+template <TimerQueue Q>
+void Engine<Q>::advance_jiffies(CpuState& by, Jiffies target) {
+    if (!time_after(target, jiffies_)) return;
+    by.metrics.max_jiffies_jump = std::max<std::uint64_t>(by.metrics.max_jiffies_jump, target - jiffies_);
+    jiffies_ = target;
+}
+
+// The cost model applied to everything a queue has counted so far.
+template <TimerQueue Q>
+std::uint64_t Engine<Q>::work_ns(const QueueCounters& k) const noexcept {
+    const CostModel& c = config_.costs;
+    return k.enqueues * c.enqueue_ns + k.cancels * c.dequeue_ns + k.cascade_moves * c.cascade_move_ns +
+           k.buckets_scanned * c.bucket_scan_ns + k.expired * c.expiry_ns +
+           k.next_expiry_search_steps * c.next_expiry_step_ns;
+}
+
+// Simulated ns of the work done by CPU c since its last charge.
+template <TimerQueue Q>
+std::uint64_t Engine<Q>::uncharged_ns(const CpuState& c) const noexcept {
+    return work_ns(c.queue->counters()) - c.work_mark + c.extra_ns;
+}
+
+// Turns that work into time: into the softirq's clock when inside it, into
+// task work otherwise.
+template <TimerQueue Q>
+void Engine<Q>::charge(CpuState& c, std::uint64_t ns) {
+    if (c.in_softirq) {
+        c.clock_ns += ns;
+        c.metrics.softirq_work_ns += ns;
+        if (!series_.empty()) series_[c.run_window].softirq_ns += ns;
+    } else {
+        c.metrics.task_work_ns += ns;
+    }
+}
+
+// An operation by the current CPU on another CPU's queue: its cost is
+// charged to the current CPU, not to the queue's owner.
+template <TimerQueue Q>
+template <class Op>
+auto Engine<Q>::remote(CpuState& owner, Op&& op) {
+    if (&owner == &cpus_[current_cpu_]) return op();
+    const std::uint64_t before = work_ns(owner.queue->counters());
+    auto result = op();
+    const std::uint64_t done = work_ns(owner.queue->counters()) - before;
+    owner.work_mark += done;
+    cpus_[current_cpu_].extra_ns += done;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// Construction, timers and the event loop
+
+template <TimerQueue Q>
+Engine<Q>::Engine(std::span<Q> queues, const EngineConfig& config, Workload* workload)
+    : config_(config), workload_(workload) {
+    if (config.hz == 0 || config.hz > 1'000'000) throw std::invalid_argument("hz must be 1..1000000");
+    if (config.tick_jitter_ns >= 1'000'000'000ull / config.hz)
+        throw std::invalid_argument("tick jitter must be below the tick period");
+    if (queues.empty() || queues.size() > kMaxCpus) throw std::invalid_argument("the engine needs 1..65535 CPUs");
+    start_jiffies_ = jiffies_ = queues[0].jiffies();
+    single_ = queues.size() == 1;
+    fast_ = single_;
+    cpus_.reserve(queues.size());
+    for (std::size_t i = 0; i < queues.size(); ++i) {
+        if (queues[i].jiffies() != start_jiffies_)
+            throw std::invalid_argument("every CPU's queue must start at the same jiffies");
+        // CPU 0 draws its jitter from the seed itself (what one CPU always
+        // did); the others from splitmix64 mixes of it.
+        std::uint64_t seed = config.jitter_seed;
+        if (i > 0) {
+            std::uint64_t z = config.jitter_seed + i * 0x9E3779B97F4A7C15ull;
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+            seed = z ^ (z >> 31);
+        }
+        CpuState& c = cpus_.emplace_back(
+            queues[i], SoftirqCpu::Config{.hz = config.hz, .ksoftirqd_delay_ns = config.ksoftirqd_delay_ns}, seed);
+        c.next_tick_index = 1;
+        c.next_tick_ns = tick_at(c, 1);
+        const QueueCounters& k = c.queue->counters();
+        c.work_mark = work_ns(k);
+        c.expired_mark = k.expired;
+        c.moves_mark = k.cascade_moves;
+    }
+    std::size_t p = 1;
+    while (p < cpus_.size()) p *= 2;
+    keys_.assign(p, Key{});
+    tree_.assign(2 * p, 0);
+    for (std::size_t i = 0; i < p; ++i) tree_[p + i] = static_cast<std::uint32_t>(i);
+    for (std::size_t i = p; i-- > 1;)
+        tree_[i] = key_less(tree_[2 * i], tree_[2 * i + 1]) ? tree_[2 * i] : tree_[2 * i + 1];
+    for (unsigned c = 0; c < cpus_.size(); ++c) update_key(c);
+}
+
+template <TimerQueue Q>
+TimerId Engine<Q>::create_timer(TimerFlags flags) {
+    if (single_) {
+        // One CPU: the node now, and its id is the timer's.
+        const TimerId id = cpus_[0].queue->create(flags);
+        if (id >= timers_.size()) {
+            timers_.resize(std::size_t{id} + 1);
+            requested_.resize(std::size_t{id} + 1, 0);
+        }
+        timers_[id] = TimerSlot{.node = id, .cpu = 0, .deferrable = flags.deferrable, .live = true};
+        requested_[id] = 0;
+        return id;
+    }
+    if (timers_.size() >= kNoTimer) throw std::length_error("too many timers");
+    const auto id = static_cast<TimerId>(timers_.size());
+    timers_.push_back(TimerSlot{.deferrable = flags.deferrable, .live = true});
+    requested_.push_back(0);
+    return id;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::reserve_timers(std::size_t n) {
+    timers_.reserve(n);
+    requested_.reserve(n);
+    if (single_) cpus_[0].queue->reserve(n); // with one CPU every node lives there
+}
+
+template <TimerQueue Q>
+TimerId Engine<Q>::home_on(TimerId id, unsigned cpu) {
+    TimerSlot& t = timers_[id];
+    if (t.node != kNoTimer) {
+        if (t.cpu == cpu) return t.node;
+        cpus_[t.cpu].queue->destroy(t.node); // not pending: only frees the slot
+    }
+    CpuState& c = cpus_[cpu];
+    t.node = c.queue->create(TimerFlags{.deferrable = t.deferrable});
+    t.cpu = static_cast<std::uint16_t>(cpu);
+    if (t.node >= c.timer_of.size()) c.timer_of.resize(std::size_t{t.node} + 1, kNoTimer);
+    c.timer_of[t.node] = id;
+    return t.node;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::run_until(std::uint64_t end_ns) {
+    end_ns_ = end_ns;
+    runs_started_by_end_ = 0;
+    for (CpuState& c : cpus_) {
+        c.started_by_end = c.in_softirq && c.run_start_ns <= end_ns;
+        if (c.started_by_end) ++runs_started_by_end_;
+    }
+    while (true) {
+        const unsigned cpu = tree_[1];
+        const Key k = keys_[cpu];
+        if (k.rank == rank_none) break; // nothing will ever happen
+        // An action due by end_ns that waited for a softirq still runs.
+        if (k.due > end_ns && runs_started_by_end_ == 0) break;
+        time_ns_ = std::max(time_ns_, k.time);
+        process(cpu, static_cast<EventRank>(k.rank));
+    }
+    time_ns_ = std::max(time_ns_, end_ns);
+}
+
+template <TimerQueue Q>
+typename Engine<Q>::Key Engine<Q>::compute_key(const CpuState& c) const noexcept {
+    Key k;
+    auto consider = [&k](std::uint64_t time, std::uint64_t due, EventRank rank) {
+        if (time < k.time || (time == k.time && rank < k.rank)) k = Key{time, due, rank};
+    };
+    if (c.next_tick_ns != UINT64_MAX) consider(c.next_tick_ns, c.next_tick_ns, rank_tick);
+    if (c.in_softirq) {
+        consider(c.clock_ns, c.clock_ns, rank_softirq);
+    } else {
+        if (const auto at = c.softirq.ksoftirqd_run_at()) consider(*at, *at, rank_ksoftirqd);
+        // An action waits for this CPU's softirq; it runs no earlier than the
+        // CPU has got.
+        if (!c.actions.empty()) {
+            const std::uint64_t due = c.actions.next_time();
+            consider(std::max(due, c.now_ns), due, rank_action);
+        }
+    }
+    return k;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::update_key(unsigned cpu) {
+    keys_[cpu] = compute_key(cpus_[cpu]);
+    const std::size_t p = keys_.size();
+    for (std::size_t i = (p + cpu) / 2; i >= 1; i /= 2)
+        tree_[i] = key_less(tree_[2 * i], tree_[2 * i + 1]) ? tree_[2 * i] : tree_[2 * i + 1];
+}
+
+template <TimerQueue Q>
+void Engine<Q>::process(unsigned cpu, EventRank rank) {
+    CpuState& c = cpus_[cpu];
+    current_cpu_ = cpu;
+    in_event_ = true;
+    switch (rank) {
+    case rank_tick:
+        c.now_ns = std::max(c.now_ns, time_ns_);
+        tick(c);
+        break;
+    case rank_ksoftirqd:
+        c.now_ns = std::max(c.now_ns, time_ns_);
+        if (c.softirq.ksoftirqd_runs()) start_run(c, SoftirqContext::ksoftirqd, c.now_ns);
+        break;
+    case rank_softirq: softirq_step(c); break;
+    case rank_action: {
+        const auto event = c.actions.pop();
+        if (event.time_ns < time_ns_) ++c.metrics.actions_delayed;
+        c.now_ns = std::max(c.now_ns, time_ns_);
+        if (c.tick_stopped) {
+            ++c.metrics.wakeups_by_action;
+            nohz_wake(c);
+        }
+        run_action(event.payload);
+        break;
+    }
+    case rank_none: break;
+    }
+    // One CPU: while its softirq's next step comes before its next tick,
+    // nothing else can happen in between (its actions and ksoftirqd wait for
+    // the softirq), so the steps run here without a trip through the loop.
+    if (single_) {
+        while (c.in_softirq && c.clock_ns < c.next_tick_ns) {
+            time_ns_ = std::max(time_ns_, c.clock_ns);
+            softirq_step(c);
+        }
+    }
+    if (config_.nohz_idle) nohz_idle_enter(c);
+    in_event_ = false;
+    current_cpu_ = 0;
+    update_key(cpu);
+}
+
+template <TimerQueue Q>
+void Engine<Q>::maybe_kick(unsigned cpu, TimerId id) {
+    CpuState& d = cpus_[cpu];
+    if (!config_.nohz_idle || !d.tick_stopped || d.in_softirq || timers_[id].deferrable) return;
+    // 6.1 only kicks when the timer is the base's new first event; the
+    // engine asks whether it comes before the sleeping CPU's wakeup.
+    const Jiffies at = d.queue->placement(timers_[id].node).bucket_expiry;
+    if (d.next_tick_ns != UINT64_MAX && !time_before(at, start_jiffies_ + d.next_tick_index)) return;
+    ++d.metrics.wakeups_by_remote;
+    d.now_ns = std::max(d.now_ns, now_ns());
+    nohz_wake(d);
+    nohz_idle_enter(d);
+    update_key(cpu);
+}
+
+template <TimerQueue Q>
+ArmOutcome Engine<Q>::arm_in_place(unsigned base, TimerId id, TimerId node, Jiffies expires, ArmCall call) {
+    CpuState& home = cpus_[base];
+    CpuState& me = cpus_[current_cpu_];
+    const bool was_pending = home.queue->is_pending(node);
+    const Jiffies old_expires = events_ && was_pending ? home.queue->placement(node).expires : 0;
+    const ArmOutcome outcome = remote(home, [&] { return home.queue->arm(node, expires, call); });
+    if (outcome != ArmOutcome::not_pending) requested_[id] = expires;
+    if (was_pending && outcome == ArmOutcome::queued) {
+        ++me.metrics.rearm_dequeues;
+        me.extra_ns += config_.costs.dequeue_ns;
+    }
+    // Outside the softirq the work is charged lazily (to task work) when the
+    // next softirq starts or the metrics are read.
+    if (events_ && outcome == ArmOutcome::queued) {
+        if (was_pending) log_event(TimerEvent::cancel, base, id, old_expires);
+        log_enqueue(base, id, node);
+    }
+    return outcome;
+}
+
+template <TimerQueue Q>
+ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
+    if (single_) {
+        if (id >= timers_.size()) no_such_timer(id);
+        ++cpus_[0].metrics.arms;
+        return arm_in_place(0, id, id, expires, call);
+    }
+    TimerSlot& t = slot(id);
+    const unsigned cpu = current_cpu_;
+    CpuState& me = cpus_[cpu];
+    ++me.metrics.arms;
+    if (t.node == kNoTimer) home_on(id, cpu); // first arm: the node is made here
+    CpuState& home = cpus_[t.cpu];
+    sync(home);
+    // Stays where it is: on this CPU already, or its callback is running there.
+    if (t.cpu == cpu || home.running_timer == id) return arm_in_place(t.cpu, id, t.node, expires, call);
+    // On another CPU: its own base decides whether it stays (shortcuts),
+    // otherwise it leaves that base and is queued on this one.
+    const TimerId node = t.node;
+    const bool was_pending = home.queue->is_pending(node);
+    const Jiffies old_expires = events_ && was_pending ? home.queue->placement(node).expires : 0;
+    Jiffies e = expires;
+    const ArmOutcome first = remote(home, [&] { return home.queue->arm_detach(node, e, call); });
+    if (first != ArmOutcome::queued) {
+        if (first != ArmOutcome::not_pending) requested_[id] = expires;
+        return first;
+    }
+    if (was_pending) {
+        ++me.metrics.rearm_dequeues;
+        me.extra_ns += config_.costs.dequeue_ns;
+        if (events_) log_event(TimerEvent::cancel, t.cpu, id, old_expires);
+    }
+    const TimerId here = home_on(id, cpu);
+    sync(me);
+    me.queue->arm(here, e, ArmCall::mod_timer_pinned); // slack already applied
+    requested_[id] = expires;
+    if (events_) log_enqueue(cpu, id, here);
+    return ArmOutcome::queued;
+}
+
+template <TimerQueue Q>
+ArmOutcome Engine<Q>::arm_on(TimerId id, Jiffies expires, unsigned cpu) {
+    if (cpu >= cpus_.size())
+        throw std::invalid_argument("arm_on: no CPU " + std::to_string(cpu) + " on a machine with " +
+                                    std::to_string(cpus_.size()) + " CPUs");
+    TimerSlot& t = slot(id);
+    ++cpus_[current_cpu_].metrics.arms;
+    // add_timer_on() BUG()s on a pending timer; a caller would del_timer() first.
+    if (t.node != kNoTimer && cpus_[t.cpu].queue->is_pending(t.node)) cancel(id);
+    const TimerId node = home_on(id, cpu);
+    CpuState& target = cpus_[cpu];
+    sync(target);
+    // 4.x and 6.1 add_timer_on(): internal_add_timer() on that base, no slack.
+    const ArmOutcome outcome = remote(target, [&] { return target.queue->arm(node, expires, ArmCall::mod_timer_pinned); });
+    requested_[id] = expires;
+    if (events_) log_enqueue(cpu, id, node);
+    if (cpu != current_cpu_) maybe_kick(cpu, id);
+    return outcome;
+}
+
+template <TimerQueue Q>
+bool Engine<Q>::cancel_general(TimerId id) {
+    TimerId node = id;
+    unsigned base = 0;
+    if (!single_) {
+        const TimerSlot& t = slot(id);
+        if (t.node == kNoTimer) return false;
+        node = t.node;
+        base = t.cpu;
+    } else if (id >= timers_.size()) [[unlikely]] {
+        no_such_timer(id);
+    }
+    CpuState& home = cpus_[base];
+    sync(home);
+    const Jiffies old_expires = events_ && home.queue->is_pending(node) ? home.queue->placement(node).expires : 0;
+    const bool removed = remote(home, [&] { return home.queue->cancel(node); });
+    if (removed) {
+        ++cpus_[current_cpu_].metrics.cancelled;
+        if (events_) log_event(TimerEvent::cancel, base, id, old_expires);
+    }
+    return removed;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::run_action(const Action& action) {
+    switch (action.kind) {
+    case Action::Kind::arm: arm(action.timer, action.expires, action.call); break;
+    case Action::Kind::cancel: cancel(action.timer); break;
+    case Action::Kind::call:
+        if (workload_) workload_->on_action(*this, action.tag);
+        break;
+    }
+}
+
+template <TimerQueue Q>
+CpuMetrics Engine<Q>::metrics(unsigned cpu) const {
+    const CpuState& c = cpus_.at(cpu);
+    CpuMetrics m = c.metrics;
+    m.task_work_ns += uncharged_ns(c); // task work not charged yet (no softirq since)
+    m.counters = c.queue->counters();
+    m.pending = c.queue->pending();
+    m.softirq = c.softirq.stats();
+    m.ticks_skipped = (jiffies_ - start_jiffies_) - m.ticks;
+    return m;
+}
+
+} // namespace timersim

@@ -1,0 +1,254 @@
+// Engine, the implementation of the tick, the softirq runs (start, one
+// expiry step at a time, callbacks, the end of a run), the softirq cost
+// series and NOHZ idle. The rules are those of engine_impl.hpp's opening
+// comment. Included only by engine.cpp.
+#pragma once
+
+#include "sim/machine/engine_impl.hpp"
+
+#include <algorithm>
+
+namespace timersim {
+
+template <TimerQueue Q>
+void Engine<Q>::tick(CpuState& c) {
+    const std::uint64_t n = c.next_tick_index;
+    ++c.ticks;
+    c.last_tick_ns = c.next_tick_ns;
+    c.next_tick_index = n + 1;
+    c.next_tick_ns = tick_at(c, n + 1);
+    ++c.metrics.ticks;
+    if (c.tick_stopped) {
+        // The timer event programmed at idle entry: the tick runs again
+        // (from here on every period, until the next idle decision).
+        c.tick_stopped = false;
+        ++c.metrics.wakeups_by_timer;
+    }
+    // tick_periodic()/tick_sched_do_timer(): jiffies moves to this tick (one
+    // step while ticking, the whole stopped stretch after NOHZ idle), then
+    // update_process_times() -> run_local_timers().
+    advance_jiffies(c, start_jiffies_ + n);
+    sync(c);
+    // A bounded run's carry-over is due too (not the pass in progress: it
+    // stops after every expiry only to let the other CPUs' events in).
+    if (c.queue->softirq_due() || (!c.in_softirq && c.queue->carry_over())) {
+        c.softirq.raise(timer_softirq);
+        ++c.metrics.ticks_raised;
+    } else {
+        ++c.metrics.ticks_not_raised;
+    }
+    if (c.in_softirq) {
+        ++c.metrics.ticks_in_softirq;
+        return; // back into the interrupted softirq
+    }
+    if (c.softirq.irq_exit()) start_run(c, SoftirqContext::irq_exit, c.last_tick_ns);
+}
+
+template <TimerQueue Q>
+std::size_t Engine<Q>::window_of(std::uint64_t t) {
+    const std::uint64_t w = config_.series_window_ticks;
+    const std::uint64_t n = tick_index_at(t, config_.hz);
+    std::uint64_t index = n == 0 ? 0 : (n - 1) / w;
+    if (config_.series_max_windows && index >= config_.series_max_windows) index = config_.series_max_windows - 1;
+    while (series_.size() <= index)
+        series_.push_back(SeriesPoint{.start_ns = tick_time_ns(series_.size() * w + 1, config_.hz)});
+    return static_cast<std::size_t>(index);
+}
+
+template <TimerQueue Q>
+void Engine<Q>::start_run(CpuState& c, SoftirqContext context, std::uint64_t start_ns) {
+    charge_queue_work(c); // what task context did since the last softirq
+    c.in_softirq = true;
+    c.clock_ns = start_ns;
+    c.run_start_ns = start_ns;
+    c.started_by_end = start_ns <= end_ns_;
+    if (c.started_by_end) ++runs_started_by_end_;
+    c.ran_timers = false;
+    c.run_expiries = 0;
+    c.run_expired_before = c.queue->counters().expired;
+    c.run_moves_before = c.queue->counters().cascade_moves;
+    if (config_.series_window_ticks) c.run_window = window_of(start_ns);
+    c.softirq.begin(jiffies_, context);
+    start_pass(c);
+}
+
+template <TimerQueue Q>
+void Engine<Q>::start_pass(CpuState& c) {
+    const std::uint32_t mask = c.softirq.start_pass();
+    if (mask & (1u << timer_softirq)) {
+        c.ran_timers = true;
+        // 6.1 run_timer_softirq() -> __run_timers() for each base, one
+        // expiry at a time. With the bound spent the handler has nothing to do.
+        charge(c, config_.costs.softirq_entry_ns);
+        const std::uint32_t bound = config_.max_expiries_per_softirq;
+        if (bound == 0 || c.run_expiries < bound) {
+            queue_step(c, false);
+            return;
+        }
+    }
+    c.phase = Phase::pass_end;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::queue_step(CpuState& c, bool resume) {
+    // One expiry of the queue's pass: start it, or go on with the paused one.
+    sync(c);
+    c.has_fired = false;
+    const auto take = [&c](const FiredTimer& f) {
+        c.fired = f;
+        c.has_fired = true;
+    };
+    if (resume)
+        c.queue->resume_softirq(take, 1);
+    else
+        c.queue->run_softirq(take, 1);
+    after_queue_step(c);
+}
+
+template <TimerQueue Q>
+void Engine<Q>::after_queue_step(CpuState& c) {
+    // Everything the queue did to get here (scans, cascades, this expiry)
+    // happened before the callback; ticks due by then interrupt first.
+    charge_queue_work(c);
+    if (c.has_fired) {
+        c.phase = Phase::fire;
+        c.running_timer = single_ ? c.fired.id : c.timer_of[c.fired.id];
+        ++c.run_expiries;
+    } else {
+        c.phase = Phase::pass_end;
+    }
+}
+
+template <TimerQueue Q>
+void Engine<Q>::softirq_step(CpuState& c) {
+    if (c.phase == Phase::fire) {
+        run_callback(c);
+        const std::uint32_t bound = config_.max_expiries_per_softirq;
+        if (bound != 0 && c.run_expiries >= bound) {
+            // The bound: the rest stays collected for the next run.
+            c.queue->hold_carry_over();
+            charge_queue_work(c);
+            c.phase = Phase::pass_end;
+            return;
+        }
+        queue_step(c, true);
+        return;
+    }
+    // The pass has ended and the ticks up to its end have come.
+    const SoftirqCpu::PassEnd end = c.softirq.end_pass(jiffies_, c.clock_ns);
+    if (end == SoftirqCpu::PassEnd::restart) {
+        start_pass(c);
+        return;
+    }
+    finish_run(c);
+}
+
+template <TimerQueue Q>
+void Engine<Q>::run_callback(CpuState& c) {
+    const TimerId id = c.running_timer;
+    const Jiffies requested = requested_[id];
+    const Jiffies now_j = jiffies_;
+    const std::int64_t error_j = jiffies_diff(now_j, requested);
+    const std::int64_t error_ns = static_cast<std::int64_t>(c.clock_ns) - jiffy_time_ns(requested);
+    CpuMetrics& m = c.metrics;
+    ++m.fired;
+    m.error_jiffies.add(error_j);
+    m.error_ns.add(error_ns);
+    if (error_j < 0) ++m.early;
+    if (events_) log_event(TimerEvent::fire, index_of(c), id, c.fired.expires);
+    if (workload_) {
+        const FireRecord record{id, requested, c.fired.expires, now_j, c.clock_ns, error_ns, index_of(c)};
+        workload_->on_fire(*this, record);
+    }
+    c.running_timer = kNoTimer;
+    charge(c, config_.costs.callback_ns);
+}
+
+template <TimerQueue Q>
+void Engine<Q>::finish_run(CpuState& c) {
+    c.in_softirq = false;
+    c.phase = Phase::idle;
+    c.now_ns = std::max(c.now_ns, c.clock_ns);
+    if (c.started_by_end) {
+        c.started_by_end = false;
+        --runs_started_by_end_;
+    }
+    if (!c.ran_timers) return;
+    const std::uint64_t duration = c.clock_ns - c.run_start_ns;
+    CpuMetrics& m = c.metrics;
+    m.softirq_ns.add(static_cast<std::int64_t>(duration));
+    m.max_softirq_ns = std::max(m.max_softirq_ns, duration);
+    m.max_expired_per_softirq =
+        std::max(m.max_expired_per_softirq, c.queue->counters().expired - c.run_expired_before);
+    m.max_cascade_moves_per_softirq =
+        std::max(m.max_cascade_moves_per_softirq, c.queue->counters().cascade_moves - c.run_moves_before);
+    if (config_.series_window_ticks)
+        series_[c.run_window].max_softirq_ns = std::max(series_[c.run_window].max_softirq_ns, duration);
+}
+
+template <TimerQueue Q>
+void Engine<Q>::charge_queue_work(CpuState& c) {
+    const QueueCounters& k = c.queue->counters();
+    const std::uint64_t work = work_ns(k);
+    const std::uint64_t ns = work - c.work_mark + c.extra_ns;
+    c.work_mark = work;
+    c.extra_ns = 0;
+    if (c.in_softirq && !series_.empty()) {
+        SeriesPoint& p = series_[c.run_window];
+        p.expired += k.expired - c.expired_mark;
+        p.cascade_moves += k.cascade_moves - c.moves_mark;
+    }
+    c.expired_mark = k.expired;
+    c.moves_mark = k.cascade_moves;
+    charge(c, ns);
+}
+
+template <TimerQueue Q>
+void Engine<Q>::nohz_idle_enter(CpuState& c) {
+    // Not idle: softirq work pending (6.1 tick_nohz_next_event() keeps the
+    // tick for local_timer_softirq_pending()) or ksoftirqd waiting to run.
+    if (c.in_softirq || c.softirq.pending() != 0 || c.softirq.ksoftirqd_runnable()) return;
+    // 6.1 tick_nohz_next_event() -> get_next_timer_interrupt(basej, basem).
+    sync(c);
+    const std::optional<Jiffies> next = c.queue->next_timer_interrupt();
+    const Jiffies basej = jiffies_;
+    const std::uint64_t base_index = basej - start_jiffies_;
+    if (next && time_before_eq(*next, basej + 1)) {
+        // The next event is at most one tick away: keep (or restart) the
+        // tick, on the grid: 6.1 tick_nohz_restart() forwards it by whole
+        // periods past now.
+        if (c.tick_stopped) {
+            c.tick_stopped = false;
+            if constexpr (requires(Q& q) { q.clear_idle(); }) c.queue->clear_idle(); // timer_clear_idle()
+            c.next_tick_index = std::max(base_index, tick_index_at(c.now_ns, config_.hz)) + 1;
+            c.next_tick_ns = tick_at(c, c.next_tick_index);
+        }
+        return;
+    }
+    if (!c.tick_stopped) {
+        c.tick_stopped = true;
+        ++c.metrics.tick_stops;
+    }
+    // Sleep until the tick of the next timer's jiffy (deferrable timers do
+    // not count), or until an action if there is none.
+    if (next) {
+        c.next_tick_index = *next - start_jiffies_;
+        c.next_tick_ns = tick_at(c, c.next_tick_index);
+    } else {
+        c.next_tick_index = UINT64_MAX;
+        c.next_tick_ns = UINT64_MAX;
+    }
+}
+
+template <TimerQueue Q>
+void Engine<Q>::nohz_wake(CpuState& c) {
+    // 6.1 tick_nohz_irq_enter() -> tick_nohz_update_jiffies(): jiffies catches
+    // up with the time that passed while the tick was stopped.
+    advance_jiffies(c, start_jiffies_ + tick_index_at(c.now_ns, config_.hz));
+    // Leaving idle: timer_clear_idle(). The tick stays stopped until
+    // nohz_idle_enter() decides again.
+    sync(c);
+    if constexpr (requires(Q& q) { q.clear_idle(); }) c.queue->clear_idle();
+}
+
+} // namespace timersim

@@ -1,0 +1,41 @@
+// What `timersim step` prints: each tick of each wheel (sim/machine/
+// stepper.hpp) as 80-column text (the fired, cascaded and armed timers, the
+// softirq's cost, every level as a row of buckets) or as one JSON Lines
+// object (schema timersim.step.v1, docs/output.md), with every timer listed.
+#pragma once
+
+#include "sim/machine/stepper.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace timersim {
+
+// Every text line fits an 80-column terminal (the grid rows are exactly 80).
+inline constexpr std::size_t kStepColumns = 80;
+
+struct View {
+    unsigned hz;
+    Jiffies start; // jiffies at tick 0
+    const std::vector<std::string>& labels;
+    // Draw the modern deferrable base (BASE_DEF) too: set once a trace armed a
+    // deferrable timer; until then that base is empty and not drawn.
+    const bool& deferrable;
+};
+
+// The title line of a frame (one tick of every wheel shown).
+std::string frame_title(const TickReport& r, const View& v);
+std::string render_text(const ClassicWheel& q, const TickReport& r, const View& v);
+std::string render_text(const ModernWheel& q, const TickReport& r, const View& v);
+std::string render_json(const ClassicWheel& q, const TickReport& r, const View& v);
+std::string render_json(const ModernWheel& q, const TickReport& r, const View& v);
+
+// Appends `text` as one or more lines of at most kStepColumns, breaking at
+// spaces and indenting continuation lines by `indent`.
+void put(std::string& out, std::string_view text, std::size_t indent = 6);
+// "1 timer", "3 timers"
+std::string plural(std::uint64_t n, std::string_view one, std::string_view many);
+
+} // namespace timersim

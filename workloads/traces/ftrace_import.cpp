@@ -1,0 +1,382 @@
+// FtraceImporter: kernel timer events (FtraceReader) turned into timersim
+// trace events: timer pointers to dense ids, timer_start/cancel pairs to
+// arm, modify and cancel, events inside a callback marked cb=.
+#include "workloads/traces/ftrace_reader.hpp"
+
+#include "workloads/traces/key_index.hpp"
+#include "workloads/traces/parse_util.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace timersim {
+
+namespace {
+
+// Heterogeneous lookup: find a std::string key by a string_view.
+struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
+enum class Pending : std::uint8_t { unseen, pending, idle };
+
+struct TimerState {
+    std::uint64_t pointer = 0;
+    Pending state = Pending::unseen;
+    bool held = false;            // a timer_cancel of this timer awaits its meaning
+    std::uint32_t held_cpu = 0;
+    std::uint64_t held_time = 0;  // relative ns
+    std::uint64_t held_seq = 0;   // its slot in the output queue
+};
+
+enum class Slot : std::uint8_t { ready, held, dropped };
+
+struct OutEvent {
+    std::uint64_t time_ns = 0;
+    TraceEventKind kind = TraceEventKind::cancel;
+    Slot slot = Slot::ready;
+    TraceFlags flags;
+    std::uint32_t timer = 0; // TimerState index
+    std::uint32_t label = kNoLabel;
+    Jiffies at = 0;
+    std::optional<std::uint32_t> cpu;
+    std::optional<std::uint32_t> kidx;
+    std::optional<Jiffies> know;
+    // Inside the callback of timer `cb` (TimerState index) on its CPU;
+    // cb_pending: that callback's timer_expire_exit has not been seen yet.
+    std::uint32_t cb = kNoTimer;
+    bool cb_pending = false;
+    std::uint64_t cb_serial = 0;
+    static constexpr std::uint32_t kNoLabel = 0xFFFFFFFFu;
+    static constexpr std::uint32_t kNoTimer = 0xFFFFFFFFu;
+};
+
+// A timer callback running on a CPU: from its timer_expire_entry to its
+// timer_expire_exit. The events its CPU traces in between come from the
+// callback (cb=). Without a timer_expire_exit (the event was not recorded)
+// nothing can be attributed: the callback ends unconfirmed at the CPU's next
+// timer_expire_entry, after the pair window, or at the end of the trace, and
+// its events lose their cb=.
+struct OpenCallback {
+    std::uint32_t timer = 0;
+    std::uint64_t serial = 0;
+    std::uint64_t entry_time = 0; // relative ns
+    std::uint64_t first_seq = 0;  // output queue position at the entry
+};
+
+// A FIFO of OutEvents addressed by ever-increasing sequence numbers; grows by
+// doubling, never shrinks, so a steady state allocates nothing.
+class OutQueue {
+public:
+    bool empty() const noexcept { return head_ == tail_; }
+    std::uint64_t head() const noexcept { return head_; }
+    std::uint64_t tail() const noexcept { return tail_; }
+    OutEvent& front() noexcept { return at(head_); }
+    void pop() noexcept { ++head_; }
+    OutEvent& at(std::uint64_t seq) noexcept { return ring_[seq & (ring_.size() - 1)]; }
+    std::uint64_t push(const OutEvent& e) {
+        if (tail_ - head_ == ring_.size()) grow();
+        at(tail_) = e;
+        return tail_++;
+    }
+
+private:
+    void grow() {
+        std::vector<OutEvent> bigger(ring_.empty() ? 64 : ring_.size() * 2);
+        for (std::uint64_t s = head_; s != tail_; ++s) bigger[s & (bigger.size() - 1)] = at(s);
+        ring_.swap(bigger);
+    }
+    std::vector<OutEvent> ring_;
+    std::uint64_t head_ = 0;
+    std::uint64_t tail_ = 0;
+};
+
+} // namespace
+
+struct FtraceImporter::Impl {
+    Impl(FtraceReader& r, std::uint64_t window) : reader(r), pair_window_ns(window) {}
+
+    FtraceReader& reader;
+    std::uint64_t pair_window_ns;
+    FtraceImportStats stats;
+    bool eof = false;
+    std::optional<Jiffies> start_jiffies;
+    std::uint64_t latest = 0; // relative time of the last event read
+    detail::KeyIndex index;
+    std::vector<TimerState> timers;
+    std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> label_ids;
+    std::vector<std::string_view> labels;
+    std::string label_buffer;
+    OutQueue queue;
+    std::unordered_map<std::uint32_t, OpenCallback> callbacks; // by CPU
+    std::uint64_t callback_serial = 0;
+    char token[2 + 16 + 1] = {};
+    char cb_token[2 + 16 + 1] = {};
+
+    // Marks the event at output position `seq`, traced by `cpu`, if a
+    // callback is open there.
+    void mark_callback(OutEvent& out, std::uint32_t cpu, std::uint64_t seq) {
+        const auto it = callbacks.find(cpu);
+        if (it == callbacks.end()) return;
+        out.cb = it->second.timer;
+        out.cb_serial = it->second.serial;
+        out.cb_pending = true;
+        it->second.first_seq = std::min(it->second.first_seq, seq); // a held cancel is older than the entry
+    }
+
+    // Ends the callback open on `cpu`: its events keep cb= if its
+    // timer_expire_exit was seen (`confirmed`), else they lose it.
+    void close_callback(std::uint32_t cpu, bool confirmed) {
+        const auto it = callbacks.find(cpu);
+        if (it == callbacks.end()) return;
+        const OpenCallback& c = it->second;
+        for (std::uint64_t seq = std::max(c.first_seq, queue.head()); seq != queue.tail(); ++seq) {
+            OutEvent& o = queue.at(seq);
+            if (!o.cb_pending || o.cb_serial != c.serial) continue;
+            o.cb_pending = false;
+            if (!confirmed) o.cb = OutEvent::kNoTimer;
+        }
+        if (!confirmed) ++stats.unconfirmed_callbacks;
+        callbacks.erase(it);
+    }
+
+
+    std::uint32_t timer_index(std::uint64_t pointer) {
+        bool added = false;
+        const std::uint32_t id = index.number(pointer, added);
+        if (added) {
+            timers.push_back(TimerState{.pointer = pointer});
+            ++stats.timers;
+        }
+        return id;
+    }
+
+    std::uint32_t label_id(const FtraceEvent& e) {
+        if (e.function.empty()) return OutEvent::kNoLabel;
+        label_buffer.assign(e.function);
+        if (!e.module.empty()) {
+            label_buffer += '[';
+            label_buffer += e.module;
+            label_buffer += ']';
+        }
+        if (label_buffer.size() > kMaxLabel) label_buffer.resize(kMaxLabel);
+        for (char& c : label_buffer)
+            if (!detail::is_graph(c)) c = '?';
+        const auto it = label_ids.find(std::string_view(label_buffer));
+        if (it != label_ids.end()) return it->second;
+        const auto id = static_cast<std::uint32_t>(labels.size());
+        const auto [ins, ok] = label_ids.emplace(label_buffer, id);
+        (void)ok;
+        labels.push_back(std::string_view(ins->first));
+        return id;
+    }
+
+    void fill_arm(OutEvent& out, const FtraceEvent& e) {
+        out.at = e.expires;
+        out.flags.deferrable = e.flags & kFtraceDeferrable;
+        out.flags.pinned = e.flags & kFtracePinned;
+        out.flags.irqsafe = e.flags & kFtraceIrqsafe;
+        out.cpu = e.cpu;
+        out.kidx = e.idx;
+        out.know = e.jiffies();
+        out.label = label_id(e);
+    }
+
+    // The held timer_cancel of `s` was a del_timer().
+    void resolve_as_cancel(TimerState& s) {
+        OutEvent& h = queue.at(s.held_seq);
+        if (s.state == Pending::pending) {
+            h.slot = Slot::ready;
+            h.kind = TraceEventKind::cancel;
+            s.state = Pending::idle;
+            ++stats.cancels;
+        } else {
+            h.slot = Slot::dropped; // armed before the trace began: the replay never had it
+            ++stats.dropped_cancels;
+        }
+        s.held = false;
+    }
+
+    // timer_expire_entry: the callback of `timer` starts on `cpu` (a callback
+    // still open there never saw its exit).
+    void open_callback(std::uint32_t cpu, std::uint32_t timer, std::uint64_t rel) {
+        close_callback(cpu, false);
+        callbacks.emplace(cpu, OpenCallback{timer, ++callback_serial, rel, queue.tail()});
+    }
+
+    void process(const FtraceEvent& e);
+    bool next(TraceEvent& out);
+};
+
+void FtraceImporter::Impl::process(const FtraceEvent& e) {
+    const std::uint64_t rel = e.timestamp_ns - *reader.first_timestamp_ns();
+    latest = rel;
+    if (!start_jiffies) {
+        if (const auto j = e.jiffies()) start_jiffies = *j - ticks_at(reader.hz(), rel);
+    }
+    const std::uint32_t ti = timer_index(e.timer);
+    TimerState& s = timers[ti];
+
+    if (s.held) {
+        const bool paired = e.line_cpu == s.held_cpu && rel - s.held_time <= pair_window_ns;
+        if (paired && e.type == FtraceEventType::timer_start) {
+            // mod_timer() moving a pending timer: detach (cancel) + enqueue (start).
+            OutEvent& h = queue.at(s.held_seq);
+            h.slot = Slot::ready;
+            h.kind = TraceEventKind::modify;
+            fill_arm(h, e);
+            if (h.cb == OutEvent::kNoTimer) mark_callback(h, e.line_cpu, s.held_seq);
+            s.held = false;
+            s.state = Pending::pending;
+            ++stats.modifies;
+            ++stats.requeues;
+            return;
+        }
+        if (paired && e.type == FtraceEventType::timer_expire_entry) {
+            // The run loop's detach before the callback: an expiry.
+            queue.at(s.held_seq).slot = Slot::dropped;
+            s.held = false;
+            s.state = Pending::idle;
+            ++stats.expiries;
+            ++stats.expiry_detaches;
+            open_callback(e.line_cpu, ti, rel);
+            return;
+        }
+        resolve_as_cancel(s);
+    }
+
+    switch (e.type) {
+    case FtraceEventType::timer_init:
+        return;
+    case FtraceEventType::timer_expire_exit: {
+        const auto it = callbacks.find(e.line_cpu);
+        if (it != callbacks.end() && it->second.timer == ti) close_callback(e.line_cpu, true);
+        return;
+    }
+    case FtraceEventType::timer_start: {
+        OutEvent out;
+        out.time_ns = rel;
+        out.timer = ti;
+        fill_arm(out, e);
+        if (s.state == Pending::pending) {
+            ++stats.anomalies; // a cancel went missing (lost events?)
+            out.kind = TraceEventKind::modify;
+            ++stats.modifies;
+        } else {
+            out.kind = TraceEventKind::arm;
+            ++stats.arms;
+        }
+        s.state = Pending::pending;
+        mark_callback(out, e.line_cpu, queue.tail());
+        queue.push(out);
+        return;
+    }
+    case FtraceEventType::timer_cancel: {
+        OutEvent out;
+        out.time_ns = rel;
+        out.timer = ti;
+        out.slot = Slot::held;
+        mark_callback(out, e.line_cpu, queue.tail());
+        s.held_seq = queue.push(out);
+        s.held = true;
+        s.held_cpu = e.line_cpu;
+        s.held_time = rel;
+        return;
+    }
+    case FtraceEventType::timer_expire_entry:
+        if (s.state == Pending::pending) ++stats.anomalies; // its detach went missing
+        s.state = Pending::idle;
+        ++stats.expiries;
+        open_callback(e.line_cpu, ti, rel);
+        return;
+    }
+}
+
+bool FtraceImporter::Impl::next(TraceEvent& out) {
+    while (true) {
+        while (!queue.empty()) {
+            OutEvent& f = queue.front();
+            if (f.slot == Slot::dropped) {
+                queue.pop();
+                continue;
+            }
+            if (f.slot == Slot::held) {
+                if (!eof && latest - f.time_ns <= pair_window_ns) break;
+                resolve_as_cancel(timers[f.timer]);
+                continue;
+            }
+            if (f.cb_pending) {
+                const auto open = std::find_if(callbacks.begin(), callbacks.end(),
+                                               [&](const auto& c) { return c.second.serial == f.cb_serial; });
+                if (!eof && open != callbacks.end() && latest - open->second.entry_time <= pair_window_ns) break;
+                if (open != callbacks.end()) {
+                    close_callback(open->first, false);
+                } else { // cannot happen: a closed callback settles its events
+                    f.cb_pending = false;
+                    f.cb = OutEvent::kNoTimer;
+                }
+                continue;
+            }
+            const TimerState& s = timers[f.timer];
+            fmt::format_to_n(token, sizeof token - 1, "0x{:016x}", s.pointer);
+            out = TraceEvent{};
+            out.time_ns = f.time_ns;
+            out.kind = f.kind;
+            out.timer = f.timer;
+            out.key = TimerKey{true, 0, std::string_view(token, 18)};
+            if (f.kind != TraceEventKind::cancel) {
+                out.expiry = ExpiryForm::at_jiffies;
+                out.expiry_value = f.at;
+                out.flags = f.flags;
+                out.cpu = f.cpu;
+                if (f.label != OutEvent::kNoLabel) out.label = labels[f.label];
+                out.kidx = f.kidx;
+                out.know = f.know;
+            }
+            if (f.cb != OutEvent::kNoTimer) {
+                fmt::format_to_n(cb_token, sizeof cb_token - 1, "0x{:016x}", timers[f.cb].pointer);
+                out.cb = f.cb;
+                out.cb_key = TimerKey{true, 0, std::string_view(cb_token, 18)};
+                ++stats.callback_events;
+            }
+            queue.pop();
+            return true;
+        }
+        if (eof) {
+            if (reader.stats().timer_events == 0)
+                reader.fail("event", "no timer events (timer_start, timer_cancel, timer_expire_entry...) found: "
+                                     "record the timer:timer_* events");
+            return false;
+        }
+        FtraceEvent e;
+        if (!reader.next(e)) {
+            eof = true;
+            continue;
+        }
+        process(e);
+    }
+}
+
+FtraceImporter::FtraceImporter(FtraceReader& reader, std::uint64_t pair_window_ns)
+    : impl_(std::make_unique<Impl>(reader, pair_window_ns)) {}
+
+FtraceImporter::~FtraceImporter() = default;
+
+bool FtraceImporter::next(TraceEvent& event) { return impl_->next(event); }
+
+TraceHeader FtraceImporter::header() const {
+    TraceHeader h;
+    h.hz = impl_->reader.hz();
+    h.start_jiffies = impl_->start_jiffies ? *impl_->start_jiffies : initial_jiffies(h.hz);
+    return h;
+}
+
+const FtraceImportStats& FtraceImporter::stats() const noexcept { return impl_->stats; }
+
+} // namespace timersim

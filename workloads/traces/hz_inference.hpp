@@ -1,0 +1,75 @@
+// HZ from a kernel trace's own numbers. Raw /sys/kernel/tracing/trace text
+// never says CONFIG_HZ, and a trace replayed at the wrong HZ gives wrong
+// errors, cascades and costs without a word, so timersim never assumes one.
+// The trace tells it: every timer_start says jiffies = expires - timeout at
+// its timestamp (6.1 trace_timer_start(): timeout = expires - jiffies), and
+// every timer_expire_entry says now= (jiffies) at its timestamp. Jiffies
+// advance HZ times a second, so against time they lie on a line of slope HZ,
+// within a tick (events land between two ticks; a CPU's tick may run a
+// little late).
+//
+// Real traces bend that line: the trace clock (sched_clock) and the tick
+// drift apart by parts per million (tens of jiffies an hour), and early
+// boot can step it (the committed TCG capture: 13 jiffies in its first 3 s).
+// So the fit is local: the samples are cut into windows of 10 s, and in each
+// window a kernel HZ is asked to hold its samples in a band two ticks wide
+// around one line of slope HZ. The HZ fits when at least 80% of all samples
+// are in their window's band (the capture: 93% for 250, at most 1.3% for
+// 100, 300 and 1000). Over 50 ms or so no two kernel HZ values both fit
+// (250 and 300 drift apart by 2.5 jiffies in 50 ms); a shorter trace may be
+// ambiguous and is refused, never guessed.
+//
+//   std::vector<JiffiesSample> s = ...;      // from FtraceEvent::jiffies()
+//   const HzInference r = infer_hz(s);
+//   if (r.hz) use(*r.hz); else fail(r.explanation);
+#pragma once
+
+#include "wheel/jiffies.hpp"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace timersim {
+
+// The CONFIG_HZ values a Linux kernel can be built with (kernel/Kconfig.hz).
+inline constexpr std::array<unsigned, 4> kKernelHz{100, 250, 300, 1000};
+
+struct JiffiesSample {
+    std::uint64_t time_ns = 0; // the event's timestamp
+    Jiffies jiffies = 0;       // jiffies when it was traced
+};
+
+struct HzFit {
+    unsigned hz = 0;
+    // Share of the samples inside their window's two-tick band for this HZ.
+    double share_in_band = 0;
+    bool fits = false;
+};
+
+struct HzInference {
+    std::optional<unsigned> hz;  // the one kernel HZ that fits, if exactly one does
+    std::vector<HzFit> fits;     // every kernel HZ, in kKernelHz order
+    std::size_t samples = 0;
+    double span_s = 0;           // time between the first and the last sample
+    // One line for people: what was found, or why no HZ can be chosen
+    // ("no kernel HZ fits ...", "ambiguous: 250 and 300 both fit ...").
+    std::string explanation;
+};
+
+// The band's width in ticks (one either side of the line), the window, and
+// the share of samples an HZ must hold in its bands to fit.
+inline constexpr double kHzBandTicks = 2.0;
+inline constexpr std::uint64_t kHzWindowNs = 10'000'000'000;
+inline constexpr double kHzMinShare = 0.8;
+
+HzInference infer_hz(std::span<const JiffiesSample> samples);
+
+// Does `hz` fit the samples (for checking a --hz or a "# hz=" line against
+// what the trace shows)? Without samples anything fits.
+bool hz_fits(std::span<const JiffiesSample> samples, unsigned hz);
+
+} // namespace timersim

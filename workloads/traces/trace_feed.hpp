@@ -1,0 +1,68 @@
+// TraceFeed: a timersim trace (TraceReader) served a jiffy at a time, for
+// `timersim step`, which drives the wheels tick by tick without the engine.
+// at(j) returns the operations whose time falls in jiffy j (jiffies_at()),
+// in file order. Several wheels ask in turn for the same jiffy and get the
+// same batch; only one event beyond the batch is read ahead, so memory stays
+// constant whatever the trace's length (but for one name and one flag per
+// timer). Reader errors (TraceError) pass through.
+//
+//   TraceFeed feed(file, "run.trace");
+//   for (Jiffies j = start; ...; ++j)
+//       for (const TraceOp& op : feed.at(j)) { op.cancel ? del_timer : mod_timer }
+#pragma once
+
+#include "workloads/traces/trace_reader.hpp"
+#include "wheel/timer_queue.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace timersim {
+
+// One operation of a trace, as every wheel applies it.
+struct TraceOp {
+    std::uint32_t timer = 0;  // the reader's dense id
+    bool cancel = false;      // del_timer(); otherwise mod_timer()
+    Jiffies expires = 0;      // arm/modify: the absolute expiry asked for
+    TimerFlags flags;         // TIMER_DEFERRABLE, fixed by the timer's first event
+    bool pinned = false;      // TIMER_PINNED: 4.x mod_timer_pinned(), no slack
+};
+
+class TraceFeed {
+public:
+    TraceFeed(std::FILE* in, const std::string& name) : reader_(in, name) {}
+
+    const TraceHeader& header() const noexcept { return reader_.header(); }
+    // Names for the display, by dense id: an event's label= (of the timer's
+    // first event), or its key. Every id up to the highest seen has one, also
+    // a timer named so far only as the cb= of another's event.
+    const std::vector<std::string>& labels() const noexcept { return labels_; }
+    // The flags of each timer's first event, by dense id (as labels()).
+    const std::vector<TimerFlags>& first_flags() const noexcept { return first_flags_; }
+    // Has any batch so far held a deferrable timer? (Then the modern view
+    // also draws the deferrable base.)
+    const bool& deferrable_seen() const noexcept { return deferrable_seen_; }
+
+    const std::vector<TraceOp>& at(Jiffies j);
+
+private:
+    bool read_ahead();
+    // Gives every dense id up to `id` a label and flags (ids come in order of
+    // first appearance, as an event's timer or as its cb=).
+    void name_up_to(std::uint32_t id, const TraceEvent& e);
+
+    TraceReader reader_;
+    std::optional<std::pair<Jiffies, TraceOp>> ahead_;
+    bool batch_ = false;
+    Jiffies batch_jiffy_ = 0;
+    std::vector<TraceOp> ops_;
+    std::vector<std::string> labels_;
+    std::vector<TimerFlags> first_flags_;
+    bool deferrable_seen_ = false;
+};
+
+} // namespace timersim
