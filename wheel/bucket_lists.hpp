@@ -7,82 +7,102 @@
 //   move_list      hlist_move_list: O(1) hand-over of a whole bucket to a
 //                  work list, after which the bucket is empty again
 //
-// move_list must not relabel every node (a bucket can hold a million
-// timers), so lists are named in two layers: a *list id* (a wheel bucket or a
-// work list) maps to a *storage slot* holding the head, and nodes record the
-// storage slot they are linked into. Moving a list swaps two slot mappings.
+// Like an hlist node's pprev, a node's back link `pprev` names whatever
+// holds the link to it: the node before it, or, for a list's first node,
+// the list's head (a tagged handle, kFirstHeadLink + list, above every
+// timer handle). So unlinking, and asking whether a node is alone in a
+// given list, read only the node itself, and move_list relabels one node
+// (the first), as hlist_move_list() rewrites first->pprev.
 #pragma once
 
 #include "wheel/timer_queue.hpp"
 
+#include <cstddef>
 #include <cstdint>
-#include <numeric>
-#include <utility>
 #include <vector>
 
 namespace timersim {
 
-// Node requirements: TimerId next, prev; std::uint16_t slot.
+// Back links at or above this name a list head, below it a node: timer
+// handles of a pool whose nodes live in BucketLists stay below it.
+inline constexpr TimerId kFirstHeadLink = kNoTimer - 0x10000u;
+
+// Node requirements: TimerId next, pprev. At most 0x10000 lists.
 class BucketLists {
 public:
-    explicit BucketLists(std::size_t lists) : head_(lists, kNoTimer), slot_of_(lists) {
-        std::iota(slot_of_.begin(), slot_of_.end(), std::uint16_t{0});
-    }
+    explicit BucketLists(std::size_t lists) : head_(lists, kNoTimer) {}
 
-    std::size_t size() const noexcept { return slot_of_.size(); }
-    bool empty(std::size_t list) const noexcept { return head_[slot_of_[list]] == kNoTimer; }
-    TimerId front(std::size_t list) const noexcept { return head_[slot_of_[list]]; }
+    std::size_t size() const noexcept { return head_.size(); }
+    bool empty(std::size_t list) const noexcept { return head_[list] == kNoTimer; }
+    TimerId front(std::size_t list) const noexcept { return head_[list]; }
     // Entries of `list`, by walking it: only views of the wheel ask, so the
     // arm/cancel hot path keeps no counters (they cost ~1.5 ns per pair).
     template <class Nodes>
     std::uint32_t count(const Nodes& nodes, std::size_t list) const noexcept {
         std::uint32_t n = 0;
-        for (TimerId t = head_[slot_of_[list]]; t != kNoTimer; t = nodes[t].next) ++n;
+        for (TimerId t = head_[list]; t != kNoTimer; t = nodes[t].next) ++n;
         return n;
     }
 
-    // Is this node linked into `list` (as opposed to a work list it was moved to)?
-    template <class Node>
-    bool holds(std::size_t list, const Node& node) const noexcept {
-        return node.slot == slot_of_[list];
+    // Is this pending node linked into `list` (as opposed to a work list it
+    // was moved to)? Follows the back links to the head: O(the node's
+    // position), for callers off the hot path.
+    template <class Nodes, class Node>
+    bool holds(const Nodes& nodes, std::size_t list, const Node& node) const noexcept {
+        TimerId link = node.pprev;
+        while (link < kFirstHeadLink) link = nodes[link].pprev;
+        return link == head_link(list);
     }
 
-    // hlist_is_singular_node(): the node is the only entry of `list`.
+    // hlist_is_singular_node(): the node is the only entry of `list` (a node
+    // moved to a work list is not in its bucket any more).
     template <class Node>
-    bool is_only(std::size_t list, const Node& node) const noexcept {
-        return holds(list, node) && node.prev == kNoTimer && node.next == kNoTimer;
+    static bool is_only(std::size_t list, const Node& node) noexcept {
+        return node.pprev == head_link(list) && node.next == kNoTimer;
     }
 
+    // Returns whether `list` was empty before.
     template <class Nodes>
-    void push_front(Nodes& nodes, std::size_t list, TimerId id) noexcept {
-        const std::uint16_t slot = slot_of_[list];
+    bool push_front(Nodes& nodes, std::size_t list, TimerId id) noexcept {
         auto& node = nodes[id];
-        node.next = head_[slot];
-        node.prev = kNoTimer;
-        node.slot = slot;
-        if (node.next != kNoTimer) nodes[node.next].prev = id;
-        head_[slot] = id;
+        const TimerId first = head_[list];
+        node.next = first;
+        node.pprev = head_link(list);
+        head_[list] = id;
+        if (first == kNoTimer) return true;
+        nodes[first].pprev = id;
+        return false;
     }
 
+    // The node's own links are left as they were: nothing reads them until
+    // the node is linked again.
     template <class Nodes>
     void unlink(Nodes& nodes, TimerId id) noexcept {
-        auto& node = nodes[id];
-        if (node.prev == kNoTimer)
-            head_[node.slot] = node.next;
+        const auto& node = nodes[id];
+        const TimerId pprev = node.pprev;
+        const TimerId next = node.next;
+        if (pprev >= kFirstHeadLink)
+            head_[pprev - kFirstHeadLink] = next;
         else
-            nodes[node.prev].next = node.next;
-        if (node.next != kNoTimer) nodes[node.next].prev = node.prev;
-        node.next = node.prev = kNoTimer;
+            nodes[pprev].next = next;
+        if (next != kNoTimer) nodes[next].pprev = pprev;
     }
 
     // Hand every node of `from` to the (empty) list `to`; `from` is empty after.
-    void move_list(std::size_t from, std::size_t to) noexcept {
-        std::swap(slot_of_[from], slot_of_[to]);
+    template <class Nodes>
+    void move_list(Nodes& nodes, std::size_t from, std::size_t to) noexcept {
+        const TimerId first = head_[from];
+        head_[to] = first;
+        head_[from] = kNoTimer;
+        if (first != kNoTimer) nodes[first].pprev = head_link(to);
     }
 
 private:
-    std::vector<TimerId> head_;          // by storage slot
-    std::vector<std::uint16_t> slot_of_; // by list id
+    static constexpr TimerId head_link(std::size_t list) noexcept {
+        return kFirstHeadLink + static_cast<TimerId>(list);
+    }
+
+    std::vector<TimerId> head_; // by list id
 };
 
 } // namespace timersim

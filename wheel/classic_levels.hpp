@@ -20,6 +20,8 @@
 
 #include "wheel/jiffies.hpp"
 
+#include <array>
+#include <bit>
 #include <cstdint>
 
 namespace timersim::classic {
@@ -80,6 +82,44 @@ constexpr Slot calc_slot(Jiffies expires, Jiffies timer_jiffies, const Geometry&
     const Jiffies at = clamped ? timer_jiffies + g.max_tval() : expires;
     return {5, static_cast<unsigned>((at >> g.shift(5)) & (g.tvn_size() - 1)), false, clamped};
 }
+
+// calc_slot() for the wheel's hot path: the array a delta lands in depends
+// only on its bit width (d < range_end(a) = 2^(tvr + (a-1) tvn) is
+// bit_width(d) <= tvr + (a-1) tvn), so one table lookup replaces the loop
+// over the arrays, and the slot comes from per-array shift, mask and first
+// list. Deltas in the past (bit 63 set) or beyond MAX_TVAL map to 0: the
+// caller takes calc_slot() for those.
+class SlotTable {
+public:
+    constexpr explicit SlotTable(const Geometry& g) noexcept {
+        for (unsigned bw = 0; bw <= 64; ++bw) {
+            array_of_width_[bw] = 0;
+            for (unsigned a = 1; a <= 4 && array_of_width_[bw] == 0; ++a)
+                if (bw <= g.tvr_bits + (a - 1) * g.tvn_bits) array_of_width_[bw] = static_cast<std::uint8_t>(a);
+            if (array_of_width_[bw] == 0 && bw <= g.tvr_bits + 4 * g.tvn_bits) array_of_width_[bw] = 5;
+        }
+        for (unsigned a = 1; a <= kArrays; ++a) {
+            shift_[a] = static_cast<std::uint8_t>(g.shift(a));
+            mask_[a] = g.slots(a) - 1;
+            first_list_[a] = g.list_id(a, 0);
+        }
+    }
+    // The wheel list of an expiry at delta d = expires - timer_jiffies, or
+    // nothing (kNone) when calc_slot() must decide (past or clamped).
+    static constexpr unsigned kNone = ~0u;
+    constexpr unsigned list_of(Jiffies expires, Jiffies d) const noexcept {
+        // bit_width(d | 1): 0 and 1 are both tv1 deltas, without bit_width(0)'s branch.
+        const unsigned a = array_of_width_[std::bit_width(d | 1)];
+        if (a == 0) [[unlikely]] return kNone;
+        return first_list_[a] + (static_cast<unsigned>(expires >> shift_[a]) & mask_[a]);
+    }
+
+private:
+    std::array<std::uint8_t, 65> array_of_width_{};
+    std::array<std::uint8_t, kArrays + 1> shift_{};
+    std::array<unsigned, kArrays + 1> mask_{};
+    std::array<unsigned, kArrays + 1> first_list_{};
+};
 
 // 4.x apply_slack(): let mod_timer() push the expiry later, within a limit,
 // to the value with the most trailing zero bits, so that timers batch up.

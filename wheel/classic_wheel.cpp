@@ -9,7 +9,7 @@ using namespace classic;
 ClassicWheel::ClassicWheel() : ClassicWheel(Config{}) {}
 
 ClassicWheel::ClassicWheel(Config config)
-    : hz_(config.hz), geometry_(config.geometry), slack_(config.slack),
+    : hz_(config.hz), geometry_(config.geometry), slack_(config.slack), slot_table_(geometry_),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
       timer_jiffies_(jiffies_), next_timer_(jiffies_), // 4.x init_timer_cpu()
       lists_(geometry_.wheel_lists() + 2) {
@@ -19,66 +19,13 @@ ClassicWheel::ClassicWheel(Config config)
         throw std::invalid_argument("unsupported classic wheel geometry");
 }
 
-void ClassicWheel::place(TimerId id) noexcept {
-    auto& nodes = pool_.nodes();
-    Node& n = nodes[id];
-    const Slot s = calc_slot(n.expires, timer_jiffies_, geometry_);
-    n.list = static_cast<std::uint16_t>(geometry_.list_id(s.array, s.slot));
-    lists_.push_front(nodes, n.list, id);
+unsigned ClassicWheel::far_list(Jiffies expires) const noexcept {
+    const Slot s = calc_slot(expires, timer_jiffies_, geometry_);
+    return geometry_.list_id(s.array, s.slot);
 }
 
-// 4.x internal_add_timer(): an empty wheel first snaps T to jiffies, so the
-// new timer's delta is not measured from a stale T.
-void ClassicWheel::internal_add_timer(TimerId id) noexcept {
-    if (all_timers_++ == 0) timer_jiffies_ = jiffies_;
-    Node& n = pool_[id];
-    // A timer at or after T runs in the step whose T equals its expiry; an
-    // expiry in the past runs in the very next step.
-    n.runs_at = time_after_eq(n.expires, timer_jiffies_) ? n.expires : timer_jiffies_;
-    place(id);
-    n.pending = true;
-    ++counters_.enqueues;
-    counters_.peak_pending = std::max<std::uint64_t>(counters_.peak_pending, all_timers_);
-    if (!n.deferrable) {
-        if (active_timers_++ == 0 || time_before(n.expires, next_timer_)) next_timer_ = n.expires;
-    }
-}
-
-// 4.x detach_if_pending(): removing the cached earliest timer makes
-// next_timer stale (set to T, which forces a rescan); removing the last timer
-// snaps T to jiffies.
-void ClassicWheel::detach_if_pending(TimerId id) noexcept {
-    auto& nodes = pool_.nodes();
-    Node& n = nodes[id];
-    if (!n.pending) return;
-    lists_.unlink(nodes, id);
-    n.pending = false;
-    if (!n.deferrable) {
-        --active_timers_;
-        if (n.expires == next_timer_) next_timer_ = timer_jiffies_;
-    }
-    if (--all_timers_ == 0) timer_jiffies_ = jiffies_;
-}
-
-// 4.4 mod_timer(), mod_timer_pending(), mod_timer_pinned() over __mod_timer().
-ArmOutcome ClassicWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
-    pool_.check(id);
-    ++counters_.arms;
-    Node& n = pool_[id];
-    if (call == ArmCall::mod_timer && slack_) expires = apply_slack(expires, jiffies_, *slack_);
-    // mod_timer() and mod_timer_pinned() return early on an identical expiry;
-    // mod_timer_pending() always requeues.
-    if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
-        ++counters_.same_expiry_shortcuts;
-        return ArmOutcome::same_expiry;
-    }
-    if (n.pending)
-        detach_if_pending(id);
-    else if (call == ArmCall::mod_timer_pending)
-        return ArmOutcome::not_pending;
-    n.expires = expires;
-    internal_add_timer(id);
-    return ArmOutcome::queued;
+Jiffies ClassicWheel::with_slack(Jiffies expires) const noexcept {
+    return apply_slack(expires, jiffies_, *slack_);
 }
 
 // 4.4 mod_timer()/mod_timer_pending()/mod_timer_pinned() from another CPU:
@@ -87,27 +34,19 @@ ArmOutcome ClassicWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
 ArmOutcome ClassicWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
     pool_.check(id);
     Node& n = pool_[id];
-    if (call == ArmCall::mod_timer && slack_) expires = apply_slack(expires, jiffies_, *slack_);
+    if (call == ArmCall::mod_timer && slack_) expires = with_slack(expires);
     if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
         ++counters_.arms;
         ++counters_.same_expiry_shortcuts;
         return ArmOutcome::same_expiry;
     }
     if (n.pending) {
-        detach_if_pending(id);
+        detach(n, id);
     } else if (call == ArmCall::mod_timer_pending) {
         ++counters_.arms;
         return ArmOutcome::not_pending;
     }
     return ArmOutcome::queued;
-}
-
-bool ClassicWheel::cancel(TimerId id) {
-    pool_.check(id);
-    if (!pool_[id].pending) return false;
-    detach_if_pending(id);
-    ++counters_.cancels;
-    return true;
 }
 
 // 4.x cascade(): re-place every timer of one slot relative to the current T
@@ -117,11 +56,11 @@ void ClassicWheel::cascade(unsigned array, unsigned slot) noexcept {
     auto& nodes = pool_.nodes();
     ++counters_.cascades;
     ++counters_.buckets_scanned;
-    lists_.move_list(geometry_.list_id(array, slot), cascade_list());
+    lists_.move_list(nodes, geometry_.list_id(array, slot), cascade_list());
     while (!lists_.empty(cascade_list())) {
         const TimerId id = lists_.front(cascade_list());
         lists_.unlink(nodes, id);
-        place(id);
+        place(nodes[id], id);
         ++counters_.cascade_moves;
         ++counters_.cascade_moves_from_level[array];
     }

@@ -45,9 +45,8 @@ public:
 
     struct Node {
         TimerId next = kNoTimer;
-        TimerId prev = kNoTimer;
-        std::uint16_t slot = 0; // storage slot of the list it is linked into
-        std::uint16_t list = 0; // wheel list it was placed in (tv array + slot)
+        TimerId pprev = kNoTimer; // back link: the node before, or the list head (bucket_lists.hpp)
+        std::uint16_t list = 0;   // wheel list it was placed in (tv array + slot)
         bool live = false;
         bool pending = false;
         bool deferrable = false;
@@ -68,12 +67,44 @@ public:
         pool_.destroy(id);
     }
 
-    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
+    // 4.4 mod_timer(), mod_timer_pending(), mod_timer_pinned() over
+    // __mod_timer(). Inline, as the kernel's is: the call is most of the cost
+    // otherwise.
+    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
+        Node& n = pool_.at(id);
+        if (!n.pending) pool_.check_live(n, id);
+        ++counters_.arms;
+        if (call == ArmCall::mod_timer && slack_) expires = with_slack(expires);
+        // mod_timer() and mod_timer_pinned() return early on an identical
+        // expiry; mod_timer_pending() always requeues.
+        if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
+            ++counters_.same_expiry_shortcuts;
+            return ArmOutcome::same_expiry;
+        }
+        if (n.pending)
+            detach(n, id);
+        else if (call == ArmCall::mod_timer_pending)
+            return ArmOutcome::not_pending;
+        n.expires = expires;
+        internal_add_timer(n, id, expires);
+        return ArmOutcome::queued;
+    }
     // 4.x mod_timer() family from another CPU up to the base switch
     // (wheel/timer_queue.hpp): slack applied to `expires`, the same-expiry
     // shortcut, then detach.
     ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
-    bool cancel(TimerId id);
+    // 4.x del_timer(). A pending timer is live, so only an idle one needs the
+    // validity check.
+    bool cancel(TimerId id) {
+        Node& n = pool_.at(id);
+        if (!n.pending) {
+            pool_.check_live(n, id);
+            return false;
+        }
+        detach(n, id);
+        ++counters_.cancels;
+        return true;
+    }
 
     Jiffies jiffies() const noexcept { return jiffies_; }
     void set_jiffies(Jiffies j) {
@@ -138,9 +169,52 @@ private:
     std::size_t work_list() const noexcept { return geometry_.wheel_lists(); }
     std::size_t cascade_list() const noexcept { return geometry_.wheel_lists() + 1; }
 
-    void place(TimerId id) noexcept;          // __internal_add_timer()
-    void internal_add_timer(TimerId id) noexcept;
-    void detach_if_pending(TimerId id) noexcept;
+    // 4.x __internal_add_timer(): the list by the distance from T (the
+    // table; calc_slot() for past and clamped expiries), at its head.
+    void place(Node& n, TimerId id) noexcept { place(n, id, n.expires); }
+    // The same with `expires` (== n.expires) in hand: arm() just stored it,
+    // and reading it back would wait on that store.
+    void place(Node& n, TimerId id, Jiffies expires) noexcept {
+        unsigned list = slot_table_.list_of(expires, expires - timer_jiffies_);
+        if (list == classic::SlotTable::kNone) [[unlikely]] list = far_list(expires);
+        n.list = static_cast<std::uint16_t>(list);
+        lists_.push_front(pool_.nodes(), list, id);
+    }
+
+    // Out of line, to keep the inlined arm() small: past or clamped
+    // expiries (calc_slot()), and the slack computation.
+    unsigned far_list(Jiffies expires) const noexcept;
+    Jiffies with_slack(Jiffies expires) const noexcept;
+
+    // 4.x internal_add_timer(): an empty wheel first snaps T to jiffies, so
+    // the new timer's delta is not measured from a stale T.
+    void internal_add_timer(Node& n, TimerId id, Jiffies expires) noexcept {
+        if (all_timers_++ == 0) timer_jiffies_ = jiffies_;
+        // A timer at or after T runs in the step whose T equals its expiry; an
+        // expiry in the past runs in the very next step.
+        n.runs_at = time_after_eq(expires, timer_jiffies_) ? expires : timer_jiffies_;
+        place(n, id, expires);
+        n.pending = true;
+        ++counters_.enqueues;
+        // The peak is stored only when it moves.
+        if (all_timers_ > counters_.peak_pending) [[unlikely]] counters_.peak_pending = all_timers_;
+        if (!n.deferrable) {
+            if (active_timers_++ == 0 || time_before(expires, next_timer_)) next_timer_ = expires;
+        }
+    }
+
+    // 4.x detach_if_pending() for a pending timer: removing the cached
+    // earliest timer makes next_timer stale (set to T, which forces a
+    // rescan); removing the last timer snaps T to jiffies.
+    void detach(Node& n, TimerId id) noexcept {
+        lists_.unlink(pool_.nodes(), id);
+        n.pending = false;
+        if (!n.deferrable) {
+            --active_timers_;
+            if (n.expires == next_timer_) next_timer_ = timer_jiffies_;
+        }
+        if (--all_timers_ == 0) timer_jiffies_ = jiffies_;
+    }
     void cascade(unsigned array, unsigned slot) noexcept;
     Jiffies next_timer_scan() noexcept;       // __next_timer_interrupt()
 
@@ -153,13 +227,14 @@ private:
     unsigned hz_;
     classic::Geometry geometry_;
     std::optional<std::int64_t> slack_;
+    classic::SlotTable slot_table_;
     Jiffies jiffies_;
     Jiffies timer_jiffies_;
     Jiffies next_timer_;
     std::size_t all_timers_ = 0;
     std::size_t active_timers_ = 0;
     BucketLists lists_; // the wheel lists, then the work list, then a cascade scratch list
-    TimerPool<Node> pool_;
+    TimerPool<Node, kFirstHeadLink> pool_;
     QueueCounters counters_;
 };
 
@@ -190,7 +265,7 @@ bool ClassicWheel::run_timers(F& on_fire, std::uint64_t& budget) {
         }
         ++timer_jiffies_;
         ++counters_.buckets_scanned;
-        lists_.move_list(index, work_list());
+        lists_.move_list(pool_.nodes(), index, work_list());
         if (expire_work_list<Bounded>(on_fire, budget)) return true;
     }
     return false;

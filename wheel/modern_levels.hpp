@@ -26,6 +26,7 @@
 
 #include "wheel/jiffies.hpp"
 
+#include <bit>
 #include <cstdint>
 
 namespace timersim::modern {
@@ -70,23 +71,37 @@ constexpr WheelIndex place_at_level(Jiffies expires, unsigned level) noexcept {
                       q << level_shift(level), false, false};
 }
 
+// The level of a delta below WHEEL_TIMEOUT_CUTOFF, in closed form. Level L
+// holds [63 << 3(L-1), 63 << 3L), so q = delta / 63 lies in [8^(L-1), 8^L)
+// and its bit width in 3L-2 .. 3L (q = 0, i.e. delta < 63, is level 0). The
+// kernel tests the bounds one after the other; this gives the same level for
+// every such delta at depth 8 and 9 (checked exhaustively for all 2^30 of
+// them, and against the chain at every bound by tests/wheel), in a few
+// instructions and without the unpredictable branches (arms alternate
+// between levels) or a loop over the runtime depth.
+//
+// Every delta below the cutoff is below 2^30, where delta / 63 is exactly
+// (delta * ceil(2^36 / 63)) >> 36 (the rounding error stays under
+// 2^30 / 2^36 < 1/63; part of the exhaustive check): one multiply, where the
+// compiler's general 64-bit division by 63 takes seven instructions.
+// bit_width(2q+1) is bit_width(q) + 1 without bit_width(0)'s special case.
+constexpr unsigned level_of_delta(Jiffies delta) noexcept {
+    static_assert(timeout_cutoff(kMaxDepth) <= (Jiffies{1} << 30));
+    constexpr Jiffies kDiv63 = ((Jiffies{1} << 36) + kLevelMask - 1) / kLevelMask;
+    const auto q = static_cast<std::uint32_t>((delta * kDiv63) >> 36);
+    return (static_cast<unsigned>(std::bit_width(2 * q + 1)) + 1) / 3;
+}
+
 // 6.1 calc_wheel_index(): the level is chosen by the distance from clk.
-// The kernel tests the level bounds one after the other; counting the bounds
-// at or below delta picks the same level without a chain of unpredictable
-// branches (arms alternate between levels). Past, clamped and last-level
-// deltas all lie at or beyond LVL_START(depth-1) and take the slow path.
+// Past and clamped deltas lie at or beyond the cutoff and take the slow path.
 constexpr WheelIndex calc_wheel_index(Jiffies expires, Jiffies clk, unsigned depth) noexcept {
     const Jiffies delta = expires - clk;
-    if (delta < level_start(depth - 1)) {
-        unsigned level = 0;
-        for (unsigned l = 1; l + 1 < depth; ++l) level += delta >= level_start(l);
-        return place_at_level(expires, level);
-    }
+    if (delta < timeout_cutoff(depth)) [[likely]]
+        return place_at_level(expires, level_of_delta(delta));
     if (static_cast<std::int64_t>(delta) < 0)
         return WheelIndex{static_cast<unsigned>(clk & kLevelMask), 0, clk, false, true};
-    const bool clamped = delta >= timeout_cutoff(depth);
-    WheelIndex wi = place_at_level(clamped ? clk + timeout_max(depth) : expires, depth - 1);
-    wi.clamped = clamped;
+    WheelIndex wi = place_at_level(clk + timeout_max(depth), depth - 1);
+    wi.clamped = true;
     return wi;
 }
 

@@ -9,17 +9,15 @@ using namespace modern;
 ModernWheel::ModernWheel() : ModernWheel(Config{}) {}
 
 ModernWheel::ModernWheel(Config config)
-    : hz_(config.hz), depth_(depth_for_hz(config.hz)), deferrable_base_(config.deferrable_base),
+    : hz_(config.hz), depth_(depth_for_hz(config.hz)), cutoff_(timeout_cutoff(depth_)),
+      deferrable_base_(config.deferrable_base),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
       bases_{Base(depth_, jiffies_), Base(depth_, jiffies_)} {
     if (config.hz == 0) throw std::invalid_argument("hz must be positive");
 }
 
-// 6.1 forward_timer_base(): catch an idle base's clk up with jiffies, but
-// never past a bucket that is already due (then only up to next_expiry).
-void ModernWheel::forward_timer_base(Base& b) noexcept {
-    // Close enough, or clk is one ahead while timers run: nothing to do.
-    if (jiffies_diff(jiffies_, b.clk) < 1) return;
+// The slow half of forward_timer_base(): the base is behind jiffies.
+void ModernWheel::forward_idle_base(Base& b) noexcept {
     if (time_after(b.next_expiry, jiffies_)) {
         b.clk = jiffies_;
     } else {
@@ -27,84 +25,6 @@ void ModernWheel::forward_timer_base(Base& b) noexcept {
         if (time_before(b.next_expiry, b.clk)) return;
         b.clk = b.next_expiry;
     }
-}
-
-// 6.1 enqueue_timer(): head of the bucket, bit set, idx stored; next_expiry
-// only ever moves earlier here (by bucket expiry, not by timer->expires).
-void ModernWheel::enqueue_timer(Base& b, TimerId id, const WheelIndex& wi) noexcept {
-    auto& nodes = pool_.nodes();
-    b.lists.push_front(nodes, wi.idx, id);
-    b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & kLevelMask);
-    Node& n = nodes[id];
-    n.idx = static_cast<std::uint16_t>(wi.idx);
-    n.bucket_expiry = wi.bucket_expiry;
-    n.pending = true;
-    ++b.queued;
-    ++counters_.enqueues;
-    counters_.peak_pending = std::max<std::uint64_t>(counters_.peak_pending, pending());
-    if (time_before(wi.bucket_expiry, b.next_expiry)) {
-        b.next_expiry = wi.bucket_expiry;
-        b.timers_pending = true;
-        b.next_expiry_recalc = false;
-    }
-}
-
-// 6.1 detach_if_pending(): emptying a bucket clears its bit and flags
-// next_expiry for lazy recomputation (it is left as is, possibly too early).
-// A timer already moved to a work list by the softirq is not "in" its bucket.
-void ModernWheel::detach_if_pending(Base& b, TimerId id) noexcept {
-    auto& nodes = pool_.nodes();
-    Node& n = nodes[id];
-    if (!n.pending) return;
-    if (b.lists.is_only(n.idx, n)) {
-        b.pending_map[n.idx / kLevelSize] &= ~(std::uint64_t{1} << (n.idx & kLevelMask));
-        b.next_expiry_recalc = true;
-    }
-    b.lists.unlink(nodes, id);
-    n.pending = false;
-    --b.queued;
-}
-
-// 6.1 __mod_timer() as reached from mod_timer() and mod_timer_pending().
-// There is no slack in the modern wheel; the pinned variant only matters for
-// the choice of CPU, which is the engine's business.
-ArmOutcome ModernWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
-    pool_.check(id);
-    ++counters_.arms;
-    Node& n = pool_[id];
-    std::optional<WheelIndex> computed;
-    Jiffies clk_at_compute = 0;
-    if (n.pending) {
-        if (n.expires == expires) {
-            ++counters_.same_expiry_shortcuts;
-            return ArmOutcome::same_expiry;
-        }
-        Base& b = base_of(n);
-        forward_timer_base(b);
-        computed = calc_wheel_index(expires, b.clk, depth_);
-        clk_at_compute = b.clk;
-        // Same bucket: only ->expires changes; the timer keeps the bucket's
-        // expiry and does not move (not even to another CPU).
-        if (same_bucket(b, n, computed->idx)) {
-            n.expires = expires;
-            ++counters_.same_bucket_shortcuts;
-            return ArmOutcome::same_bucket;
-        }
-        detach_if_pending(b, id);
-    } else {
-        // 6.1 __mod_timer(): the base is locked and forwarded before the
-        // MOD_TIMER_PENDING_ONLY check, so an idle timer forwards it too.
-        forward_timer_base(bases_[target_base(n)]);
-        if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
-    }
-    // The timer stays on this CPU; its base only depends on TIMER_DEFERRABLE.
-    n.base = target_base(n);
-    Base& b = base_of(n);
-    n.expires = expires;
-    // Reuse the index when it was computed against this very base and clock.
-    if (!computed || clk_at_compute != b.clk) computed = calc_wheel_index(expires, b.clk, depth_);
-    enqueue_timer(b, id, *computed);
-    return ArmOutcome::queued;
 }
 
 // 6.1 __mod_timer() from another CPU, up to get_target_base(): the same
@@ -129,24 +49,15 @@ ArmOutcome ModernWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
             ++counters_.same_bucket_shortcuts;
             return ArmOutcome::same_bucket;
         }
-        detach_if_pending(b, id);
+        detach(b, id, n);
         return ArmOutcome::queued;
     }
-    forward_timer_base(bases_[target_base(n)]);
+    forward_timer_base(base_of(n));
     if (call == ArmCall::mod_timer_pending) {
         ++counters_.arms;
         return ArmOutcome::not_pending;
     }
     return ArmOutcome::queued;
-}
-
-bool ModernWheel::cancel(TimerId id) {
-    pool_.check(id);
-    Node& n = pool_[id];
-    if (!n.pending) return false;
-    detach_if_pending(base_of(n), id);
-    ++counters_.cancels;
-    return true;
 }
 
 // 6.1 collect_expired_timers(): clk jumps to next_expiry; the level-L bucket
@@ -159,7 +70,7 @@ unsigned ModernWheel::collect_expired_timers(Base& b) noexcept {
         ++counters_.buckets_scanned;
         if (b.pending_map[level] & (std::uint64_t{1} << bit)) {
             b.pending_map[level] &= ~(std::uint64_t{1} << bit);
-            b.lists.move_list(level_offset(level) + bit, work_list(level));
+            b.lists.move_list(pool_.nodes(), level_offset(level) + bit, work_list(level));
             levels |= 1u << level;
         }
         if (c & kClkMask) break;

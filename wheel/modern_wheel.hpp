@@ -52,13 +52,12 @@ public:
 
     struct Node {
         TimerId next = kNoTimer;
-        TimerId prev = kNoTimer;
-        std::uint16_t slot = 0;     // storage slot of the list it is linked into
+        TimerId pprev = kNoTimer;   // back link: the node before, or the list head (bucket_lists.hpp)
         std::uint16_t idx = 0;      // kernel bucket index (timer->flags >> 22)
         bool live = false;
         bool pending = false;
         bool deferrable = false;
-        std::uint8_t base = base_std;
+        std::uint8_t base = base_std; // fixed at create(): TIMER_DEFERRABLE and the config decide it
         Jiffies expires = 0;
         Jiffies bucket_expiry = 0;
     };
@@ -90,7 +89,12 @@ public:
 
     TimerId create(TimerFlags flags = {}) {
         const TimerId id = pool_.create();
-        pool_[id].deferrable = flags.deferrable;
+        Node& n = pool_[id];
+        n.deferrable = flags.deferrable;
+        // A timer stays on this CPU's wheel (arm_detach() hands it to another
+        // wheel) and its base only depends on TIMER_DEFERRABLE, so it is known
+        // now; arm() then never waits on the flag to find its base.
+        n.base = target_base(n);
         return id;
     }
     void destroy(TimerId id) {
@@ -98,11 +102,41 @@ public:
         pool_.destroy(id);
     }
 
-    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
+    // 6.1 __mod_timer() as reached from mod_timer() and mod_timer_pending().
+    // There is no slack in the modern wheel; the pinned variant only matters
+    // for the choice of CPU, which is the engine's business. Inline, as the
+    // kernel's is: the call is most of the cost otherwise.
+    //
+    // The base is chosen by a branch, not by indexing with the node's base
+    // field: on a large wheel the node is a cache miss, and a predicted
+    // branch lets the whole index computation and enqueue run before it
+    // arrives instead of waiting on it for the base's address.
+    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
+        Node& n = pool_.at(id);
+        if (n.base == base_std) [[likely]]
+            return arm_on<base_std>(id, n, expires, call);
+        return arm_on<base_def>(id, n, expires, call);
+    }
     // 6.1 __mod_timer() up to the base switch, for a timer moving to another
     // CPU's wheel (wheel/timer_queue.hpp). No slack: `expires` is unchanged.
     ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
-    bool cancel(TimerId id);
+    // 6.1 del_timer(). A pending timer is live, so only an idle one needs the
+    // validity check.
+    bool cancel(TimerId id) {
+        Node& n = pool_.at(id);
+        if (!n.pending) {
+            pool_.check_live(n, id);
+            return false;
+        }
+        // A branch for the base, as in arm(): its count and bitmap do not
+        // wait for the node.
+        if (n.base == base_std) [[likely]]
+            detach(bases_[base_std], id, n);
+        else
+            detach(bases_[base_def], id, n);
+        ++counters_.cancels;
+        return true;
+    }
 
     Jiffies jiffies() const noexcept { return jiffies_; }
     void set_jiffies(Jiffies j) {
@@ -201,13 +235,109 @@ private:
     // carry-over: it sits in a work list, collected at a clock that has
     // passed, and would fire there, before its new expiry. The kernel never
     // keeps collected timers beyond the run that collected them; only the
-    // engine's --max-expiries-per-softirq bound does.
+    // engine's --max-expiries-per-softirq bound does. (holds() walks back to
+    // the list head; it only runs while a carry-over is held.)
     bool same_bucket(const Base& b, const Node& n, unsigned idx) const noexcept {
-        return idx == n.idx && !(b.carry_held && !b.lists.holds(n.idx, n));
+        return idx == n.idx && !(b.carry_held && !b.lists.holds(pool_.nodes(), n.idx, n));
     }
-    void forward_timer_base(Base& b) noexcept;
-    void enqueue_timer(Base& b, TimerId id, const modern::WheelIndex& wi) noexcept;
-    void detach_if_pending(Base& b, TimerId id) noexcept;
+    // 6.1 forward_timer_base(): catch an idle base's clk up with jiffies, but
+    // never past a bucket that is already due (then only up to next_expiry).
+    void forward_timer_base(Base& b) noexcept {
+        // Close enough, or clk is one ahead while timers run: nothing to do.
+        if (jiffies_diff(jiffies_, b.clk) < 1) [[likely]] return;
+        forward_idle_base(b);
+    }
+    void forward_idle_base(Base& b) noexcept;
+
+    template <BaseIndex B>
+    ArmOutcome arm_on(TimerId id, Node& n, Jiffies expires, ArmCall call) {
+        Base& b = bases_[B];
+        if (n.pending) {
+            ++counters_.arms;
+            if (n.expires == expires) {
+                ++counters_.same_expiry_shortcuts;
+                return ArmOutcome::same_expiry;
+            }
+            forward_timer_base(b);
+            const modern::WheelIndex wi = index_for(expires, b.clk);
+            // Same bucket: only ->expires changes; the timer keeps the bucket's
+            // expiry and does not move (not even to another CPU).
+            if (same_bucket(b, n, wi.idx)) {
+                n.expires = expires;
+                ++counters_.same_bucket_shortcuts;
+                return ArmOutcome::same_bucket;
+            }
+            // Same base, and detaching does not move clk: the index stands.
+            // The timer stays pending throughout, so the base's count and the
+            // peak do not move either.
+            unlink_timer(b, id, n);
+            n.expires = expires;
+            link_timer(b, id, n, wi);
+            return ArmOutcome::queued;
+        }
+        pool_.check_live(n, id);
+        ++counters_.arms;
+        // 6.1 __mod_timer(): the base is locked and forwarded before the
+        // MOD_TIMER_PENDING_ONLY check, so an idle timer forwards it too.
+        forward_timer_base(b);
+        if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
+        n.expires = expires;
+        link_timer(b, id, n, index_for(expires, b.clk));
+        n.pending = true;
+        ++b.queued;
+        // pending() only grows here; the peak is stored only when it moves.
+        const std::uint64_t now_pending = pending();
+        if (now_pending > counters_.peak_pending) [[unlikely]] counters_.peak_pending = now_pending;
+        return ArmOutcome::queued;
+    }
+
+    // calc_wheel_index() against this wheel's cutoff, kept rather than
+    // derived from the depth on every arm.
+    modern::WheelIndex index_for(Jiffies expires, Jiffies clk) const noexcept {
+        const Jiffies delta = expires - clk;
+        if (delta < cutoff_) [[likely]]
+            return modern::place_at_level(expires, modern::level_of_delta(delta));
+        return modern::calc_wheel_index(expires, clk, depth_); // past or clamped
+    }
+
+    // 6.1 enqueue_timer(): head of the bucket, bit set, idx stored; next_expiry
+    // only ever moves earlier here (by bucket expiry, not by timer->expires).
+    // A bucket's pending_map bit is set exactly when the bucket holds timers
+    // (enqueue sets it, the delete that empties a bucket and the collection
+    // that moves it out clear it), so only a timer entering an empty bucket
+    // needs to set it: the same bits, without a read-modify-write per arm.
+    void link_timer(Base& b, TimerId id, Node& n, const modern::WheelIndex& wi) noexcept {
+        if (b.lists.push_front(pool_.nodes(), wi.idx, id))
+            b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & modern::kLevelMask);
+        n.idx = static_cast<std::uint16_t>(wi.idx);
+        n.bucket_expiry = wi.bucket_expiry;
+        ++counters_.enqueues;
+        if (time_before(wi.bucket_expiry, b.next_expiry)) {
+            b.next_expiry = wi.bucket_expiry;
+            b.timers_pending = true;
+            b.next_expiry_recalc = false;
+        }
+    }
+
+    // 6.1 detach_if_pending()'s list part: emptying a bucket clears its bit
+    // and flags next_expiry for lazy recomputation (it is left as is,
+    // possibly too early). A timer already moved to a work list by the
+    // softirq is not "in" its bucket.
+    void unlink_timer(Base& b, TimerId id, const Node& n) noexcept {
+        if (BucketLists::is_only(n.idx, n)) {
+            b.pending_map[n.idx / modern::kLevelSize] &= ~(std::uint64_t{1} << (n.idx & modern::kLevelMask));
+            b.next_expiry_recalc = true;
+        }
+        b.lists.unlink(pool_.nodes(), id);
+    }
+
+    // 6.1 detach_if_pending() for a pending timer.
+    void detach(Base& b, TimerId id, Node& n) noexcept {
+        unlink_timer(b, id, n);
+        n.pending = false;
+        --b.queued;
+    }
+
     unsigned collect_expired_timers(Base& b) noexcept;
     Jiffies next_timer_search(Base& b) noexcept; // __next_timer_interrupt()
     // The search itself, without side effects: the earliest bucket expiry
@@ -237,11 +367,12 @@ private:
 
     unsigned hz_;
     unsigned depth_;
+    Jiffies cutoff_; // WHEEL_TIMEOUT_CUTOFF for depth_
     bool deferrable_base_;
     Jiffies jiffies_;
     std::array<Base, 2> bases_;
     unsigned pass_base_ = base_std; // the base a budgeted pass is in
-    TimerPool<Node> pool_;
+    TimerPool<Node, kFirstHeadLink> pool_;
     QueueCounters counters_;
 };
 

@@ -190,6 +190,38 @@ TEST_CASE("classic: geometry constants") {
   CHECK(q.timer_jiffies() == 4294667296u);
 }
 
+// The wheel places timers through SlotTable; it must name the same list as
+// calc_slot() for every delta it answers, and leave exactly the past and
+// clamped ones to calc_slot().
+TEST_CASE("classic: the slot table agrees with calc_slot() around every array bound") {
+  for (const classic::Geometry g : {classic::Geometry::normal(), classic::Geometry::base_small()}) {
+    CAPTURE(g.tvr_bits);
+    const classic::SlotTable table(g);
+    auto check = [&](Jiffies T, Jiffies d) {
+      CAPTURE(T);
+      CAPTURE(d);
+      const classic::Slot s = classic::calc_slot(T + d, T, g);
+      const unsigned list = table.list_of(T + d, d);
+      if (s.past || s.clamped) {
+        CHECK(list == classic::SlotTable::kNone);
+      } else {
+        CHECK(list == g.list_id(s.array, s.slot));
+      }
+    };
+    for (const Jiffies T : {Jiffies{0}, Jiffies{4294667296u}, ~Jiffies{0} - 1000}) {
+      for (unsigned bit = 0; bit < 64; ++bit)
+        for (Jiffies k = 0; k < 5; ++k) {
+          check(T, (Jiffies{1} << bit) + k);
+          check(T, (Jiffies{1} << bit) - k);
+        }
+      for (Jiffies d = 0; d < 70000; ++d) check(T, d);
+      check(T, g.max_tval());
+      check(T, g.max_tval() + 1);
+      check(T, ~Jiffies{0});
+    }
+  }
+}
+
 TEST_CASE("classic: §8.2 rows: slot, path, cascades, the step it fires in") {
   for (const Row& r : rows_single()) {
     CAPTURE(r.T);

@@ -114,6 +114,34 @@ TEST_CASE("modern: §8.1 vectors through calc_wheel_index") {
   }
 }
 
+// calc_wheel_index() picks the level in closed form; the kernel walks the
+// bounds one after the other. Both must agree at and around every bound, at
+// both depths, and on a sweep of the whole range.
+TEST_CASE("modern: the closed-form level equals the kernel's chain of bounds") {
+  for (unsigned depth : {8u, 9u}) {
+    CAPTURE(depth);
+    auto chain = [depth](Jiffies delta) {
+      unsigned level = 0;
+      while (level + 1 < depth && delta >= modern::level_start(level + 1)) ++level;
+      return level;
+    };
+    auto check = [&](Jiffies delta) {
+      CAPTURE(delta);
+      const Jiffies clk = 1000;
+      const modern::WheelIndex wi = modern::calc_wheel_index(clk + delta, clk, depth);
+      CHECK(wi.level == chain(delta));
+      CHECK(wi.idx == modern::place_at_level(clk + delta, chain(delta)).idx);
+      CHECK_FALSE(wi.clamped);
+      CHECK_FALSE(wi.past);
+    };
+    const Jiffies cutoff = modern::timeout_cutoff(depth);
+    for (unsigned l = 1; l <= depth; ++l)
+      for (Jiffies d = modern::level_start(l) - 64; d <= modern::level_start(l) + 64; ++d)
+        if (d < cutoff) check(d);
+    for (Jiffies d = 0; d < cutoff; d += 4099) check(d);
+  }
+}
+
 TEST_CASE("modern: §8.1 vectors through a real wheel (placement, then the jiffy it fires at)") {
   for (const Row& r : kRows) {
     for (unsigned hz : r.depth == 8 ? std::vector<unsigned>{100} : std::vector<unsigned>{250, 1000}) {
