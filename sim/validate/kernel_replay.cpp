@@ -1,5 +1,7 @@
 #include "sim/validate/kernel_replay.hpp"
 
+#include "sim/validate/replay_input.hpp"
+
 #include "wheel/modern_levels.hpp"
 #include "wheel/modern_wheel.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
@@ -42,24 +44,10 @@ std::string_view to_string(ReplayCause cause) noexcept {
 
 namespace {
 
-// One timer_* line, copied out of the reader's buffer.
-struct Event {
-    FtraceEventType type = FtraceEventType::timer_init;
-    std::uint64_t line = 0;
-    std::uint64_t timestamp_ns = 0;
-    std::uint32_t line_cpu = 0;
-    std::uint64_t timer = 0;
-    std::string function;
-    Jiffies expires = 0;
-    std::optional<std::uint32_t> cpu;
-    std::optional<std::uint32_t> idx;
-    bool deferrable = false;
-    std::optional<Jiffies> baseclk;
-    std::optional<Jiffies> jiffies;
-    std::size_t incarnation = 0;      // which timer object (a timer_init starts a new one)
-    std::size_t next_same_cpu = 0;    // index of the next event printed by the same CPU
-    bool consumed = false;            // applied out of print order (an equal-timestamp reordering)
-};
+using validate::Event;
+using validate::LostMarker;
+using validate::ReplayInput;
+using validate::read_replay_input;
 
 // A timer object: one timer= value between two timer_inits.
 struct Incarnation {
@@ -124,14 +112,6 @@ private:
 // again by an agreeing expiry (checks counted apart).
 enum class History : std::uint8_t { whole, lost, resynced };
 
-// A line that says events are missing: "CPU:N [LOST M EVENTS]" (also
-// "[M EVENTS DROPPED]") or "##### CPU N buffer started ####".
-struct LostMarker {
-    std::uint64_t line = 0;
-    unsigned cpu = 0;
-    std::string what;
-};
-
 struct CpuState {
     History history = History::whole;
     std::string lost_since; // why, and where
@@ -141,9 +121,6 @@ struct CpuState {
     Jiffies run_jiffies = 0;
     std::uint64_t run_line = 0;
 };
-
-// CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
-inline constexpr std::uint32_t kMaxReplayCpus = 8192;
 
 // Jiffies are stepped one by one (for the catch-up runs) up to this jump: a
 // day at HZ=1000.
@@ -661,109 +638,13 @@ private:
     std::size_t cursor_ = 0;
 };
 
-std::optional<std::uint64_t> find_marker_line(std::string_view text, std::string_view marker) {
-    std::uint64_t line = 1;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        const std::size_t end = std::min(text.find('\n', pos), text.size());
-        const std::string_view l = text.substr(pos, end - pos);
-        if (l.find("tracing_mark_write:") != std::string_view::npos && l.find(marker) != std::string_view::npos)
-            return line;
-        pos = end + 1;
-        ++line;
-    }
-    return std::nullopt;
-}
-
-// The lines that say a CPU's events are missing, in line order.
-std::vector<LostMarker> find_lost_markers(std::string_view text) {
-    std::vector<LostMarker> out;
-    std::uint64_t line = 1;
-    std::size_t pos = 0;
-    const auto cpu_after = [](std::string_view rest, unsigned& cpu) {
-        const auto end = rest.find_first_not_of("0123456789");
-        const std::string_view digits = rest.substr(0, end);
-        return !digits.empty() && std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
-    };
-    while (pos < text.size()) {
-        const std::size_t end = std::min(text.find('\n', pos), text.size());
-        std::string_view l = text.substr(pos, end - pos);
-        while (!l.empty() && (l.front() == ' ' || l.front() == '\t')) l.remove_prefix(1);
-        unsigned cpu = 0;
-        if (l.starts_with("CPU:") && (l.find("[LOST ") != std::string_view::npos ||
-                                      l.find("EVENTS DROPPED]") != std::string_view::npos)) {
-            if (cpu_after(l.substr(4), cpu)) out.push_back(LostMarker{line, cpu, "ring buffer lost events"});
-        } else if (l.starts_with("##### CPU ") && l.find("buffer started") != std::string_view::npos) {
-            if (cpu_after(l.substr(10), cpu)) out.push_back(LostMarker{line, cpu, "CPU buffer started"});
-        }
-        pos = end + 1;
-        ++line;
-    }
-    return out;
-}
-
 } // namespace
 
 ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, const ReplayOptions& options) {
     ReplayResult result;
-    result.file = file_name;
-    result.workload_start_line = find_marker_line(text, "timersim: workload start");
-
-    std::istringstream in{std::string(text)};
-    FtraceReader reader(in, std::move(file_name), options.hz);
-    std::vector<Event> events;
-    std::unordered_map<std::uint64_t, std::size_t> current; // timer= -> incarnation
-    std::size_t incarnations = 0;
-    unsigned cpus = 1;
-    FtraceEvent fe;
-    while (reader.next(fe)) {
-        Event e;
-        e.type = fe.type;
-        e.line = fe.line;
-        e.timestamp_ns = fe.timestamp_ns;
-        e.line_cpu = fe.line_cpu;
-        e.timer = fe.timer;
-        e.function = std::string(fe.function);
-        e.expires = fe.expires;
-        e.cpu = fe.cpu;
-        e.idx = fe.idx;
-        e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
-        e.baseclk = fe.baseclk;
-        e.jiffies = fe.jiffies();
-        auto it = current.find(e.timer);
-        if (it == current.end() || e.type == FtraceEventType::timer_init) {
-            if (it == current.end()) ++result.timers;
-            current[e.timer] = incarnations++;
-            it = current.find(e.timer);
-        }
-        e.incarnation = it->second;
-        // One wheel per CPU up to the highest seen: a CPU number no kernel
-        // can have (a corrupt line) must not make millions of them.
-        for (const auto& [field, cpu] : {std::pair{"cpu", e.cpu.value_or(0)}, std::pair{"CPU", e.line_cpu}})
-            if (cpu >= kMaxReplayCpus)
-                throw TraceError(result.file, e.line, field,
-                                 fmt::format("CPU {} is beyond the {} CPUs a kernel can have (NR_CPUS)", cpu,
-                                             kMaxReplayCpus));
-        cpus = std::max(cpus, e.line_cpu + 1);
-        if (e.cpu) cpus = std::max(cpus, *e.cpu + 1);
-        events.push_back(std::move(e));
-    }
-    result.timer_events = events.size();
-    if (events.empty()) {
-        result.hz = options.hz.value_or(0);
-        return result;
-    }
-    result.hz = reader.hz();
-    result.cpus = cpus;
-
-    // next_same_cpu: the index of the next event printed by the same CPU.
-    std::vector<std::size_t> next_of_cpu(cpus, events.size());
-    for (std::size_t i = events.size(); i-- > 0;) {
-        events[i].next_same_cpu = next_of_cpu[events[i].line_cpu];
-        next_of_cpu[events[i].line_cpu] = i;
-    }
-
-    Replay replay(std::move(events), find_lost_markers(text), incarnations, result, options);
+    ReplayInput input = read_replay_input(text, std::move(file_name), options, result);
+    if (input.events.empty()) return result;
+    Replay replay(std::move(input.events), std::move(input.markers), input.incarnations, result, options);
     replay.run();
     return result;
 }

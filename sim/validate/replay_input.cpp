@@ -1,0 +1,123 @@
+#include "sim/validate/replay_input.hpp"
+
+#include "workloads/traces/trace_error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+namespace timersim::validate {
+
+namespace {
+
+std::optional<std::uint64_t> find_marker_line(std::string_view text, std::string_view marker) {
+    std::uint64_t line = 1;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::size_t end = std::min(text.find('\n', pos), text.size());
+        const std::string_view l = text.substr(pos, end - pos);
+        if (l.find("tracing_mark_write:") != std::string_view::npos && l.find(marker) != std::string_view::npos)
+            return line;
+        pos = end + 1;
+        ++line;
+    }
+    return std::nullopt;
+}
+
+// The lines that say a CPU's events are missing, in line order.
+std::vector<LostMarker> find_lost_markers(std::string_view text) {
+    std::vector<LostMarker> out;
+    std::uint64_t line = 1;
+    std::size_t pos = 0;
+    const auto cpu_after = [](std::string_view rest, unsigned& cpu) {
+        const auto end = rest.find_first_not_of("0123456789");
+        const std::string_view digits = rest.substr(0, end);
+        return !digits.empty() && std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
+    };
+    while (pos < text.size()) {
+        const std::size_t end = std::min(text.find('\n', pos), text.size());
+        std::string_view l = text.substr(pos, end - pos);
+        while (!l.empty() && (l.front() == ' ' || l.front() == '\t')) l.remove_prefix(1);
+        unsigned cpu = 0;
+        if (l.starts_with("CPU:") && (l.find("[LOST ") != std::string_view::npos ||
+                                      l.find("EVENTS DROPPED]") != std::string_view::npos)) {
+            if (cpu_after(l.substr(4), cpu)) out.push_back(LostMarker{line, cpu, "ring buffer lost events"});
+        } else if (l.starts_with("##### CPU ") && l.find("buffer started") != std::string_view::npos) {
+            if (cpu_after(l.substr(10), cpu)) out.push_back(LostMarker{line, cpu, "CPU buffer started"});
+        }
+        pos = end + 1;
+        ++line;
+    }
+    return out;
+}
+
+} // namespace
+
+ReplayInput read_replay_input(std::string_view text, std::string file_name, const ReplayOptions& options,
+                              ReplayResult& result) {
+    result.file = file_name;
+    result.workload_start_line = find_marker_line(text, "timersim: workload start");
+
+    std::istringstream in{std::string(text)};
+    FtraceReader reader(in, std::move(file_name), options.hz);
+    ReplayInput input;
+    std::vector<Event>& events = input.events;
+    std::unordered_map<std::uint64_t, std::size_t> current; // timer= -> incarnation
+    std::size_t& incarnations = input.incarnations;
+    unsigned cpus = 1;
+    FtraceEvent fe;
+    while (reader.next(fe)) {
+        Event e;
+        e.type = fe.type;
+        e.line = fe.line;
+        e.timestamp_ns = fe.timestamp_ns;
+        e.line_cpu = fe.line_cpu;
+        e.timer = fe.timer;
+        e.function = std::string(fe.function);
+        e.expires = fe.expires;
+        e.cpu = fe.cpu;
+        e.idx = fe.idx;
+        e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
+        e.baseclk = fe.baseclk;
+        e.jiffies = fe.jiffies();
+        auto it = current.find(e.timer);
+        if (it == current.end() || e.type == FtraceEventType::timer_init) {
+            if (it == current.end()) ++result.timers;
+            current[e.timer] = incarnations++;
+            it = current.find(e.timer);
+        }
+        e.incarnation = it->second;
+        // One wheel per CPU up to the highest seen: a CPU number no kernel
+        // can have (a corrupt line) must not make millions of them.
+        for (const auto& [field, cpu] : {std::pair{"cpu", e.cpu.value_or(0)}, std::pair{"CPU", e.line_cpu}})
+            if (cpu >= kMaxReplayCpus)
+                throw TraceError(result.file, e.line, field,
+                                 fmt::format("CPU {} is beyond the {} CPUs a kernel can have (NR_CPUS)", cpu,
+                                             kMaxReplayCpus));
+        cpus = std::max(cpus, e.line_cpu + 1);
+        if (e.cpu) cpus = std::max(cpus, *e.cpu + 1);
+        events.push_back(std::move(e));
+    }
+    result.timer_events = events.size();
+    if (events.empty()) {
+        result.hz = options.hz.value_or(0);
+        return input;
+    }
+    result.hz = reader.hz();
+    result.cpus = cpus;
+
+    // next_same_cpu: the index of the next event printed by the same CPU.
+    std::vector<std::size_t> next_of_cpu(cpus, events.size());
+    for (std::size_t i = events.size(); i-- > 0;) {
+        events[i].next_same_cpu = next_of_cpu[events[i].line_cpu];
+        next_of_cpu[events[i].line_cpu] = i;
+    }
+    input.markers = find_lost_markers(text);
+    return input;
+}
+
+} // namespace timersim::validate

@@ -1,0 +1,60 @@
+// The first half of the kernel-trace replay (kernel_replay.hpp): the trace's
+// timer_* lines copied out as events, each with its timer object
+// (incarnation) and the next event of its CPU, and the lines that say a
+// CPU lost events. Internal to sim/validate/.
+#pragma once
+
+#include "sim/validate/kernel_replay.hpp"
+#include "wheel/jiffies.hpp"
+#include "workloads/traces/ftrace_reader.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace timersim::validate {
+
+// One timer_* line, copied out of the reader's buffer.
+struct Event {
+    FtraceEventType type = FtraceEventType::timer_init;
+    std::uint64_t line = 0;
+    std::uint64_t timestamp_ns = 0;
+    std::uint32_t line_cpu = 0;
+    std::uint64_t timer = 0;
+    std::string function;
+    Jiffies expires = 0;
+    std::optional<std::uint32_t> cpu;
+    std::optional<std::uint32_t> idx;
+    bool deferrable = false;
+    std::optional<Jiffies> baseclk;
+    std::optional<Jiffies> jiffies;
+    std::size_t incarnation = 0;      // which timer object (a timer_init starts a new one)
+    std::size_t next_same_cpu = 0;    // index of the next event printed by the same CPU
+    bool consumed = false;            // applied out of print order (an equal-timestamp reordering)
+};
+
+// A line that says events are missing: "CPU:N [LOST M EVENTS]" (also
+// "[M EVENTS DROPPED]") or "##### CPU N buffer started ####".
+struct LostMarker {
+    std::uint64_t line = 0;
+    unsigned cpu = 0;
+    std::string what;
+};
+
+struct ReplayInput {
+    std::vector<Event> events;
+    std::vector<LostMarker> markers;
+    std::size_t incarnations = 0; // distinct timer objects (ids 0..incarnations-1)
+};
+
+// CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
+inline constexpr std::uint32_t kMaxReplayCpus = 8192;
+
+// Reads every timer_* event of `text` and fills result's file, hz, cpus,
+// timers, timer_events and workload_start_line. Throws TraceError.
+ReplayInput read_replay_input(std::string_view text, std::string file_name, const ReplayOptions& options,
+                              ReplayResult& result);
+
+} // namespace timersim::validate
