@@ -60,10 +60,8 @@ int run_import(std::span<const std::string> args) {
     options.add_options()
         ("input", po::value<std::string>()->required(),
          "ftrace text to convert (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
-        ("output,o", po::value<std::string>()->required(), "write the trace v1 to FILE (atomically; a device or FIFO is written into; -: stdout, and the summary goes to stderr)")
-        ("hz", po::value<unsigned>(), "the traced kernel's CONFIG_HZ (1..10000); without it, the trace's '# hz=N' line, "
-         "else the HZ its jiffies show (refused when they show none or several)")
-        ("force-hz", po::bool_switch(), "replay at --hz even where the trace's jiffies show another HZ");
+        ("output,o", po::value<std::string>()->required(), "write the trace v1 to FILE (atomically; a device or FIFO is written into; -: stdout, and the summary goes to stderr)");
+    add_kernel_hz_options(options);
     po::positional_options_description positional;
     positional.add("input", 1);
     const auto vm = parse_command_line(
@@ -86,20 +84,17 @@ int run_import(std::span<const std::string> args) {
 
     const std::string input = (*vm)["input"].as<std::string>();
     const std::string output = (*vm)["output"].as<std::string>();
-    std::optional<unsigned> hz;
-    if (vm->count("hz")) hz = hz_option(*vm);
+    const HzChoice hz = kernel_hz_choice(*vm);
 
     // FILE or "-" (standard input), compressed or not; the output is
     // created before anything is read, so a bad -o fails first.
     InputFile in(input);
     AtomicOutputFile file(output);
-    const bool force = (*vm)["force-hz"].as<bool>();
-    if (force && !hz) throw UsageError("--force-hz: give the HZ to force with --hz");
 
     try {
         // Read whole: a first pass decides HZ (never assumed), the second imports.
         const std::string text = in.read_all();
-        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), HzChoice{.option = hz, .force = force});
+        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
         TextStream stream(text);
         FtraceReader reader(stream, in.name(), resolved.hz);
         FtraceImporter importer(reader);

@@ -24,14 +24,11 @@ int run_validate(std::span<const std::string> args) {
     options.add_options()
         ("input", po::value<std::string>()->required(),
          "the kernel trace (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
-        ("hz", po::value<unsigned>(),
-         "the traced kernel's CONFIG_HZ (1..10000); without it, the trace's '# hz=N' line, else the HZ its jiffies show "
-         "(refused when they show none or several)")
-        ("force-hz", po::bool_switch(), "replay at --hz even where the trace's jiffies show another HZ")
         ("min", double_value(100.0),
          "fail (exit 1) when either check agrees on fewer than PERCENT of the events it could check")
         ("max-listed", po::value<std::size_t>()->default_value(50), "list at most N disagreements (and N notes)")
         ("format", po::value<std::string>()->default_value("text"), "output: text or json");
+    add_kernel_hz_options(options);
     po::positional_options_description positional;
     positional.add("input", 1);
     const auto vm = parse_command_line(
@@ -53,8 +50,7 @@ int run_validate(std::span<const std::string> args) {
     if (!vm) return kExitOk;
 
     const std::string input = (*vm)["input"].as<std::string>();
-    std::optional<unsigned> hz;
-    if (vm->count("hz")) hz = hz_option(*vm);
+    const HzChoice hz = kernel_hz_choice(*vm);
     const double min_percent = (*vm)["min"].as<double>();
     if (!(min_percent >= 0.0 && min_percent <= 100.0))
         throw UsageError(fmt::format("--min: must be 0..100, got {}", min_percent));
@@ -65,13 +61,11 @@ int run_validate(std::span<const std::string> args) {
     // magic bytes, whatever its name).
     InputFile in(input);
     const std::string text = in.read_all();
-    const bool force = (*vm)["force-hz"].as<bool>();
-    if (force && !hz) throw UsageError("--force-hz: give the HZ to force with --hz");
     ReplayResult result;
     try {
         // HZ never assumed: --hz, the '# hz=' line or the jiffies, each
         // checked against what the trace shows (hz_inference.hpp).
-        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), HzChoice{.option = hz, .force = force});
+        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
         result = replay_kernel_trace(text, in.name(),
                                      ReplayOptions{.hz = resolved.hz, .max_notes_per_class = max_listed});
         result.hz_source = resolved.source;

@@ -33,6 +33,21 @@ unsigned hz_option(const po::variables_map& vm) {
     return hz;
 }
 
+void add_kernel_hz_options(po::options_description& options) {
+    options.add_options()
+        ("hz", po::value<unsigned>(), "the traced kernel's CONFIG_HZ (1..10000); without it, the trace's '# hz=N' line, "
+         "else the HZ its jiffies show (refused when they show none or several)")
+        ("force-hz", po::bool_switch(), "use --hz even where the trace's jiffies show another HZ");
+}
+
+HzChoice kernel_hz_choice(const po::variables_map& vm) {
+    HzChoice choice;
+    if (vm.count("hz")) choice.option = hz_option(vm);
+    choice.force = vm["force-hz"].as<bool>();
+    if (choice.force && !choice.option) throw UsageError("--force-hz: give the HZ to force with --hz");
+    return choice;
+}
+
 std::optional<std::int64_t> slack_option(const po::variables_map& vm) {
     const std::string s = vm["slack"].as<std::string>();
     if (s == "off") return std::nullopt;

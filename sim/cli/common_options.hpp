@@ -4,6 +4,7 @@
 #pragma once
 
 #include "wheel/classic_levels.hpp"
+#include "workloads/traces/hz_inference.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -17,6 +18,9 @@ namespace timersim::cli {
 
 void add_hz_option(boost::program_options::options_description& options);
 void add_classic_options(boost::program_options::options_description& options); // --slack, --base-small
+// --hz and --force-hz of a command that reads a kernel trace (import,
+// validate): HZ from --hz, the trace's '# hz=' line or its jiffies.
+void add_kernel_hz_options(boost::program_options::options_description& options);
 
 // A double option whose help shows its default as written: (=0.05), not
 // the (=0.050000000000000003) of boost's 17 digits.
@@ -24,6 +28,7 @@ boost::program_options::typed_value<double>* double_value(double default_value);
 
 // Throw UsageError naming the option on a bad value.
 unsigned hz_option(const boost::program_options::variables_map& vm);
+HzChoice kernel_hz_choice(const boost::program_options::variables_map& vm);
 std::optional<std::int64_t> slack_option(const boost::program_options::variables_map& vm);
 classic::Geometry geometry_option(const boost::program_options::variables_map& vm);
 std::string choice_option(const boost::program_options::variables_map& vm, std::string_view name,
