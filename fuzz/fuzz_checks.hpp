@@ -14,10 +14,11 @@ inline void check(bool ok) {
     if (!ok) std::abort();
 }
 
-inline void check_error(const TraceError& e) {
+// `file`: the name the target gave its input.
+inline void check_error(const TraceError& e, const std::string& file = "fuzz") {
     const std::string what = e.what();
     check(what.find('\n') == std::string::npos);
-    check(what.rfind("fuzz:", 0) == 0);
+    check(what.rfind(file + ":", 0) == 0);
     check(what.size() > 3 && what.back() == ')');
     check(e.line() >= 1);
 }

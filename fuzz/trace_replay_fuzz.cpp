@@ -95,7 +95,7 @@ void run_every_design(const std::uint8_t* data, std::size_t size) {
             }
         }
     } catch (const TraceError& e) {
-        check_error(e);
+        check_error(e, path);
     } catch (const InputError&) {
         check(false); // an in-memory file is always readable
     }

@@ -125,6 +125,11 @@ struct CpuState {
 // Jiffies are stepped one by one (for the catch-up runs) up to this jump: a
 // day at HZ=1000.
 inline constexpr Jiffies kMaxCatchUpStep = 86'400'000;
+// No trace of one boot moves jiffies further between two of its events:
+// 2^32 jiffies is 49 days at HZ=1000. A jump beyond it is a broken line,
+// and replaying it would cost our wheels one __run_timers() round per
+// NEXT_TIMER_MAX_DELTA (2^30) jiffies crossed: minutes for 2^60.
+inline constexpr Jiffies kMaxJiffiesJump = Jiffies{1} << 32;
 
 class Replay {
 public:
@@ -209,6 +214,13 @@ private:
     // waits for the trace to show its expiry.
     void advance_jiffies(Jiffies target) {
         if (!time_after(target, jiffies_)) return;
+        if (target - jiffies_ > kMaxJiffiesJump) {
+            const Event& e = events_[cursor_];
+            throw TraceError(result_.file, e.line, "jiffies",
+                             fmt::format("jiffies jump from {} to {} since the previous event, more than 2^32: "
+                                         "not one boot's trace",
+                                         jiffies_, target));
+        }
         if (target - jiffies_ > kMaxCatchUpStep) {
             // An implausible jump (a broken trace): no catch-up runs.
             jiffies_ = target;

@@ -391,3 +391,18 @@ TEST_CASE("a CPU number no kernel can have is the trace's error at its line, not
     t = "# hz=250\n" + ev(0, "1.0", "timer_start: timer=00000000000000aa function=f expires=4294900010 [timeout=10] cpu=9000 idx=43 flags=");
     CHECK_THROWS_AS(replay_kernel_trace(t, "cpus.trace"), TraceError);
 }
+
+TEST_CASE("jiffies jumping by more than 2^32 between two events is the trace's error, not minutes of replay") {
+    // Found by fuzzing: now=111111114294892582 after jiffies 4294892580 made
+    // our wheels run one __run_timers() round per 2^30 jiffies crossed.
+    std::string t = "# hz=250\n";
+    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=process_timeout expires=4294900010 [timeout=10] cpu=0 idx=43 flags=");
+    t += ev(0, "1.040000", "timer_expire_entry: timer=00000000000000bb function=f now=111111114294892582 baseclk=111111114294892582");
+    try {
+        replay_kernel_trace(t, "jump.trace");
+        FAIL("no error");
+    } catch (const TraceError& e) {
+        CHECK(e.line() == 3);
+        CHECK(e.field() == "jiffies");
+    }
+}
