@@ -3,6 +3,7 @@
 // 4.x rules of §2, each checked on a real wheel.
 #include "wheel/classic_levels.hpp"
 #include "wheel/classic_wheel.hpp"
+#include "tests/wheel/classic_wheel_helpers.hpp"
 
 #include <doctest/doctest.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 using namespace timersim;
+using namespace timersim::test;
 
 namespace {
 
@@ -35,22 +37,6 @@ constexpr bool kOptimized = true;
 constexpr bool kOptimized = false;
 #endif
 constexpr bool kThorough = kOptimized && !kSanitized;
-
-struct Fired {
-  TimerId id;
-  Jiffies expires;
-  Jiffies base_clk;
-  Jiffies at;
-};
-
-auto recorder(const ClassicWheel& q, std::vector<Fired>& log) {
-  return [&q, &log](const FiredTimer& f) { log.push_back({f.id, f.expires, f.base_clk, q.jiffies()}); };
-}
-
-ClassicWheel::Config config_at(Jiffies start, std::optional<std::int64_t> slack = std::nullopt,
-                               classic::Geometry g = classic::Geometry::normal()) {
-  return ClassicWheel::Config{.hz = 250, .start_jiffies = start, .geometry = g, .slack = slack};
-}
 
 struct Hop {
   unsigned array; // 1..5 = tv1..tv5

@@ -3,6 +3,7 @@
 // next_timer_interrupt() scan and deferrable timers.
 #include "wheel/classic_levels.hpp"
 #include "wheel/classic_wheel.hpp"
+#include "tests/wheel/classic_wheel_helpers.hpp"
 
 #include <doctest/doctest.h>
 
@@ -15,26 +16,7 @@
 #include <vector>
 
 using namespace timersim;
-
-namespace {
-
-struct Fired {
-  TimerId id;
-  Jiffies expires;
-  Jiffies base_clk;
-  Jiffies at;
-};
-
-auto recorder(const ClassicWheel& q, std::vector<Fired>& log) {
-  return [&q, &log](const FiredTimer& f) { log.push_back({f.id, f.expires, f.base_clk, q.jiffies()}); };
-}
-
-ClassicWheel::Config config_at(Jiffies start, std::optional<std::int64_t> slack = std::nullopt,
-                               classic::Geometry g = classic::Geometry::normal()) {
-  return ClassicWheel::Config{.hz = 250, .start_jiffies = start, .geometry = g, .slack = slack};
-}
-
-} // namespace
+using namespace timersim::test;
 
 TEST_CASE("classic: shortcuts and mod_timer_pending") {
   ClassicWheel q(config_at(0, -1));
