@@ -8,6 +8,7 @@
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/input_file.hpp"
+#include "workloads/traces/trace_dat.hpp"
 #include "workloads/traces/text_stream.hpp"
 #include "workloads/traces/trace_writer.hpp"
 
@@ -93,7 +94,7 @@ int run_import(std::span<const std::string> args) {
 
     try {
         // Read whole: a first pass decides HZ (never assumed), the second imports.
-        const std::string text = in.read_all();
+        const std::string text = read_kernel_trace_text(in);
         const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
         TextStream stream(text);
         FtraceReader reader(stream, in.name(), resolved.hz);

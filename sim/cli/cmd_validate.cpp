@@ -8,6 +8,7 @@
 #include "sim/validate/kernel_replay.hpp"
 #include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/input_file.hpp"
+#include "workloads/traces/trace_dat.hpp"
 #include "workloads/traces/trace_error.hpp"
 
 #include <fmt/format.h>
@@ -60,7 +61,7 @@ int run_validate(std::span<const std::string> args) {
     // FILE or "-", decompressed in-process when xz, gzip or zstd (by its
     // magic bytes, whatever its name).
     InputFile in(input);
-    const std::string text = in.read_all();
+    const std::string text = read_kernel_trace_text(in);
     ReplayResult result;
     try {
         // HZ never assumed: --hz, the '# hz=' line or the jiffies, each

@@ -2,6 +2,7 @@
 
 #include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/text_stream.hpp"
+#include "workloads/traces/trace_dat.hpp"
 
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/trace_error.hpp"
@@ -539,7 +540,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     std::string text;
     std::unique_ptr<EventSource> source;
     if (kind == TraceKind::ftrace) {
-        text = in.read_all();
+        text = read_kernel_trace_text(in);
         const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
         data->summary.hz_source = resolved.source;
         source = std::make_unique<FtraceSource>(text, in.name(), resolved.hz);

@@ -1,0 +1,69 @@
+// trace.dat: the binary file `trace-cmd record` (or `trace-cmd extract`)
+// writes, read with libtracecmd/libtraceevent (Debian libtracecmd-dev,
+// libtraceevent-dev) and turned into ftrace text, so every command that
+// reads a kernel trace (import, run/compare --ftrace, validate) takes it as
+// it takes /sys/kernel/tracing/trace or `trace-cmd report` text:
+//
+//   InputFile in(path);                            // any file or "-", xz/gz/zst or not
+//   const std::string text = read_kernel_trace_text(in);
+//   // -> resolve_ftrace_hz(text, ...), FtraceReader(TextStream(text), ...)
+//
+// A trace.dat is recognised by its magic (0x17 0x08 0x44 "tracing"), never
+// by its name. libtracecmd reads a file it can seek in, so the (decompressed)
+// bytes are first spooled into an unlinked temporary file (tmpfile(3), under
+// $TMPDIR or /tmp): a pipe, "-" or a compressed trace.dat works like a plain
+// one, at the cost of one copy on disk while it is read.
+//
+// The rendering, one line per record of the top-level buffer, in time order
+// across CPUs (libtracecmd's merge by timestamp):
+//
+//   COMM-PID [CPU] SECONDS.MICROSECONDS: EVENT: FIELDS
+//   CPU:N [LOST n EVENTS]          before a record the ring buffer lost events before
+//
+// Timer events get the fields their 6.1 print fmt prints (timer=, function=,
+// expires=, [timeout=], cpu=, idx=, flags=, now=, baseclk=, bucket_expiry=),
+// computed from the raw record fields, not from libtraceevent's rendering of
+// the print fmt: libtraceevent 1.7.1 (Debian 12) evaluates 6.1's
+// `__print_flags(REC->flags & (M | D | P | I), ...)` as if the mask were
+// `(flags & M) | D | P | I`, so `trace-cmd report` and `perf script` print
+// flags=D|P|I on every 6.1 timer_start. cpu= and idx= appear only when the
+// event's own print fmt has them (4.11+), bucket_expiry= when the record has
+// that field (6.9+). The timestamp is rounded to the microsecond as the
+// kernel's /sys/kernel/tracing/trace text rounds it (ns2usecs(): + 500 ns,
+// then / 1000), so a trace.dat and the text of the same ring buffer import
+// to the same bytes. Other events give "EVENT:" with no fields (they are
+// skipped and counted by name). The function name comes from the trace.dat's
+// saved kallsyms; without them it is the address in hex.
+//
+// Errors: a file with the magic that libtracecmd cannot open, or whose
+// records cannot be read (truncated, corrupt), throws InputError "NAME: ...
+// trace.dat ... cannot be read ..." (the CLI prints it after "timersim: " and
+// exits 2). A truncated copy of an uncompressed (version 6) trace.dat would
+// make libtracecmd touch mmapped pages past the end of the file; the spooled
+// copy is padded with a hole of zeros to cover every extent the file claims
+// (checked against the CPU data sizes libtracecmd reports), so that reads as
+// empty pages, never a SIGBUS.
+#pragma once
+
+#include "workloads/traces/input_file.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace timersim {
+
+// The first bytes of every trace.dat (trace-cmd's file magic).
+inline constexpr std::string_view kTraceDatMagic{"\x17\x08\x44tracing", 10};
+
+bool is_trace_dat(std::string_view head) noexcept;
+
+// The ftrace text of a whole trace.dat (bytes in memory), as above. `name`
+// names the input in errors. Throws InputError.
+std::string trace_dat_to_text(std::string_view bytes, const std::string& name);
+
+// The rest of `in` as kernel trace text: a trace.dat rendered by
+// trace_dat_to_text(), anything else as it is. Throws InputError.
+std::string read_kernel_trace_text(InputFile& in);
+
+} // namespace timersim
