@@ -341,13 +341,21 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
                                           last_ts % 1000000000));
         last_ts = ts;
 
-        // The event name, then its text.
+        // The event name, then its text. perf script prints SYSTEM:EVENT
+        // ("timer:timer_start: ", "irq:softirq_entry: "): the part after the
+        // system is the name.
         std::string_view rest = detail::trim(line.substr(colon + 1));
-        if (rest.starts_with("timer:timer_")) rest.remove_prefix(6); // perf script prints system:event
-        std::size_t name_end = 0;
-        while (name_end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[name_end])) ||
-                                          rest[name_end] == '_'))
-            ++name_end;
+        const auto identifier_end = [&rest](std::size_t from) {
+            while (from < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[from])) || rest[from] == '_'))
+                ++from;
+            return from;
+        };
+        std::size_t name_end = identifier_end(0);
+        if (name_end > 0 && name_end + 1 < rest.size() && rest[name_end] == ':' &&
+            identifier_end(name_end + 1) > name_end + 1) {
+            rest.remove_prefix(name_end + 1);
+            name_end = identifier_end(0);
+        }
         if (name_end == 0 || name_end == rest.size() || rest[name_end] != ':') {
             count_other("(other lines)");
             continue;
