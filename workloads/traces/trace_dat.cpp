@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -257,6 +259,15 @@ std::string trace_dat_to_text(std::string_view bytes, const std::string& name) {
     if (child == 0) {
         ::close(text_read.release());
         ::close(error_read.release());
+        // A crash must kill the child, whatever handlers the parent set (a
+        // test framework's, a sanitizer's); and libtracecmd also prints
+        // some complaints with plain fprintf(stderr): off to /dev/null.
+        for (const int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) std::signal(sig, SIG_DFL);
+        if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) {
+            ::dup2(null, STDOUT_FILENO);
+            ::dup2(null, STDERR_FILENO);
+            ::close(null);
+        }
         int status = 0;
         try {
             // libtracecmd and libtraceevent print their warnings on stderr:
