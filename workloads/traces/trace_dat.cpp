@@ -91,13 +91,15 @@ bool timer_fields(std::string& out, tep_handle* tep, tep_event* event, const tep
         const auto expires = field(event, r, "expires");
         const auto now = field(event, r, "now");
         const auto flags = field(event, r, "flags");
-        if (!function || !expires || !now || !flags) return false;
+        if (!function || !expires || !now) return false;
         append_function(out, tep, *function);
         fmt::format_to(std::back_inserter(out), " expires={} [timeout={}]", *expires,
                        static_cast<std::int64_t>(*expires - *now));
         if (const auto bucket = field(event, r, "bucket_expiry"))
             fmt::format_to(std::back_inserter(out), " bucket_expiry={}", *bucket);
-        if (prints(event, "cpu=")) {
+        if (!flags) {
+            // before 4.2: no flags field, nothing printed
+        } else if (prints(event, "cpu=")) {
             fmt::format_to(std::back_inserter(out), " cpu={}", *flags & kCpuMask);
             if (prints(event, "idx=")) fmt::format_to(std::back_inserter(out), " idx={}", (*flags >> kArrayShift) & 0x3FF);
             out += " flags=";
