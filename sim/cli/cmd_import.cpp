@@ -60,7 +60,7 @@ int run_import(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
         ("input", po::value<std::string>()->required(),
-         "ftrace text to convert (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
+         "kernel trace to convert: ftrace text or a trace.dat (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
         ("output,o", po::value<std::string>()->required(), "write the trace v1 to FILE (atomically; a device or FIFO is written into; -: stdout, and the summary goes to stderr)");
     add_kernel_hz_options(options);
     po::positional_options_description positional;
@@ -71,12 +71,14 @@ int run_import(std::span<const std::string> args) {
             .usage = "timersim import FILE -o OUT [--hz H]",
             .description =
                 "Convert a kernel timer trace into a timersim trace (format v1, docs/trace-format.md).\n"
-                "FILE is ftrace text: /sys/kernel/tracing/trace, or the output of `trace-cmd report`\n"
-                "(with or without -l), with the timer:timer_* events. Other events are skipped and\n"
+                "FILE is ftrace text: /sys/kernel/tracing/trace, the output of `trace-cmd report`\n"
+                "(with or without -l) or of `perf script`, or trace-cmd's trace.dat itself (known by\n"
+                "its magic), with the timer:timer_* events. Other events are skipped and\n"
                 "counted. An expiry's timer_cancel + timer_expire_entry gives no event; mod_timer()'s\n"
                 "timer_cancel + timer_start gives one modify. Times become ns from the first event;\n"
                 "start_jiffies comes from the first event that shows jiffies.",
             .examples = "timersim import trace.txt -o run.trace --hz 250\n"
+                        "trace-cmd record -e 'timer:*' sleep 10 && timersim import trace.dat -o run.trace\n"
                         "trace-cmd report > report.txt && timersim import report.txt -o run.trace --hz 1000",
         },
         positional);

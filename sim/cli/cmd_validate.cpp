@@ -37,7 +37,7 @@ int run_validate(std::span<const std::string> args) {
         {
             .usage = "timersim validate FILE [--hz H] [--min PERCENT] [--max-listed N] [--format text|json]",
             .description =
-                "Replay a real Linux 6.1 timer trace (ftrace text with the timer:timer_* events, as\n"
+                "Replay a real Linux 6.1 timer trace (ftrace text or a trace.dat with the timer:timer_* events, as\n"
                 "tests/data/kernel/) through our model of the 6.1 wheel, one wheel per CPU, and check\n"
                 "every timer_start (our idx = the kernel's idx=) and every timer_expire_entry (our\n"
                 "softirq fires that timer from a bucket whose clock is the kernel's baseclk=, not\n"

@@ -13,7 +13,7 @@ constexpr std::array kCommands{
     Command{"explain", "explain where one timer lands in each wheel, why, and when it fires", run_explain},
     Command{"step", "watch the wheels tick by tick: buckets, clock, firings, cascades, cost", run_step},
     Command{"gen", "run a workload and record it as a timersim trace (replay it with run --trace)", run_gen},
-    Command{"import", "convert a kernel timer trace (ftrace text, trace-cmd report) into a timersim trace", run_import},
+    Command{"import", "convert a kernel timer trace (ftrace, trace-cmd, perf script, trace.dat) to a timersim trace", run_import},
     Command{"validate", "replay a real Linux 6.1 timer trace through the modern wheel and check it event by event", run_validate},
     Command{"version", "print the timersim version", run_version},
 };

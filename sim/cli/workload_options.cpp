@@ -356,7 +356,7 @@ void add_workload_options(po::options_description& options, const char* default_
             group.add_options()
                 ("trace", po::value<std::string>(), "replay a timersim trace FILE instead of generators (its header fixes HZ); "
                  "- is standard input, xz, gzip and zstd are read as they are")
-                ("ftrace", po::value<std::string>(), "replay kernel ftrace text FILE (timer events) instead of generators; "
+                ("ftrace", po::value<std::string>(), "replay kernel ftrace text or trace.dat FILE (timer events) instead of generators; "
                  "its HZ is --hz, else its '# hz=' line, else what its jiffies show (never assumed); "
                  "- is standard input, xz, gzip and zstd are read as they are")
                 ("force-hz", po::bool_switch(), "with --ftrace and --hz: replay at --hz even where the trace's jiffies show another HZ");
