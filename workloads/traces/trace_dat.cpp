@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -34,14 +35,28 @@ namespace {
     throw InputError(fmt::format("{}: a trace.dat (trace-cmd) that cannot be read: {}", name, why));
 }
 
-// The temporary copy libtracecmd reads: unlinked from the start (tmpfile(3)),
-// gone when closed.
+// The temporary copy libtracecmd reads, in $TMPDIR (else /tmp): unlinked
+// from the start (O_TMPFILE, else mkstemp() then unlink()), gone when closed.
+// (tmpfile(3) would ignore $TMPDIR.)
 struct Spool {
-    std::FILE* file = nullptr;
+    int fd = -1;
     ~Spool() {
-        if (file) std::fclose(file);
+        if (fd >= 0) ::close(fd);
     }
 };
+
+Spool spool_file() {
+    const char* env = std::getenv("TMPDIR");
+    const std::string dir = env && *env ? env : "/tmp";
+    Spool spool;
+    spool.fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (spool.fd < 0) {
+        std::string path = dir + "/timersim-trace-dat.XXXXXX";
+        spool.fd = ::mkostemp(path.data(), O_CLOEXEC);
+        if (spool.fd >= 0) ::unlink(path.c_str());
+    }
+    return spool;
+}
 
 struct HandleCloser {
     void operator()(tracecmd_input* h) const noexcept { tracecmd_close(h); }
@@ -239,10 +254,10 @@ struct Fd {
 } // namespace
 
 std::string trace_dat_to_text(std::string_view bytes, const std::string& name) {
-    Spool spool;
-    spool.file = std::tmpfile();
-    if (!spool.file) unreadable(name, fmt::format("no temporary file to read it from ({})", std::strerror(errno)));
-    if (std::fwrite(bytes.data(), 1, bytes.size(), spool.file) != bytes.size() || std::fflush(spool.file) != 0)
+    const Spool spool = spool_file();
+    if (spool.fd < 0)
+        unreadable(name, fmt::format("no temporary file to read it from in $TMPDIR or /tmp ({})", std::strerror(errno)));
+    if (!write_all(spool.fd, bytes))
         unreadable(name, fmt::format("cannot write its temporary copy ({})", std::strerror(errno)));
 
     // libtracecmd runs in a child process: on a damaged file its error paths
@@ -276,7 +291,7 @@ std::string trace_dat_to_text(std::string_view bytes, const std::string& name) {
             // keep the error to our one line.
             tracecmd_set_loglevel(TEP_LOG_NONE);
             tep_set_loglevel(TEP_LOG_NONE);
-            const int fd = ::dup(::fileno(spool.file));
+            const int fd = ::dup(spool.fd);
             if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0)
                 unreadable(name, fmt::format("cannot reopen its temporary copy ({})", std::strerror(errno)));
             const std::string text = render_trace_dat(fd, name, bytes.size());

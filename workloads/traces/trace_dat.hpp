@@ -10,7 +10,7 @@
 //
 // A trace.dat is recognised by its magic (0x17 0x08 0x44 "tracing"), never
 // by its name. libtracecmd reads a file it can seek in, so the (decompressed)
-// bytes are first spooled into an unlinked temporary file (tmpfile(3), under
+// bytes are first spooled into an unlinked temporary file (O_TMPFILE, under
 // $TMPDIR or /tmp): a pipe, "-" or a compressed trace.dat works like a plain
 // one, at the cost of one copy on disk while it is read.
 //
