@@ -46,6 +46,11 @@ std::string format_summary(const std::string& input, const std::string& output, 
     if (r.lost_event_markers)
         out += fmt::format("  warning: the trace lost events ({} markers, {} events)\n", r.lost_event_markers,
                            r.lost_events);
+    if (r.starts_with_flags >= 2 && r.starts_with_dpi == r.starts_with_flags)
+        out += fmt::format("  warning: every timer_start ({}) has flags D|P|I, as libtraceevent 1.7 (trace-cmd report, "
+                           "perf script) misprints 6.1's: if so, their flags are wrong; import the trace.dat or "
+                           "/sys/kernel/tracing/trace text instead\n",
+                           r.starts_with_flags);
     if (r.other_events) {
         out += fmt::format("  skipped {} other events:", r.other_events);
         for (const auto& [name, count] : r.other_by_name) out += fmt::format(" {} {},", name, count);

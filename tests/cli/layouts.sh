@@ -74,6 +74,16 @@ cmp -s <(no_flags want-text) <(no_flags want-report) ||
 arms=$(grep -Ec '^[0-9]+ (arm|modify) ' want-report)
 garbled=$(grep -Ec '^[0-9]+ (arm|modify) .* flags=deferrable,pinned,irqsafe ' want-report)
 [[ $arms -gt 0 && $arms == "$garbled" ]] || { echo "report: $garbled of $arms arms/modifies show libtraceevent's D|P|I"; exit 1; }
+# import says so: every start D|P|I is libtraceevent's misprint (not the
+# text's, the trace.dat's or the perf layout's, which have real flags).
+for layout in report report-l; do
+  run import "layout.$layout" -o imported.trace
+  expect_stdout_line '^  warning: every timer_start \(856\) has flags D\|P\|I, as libtraceevent 1\.7 .* import the trace\.dat'
+done
+for layout in text dat perf; do
+  run import "layout.$layout" -o imported.trace
+  ! grep -q 'D|P|I' <<<"$out" || { echo "layout.$layout: a flags warning on real flags"; exit 1; }
+done
 # ... while the text (and the trace.dat) have timers without any flag.
 grep -Eq '^[0-9]+ arm [^ ]+ at=[0-9]+ cpu=' want-dat || { echo "trace.dat: no arm without flags"; exit 1; }
 

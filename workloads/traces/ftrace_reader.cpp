@@ -283,6 +283,9 @@ void FtraceReader::Impl::parse_info(std::string_view info, FtraceEvent& e) {
             // 4.2-4.10 print the raw flags word: its low bits are the CPU.
             if (hex && !e.cpu) e.cpu = e.flags & kFtraceCpuMask;
             e.flags &= kFtraceMigrating | kFtraceDeferrable | kFtracePinned | kFtraceIrqsafe;
+            ++stats.starts_with_flags;
+            constexpr std::uint32_t dpi = kFtraceDeferrable | kFtracePinned | kFtraceIrqsafe;
+            if ((e.flags & dpi) == dpi) ++stats.starts_with_dpi;
         }
     } else if (e.type == FtraceEventType::timer_expire_entry) {
         if (now.empty()) fail("now", "timer_expire_entry without now=");

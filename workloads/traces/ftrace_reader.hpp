@@ -94,6 +94,11 @@ struct FtraceReaderStats {
     std::map<std::string, std::uint64_t, std::less<>> other_by_name;
     std::uint64_t lost_event_markers = 0; // "CPU:N [LOST n EVENTS]" / "[n EVENTS DROPPED]"
     std::uint64_t lost_events = 0;        // the n of those markers, where given
+    // timer_start lines with flags=, and those of them with D, P and I all set:
+    // libtraceevent 1.7.1 (trace-cmd report, perf script) prints D|P|I on
+    // every 6.1 timer_start, so "all of them" means the flags are garbled.
+    std::uint64_t starts_with_flags = 0;
+    std::uint64_t starts_with_dpi = 0;
 };
 
 class FtraceReader {
