@@ -184,6 +184,19 @@ xz -c "$small" | "$timersim" run --ftrace - --costs-from-trace --duration 1 --fo
   fail "run --ftrace - --costs-from-trace failed"
 compare_costs "$dir/small.json" "$dir/pipe.json" || fail "the costs through a pipe differ"
 
+# The real 6.1 capture with softirq events (committed by the traces branch as
+# tests/data/kernel/capture-6.1-hz250-softirq.trace.xz; checked once both
+# branches are merged): the same agreement with the Python reading.
+real=$data/kernel/capture-6.1-hz250-softirq.trace.xz
+if [[ -e $real ]]; then
+  xz -dc "$real" >"$dir/real.txt"
+  expected_costs "$dir/real.txt" >"$dir/real.json"
+  run run --ftrace "$real" --costs-from-trace --duration 20 --format json
+  expect_status 0
+  printf '%s\n' "$out" >"$dir/real-report.json"
+  compare_costs "$dir/real.json" "$dir/real-report.json" || fail "the real capture's costs differ from the trace's"
+fi
+
 # Without softirq events (the committed capture has only timer events): one
 # line naming the file, exit 2.
 run run --ftrace "$capture" --costs-from-trace
