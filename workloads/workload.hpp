@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace timersim {
@@ -86,6 +87,10 @@ public:
     virtual ~Workload() = default;
     virtual void on_action(Sim&, std::uint64_t /*tag*/) {}
     virtual void on_fire(Sim&, const FireRecord&) {}
+    // Simulated ns the callback of this fire takes, if the workload knows
+    // (a kernel trace replayed with --costs-from-trace: by the callback's
+    // function); nullopt: the cost model's callback_ns. Asked after on_fire.
+    virtual std::optional<std::uint64_t> callback_cost_ns(const FireRecord&) const { return std::nullopt; }
 };
 
 // Builds a workload for one run on `sim` (creating its timers there). A
@@ -97,7 +102,7 @@ using WorkloadFactory = std::function<std::unique_ptr<Workload>(Sim&)>;
 // reports.
 struct WorkloadSpec {
     std::string name;        // e.g. "tcp-retransmit,socket-timeouts", "trace"
-    std::string description; // one line for text reports
+    std::string description; // one line for text reports (a trace's filter and costs: further lines)
     std::string json;        // a JSON object of its parameters, for JSON reports
     WorkloadFactory factory;
 };

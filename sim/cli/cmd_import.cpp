@@ -5,6 +5,7 @@
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/trace_filter_options.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/input_file.hpp"
@@ -28,7 +29,8 @@ namespace po = boost::program_options;
 namespace {
 
 std::string format_summary(const std::string& input, const std::string& output, const TraceHeader& header,
-                           std::uint64_t written, const FtraceReader& reader, const FtraceImporter& importer) {
+                           std::uint64_t written, const FtraceReader& reader, const FtraceImporter& importer,
+                           const TraceFilter& filter) {
     const FtraceImportStats& s = importer.stats();
     const FtraceReaderStats& r = reader.stats();
     std::string out = fmt::format(
@@ -43,6 +45,9 @@ std::string format_summary(const std::string& input, const std::string& output, 
         out += fmt::format(" ({} callbacks without timer_expire_exit: their events have no cb=)",
                            s.unconfirmed_callbacks);
     out += '\n';
+    if (filter.active())
+        out += fmt::format("  filter {}: {}\n", describe_filter(filter),
+                           describe_filter_counts(reader.filter_counts(), "timer events"));
     if (r.lost_event_markers)
         out += fmt::format("  warning: the trace lost events ({} markers, {} events)\n", r.lost_event_markers,
                            r.lost_events);
@@ -68,6 +73,7 @@ int run_import(std::span<const std::string> args) {
          "kernel trace to convert: ftrace text or a trace.dat (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
         ("output,o", po::value<std::string>()->required(), "write the trace v1 to FILE (atomically; a device or FIFO is written into; -: stdout, and the summary goes to stderr)");
     add_kernel_hz_options(options);
+    add_trace_filter_options(options);
     po::positional_options_description positional;
     positional.add("input", 1);
     const auto vm = parse_command_line(
@@ -81,10 +87,15 @@ int run_import(std::span<const std::string> args) {
                 "its magic), with the timer:timer_* events. Other events are skipped and\n"
                 "counted. An expiry's timer_cancel + timer_expire_entry gives no event; mod_timer()'s\n"
                 "timer_cancel + timer_start gives one modify. Times become ns from the first event;\n"
-                "start_jiffies comes from the first event that shows jiffies.",
+                "start_jiffies comes from the first event that shows jiffies. The filters keep only\n"
+                "the timer events they name, as if the capture had held only those (HZ is still\n"
+                "decided from the whole trace); the summary counts what each dropped.",
             .examples = "timersim import trace.txt -o run.trace --hz 250\n"
-                        "trace-cmd record -e 'timer:*' sleep 10 && timersim import trace.dat -o run.trace\n"
-                        "trace-cmd report > report.txt && timersim import report.txt -o run.trace --hz 1000",
+                        "trace-cmd record -e 'timer:*' sleep 10 && timersim import trace.dat -o run.trace
+"
+                        "trace-cmd report > report.txt && timersim import report.txt -o run.trace --hz 1000
+"
+                        "timersim import trace.txt -o tcp.trace --cpu 0-1 --function 'tcp_*' --from 2s --to 10s",
         },
         positional);
     if (!vm) return kExitOk;
@@ -93,6 +104,7 @@ int run_import(std::span<const std::string> args) {
     const std::string input = (*vm)["input"].as<std::string>();
     const std::string output = (*vm)["output"].as<std::string>();
     const HzChoice hz = kernel_hz_choice(*vm);
+    const TraceFilter filter = trace_filter_option(*vm, true);
 
     // FILE or "-" (standard input), compressed or not; the output is
     // created before anything is read, so a bad -o fails first.
@@ -105,6 +117,7 @@ int run_import(std::span<const std::string> args) {
         const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
         TextStream stream(text);
         FtraceReader reader(stream, in.name(), resolved.hz);
+        reader.set_filter(filter);
         FtraceImporter importer(reader);
         std::optional<TraceWriter> writer;
         const auto open_output = [&] {
@@ -127,7 +140,7 @@ int run_import(std::span<const std::string> args) {
         naming_output([&] { writer->flush(); });
         file.commit();
         fmt::print(output == "-" ? stderr : stdout, "{}",
-                   format_summary(in.name(), output, importer.header(), writer->events(), reader, importer));
+                   format_summary(in.name(), output, importer.header(), writer->events(), reader, importer, filter));
     } catch (const TraceError& e) {
         // Bad input: exactly one line, no hint (the file is at fault, not the command line).
         fmt::print(stderr, "timersim: {}\n", e.what());

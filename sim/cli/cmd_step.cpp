@@ -4,6 +4,7 @@
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/trace_filter_options.hpp"
 #include "sim/cli/progress.hpp"
 #include "sim/cli/timeout_arg.hpp"
 #include "sim/machine/stepper.hpp"
@@ -144,6 +145,7 @@ int run_step(std::span<const std::string> args) {
         ("format", po::value<std::string>()->default_value("text"), "text (80 columns) or json (JSON Lines: one object per tick and wheel)");
     add_hz_option(options);
     add_classic_options(options);
+    add_trace_filter_options(options, {.from = "trace-from", .to = "trace-to"});
     const auto vm = parse_command_line(
         args, options,
         {
@@ -165,7 +167,10 @@ int run_step(std::span<const std::string> args) {
                 "deferrable timer; the modern view then also draws the deferrable base, rows\n"
                 "dL0..) and its name (its label=, else its key). cpu= is ignored: step\n"
                 "simulates one CPU. The trace is read as it goes, only as far as the last tick\n"
-                "shown; bad input stops the run with FILE:LINE: what (field) and exit status 2.",
+                "shown; bad input stops the run with FILE:LINE: what (field) and exit status 2.\n"
+                "The trace filters (--cpu, --function, --trace-from, --trace-to: --from is the\n"
+                "first tick shown) keep only the events they name; the last line counts what they\n"
+                "kept and dropped up to the last tick shown.",
             .examples = "timersim step --timeouts 36,300,20000 --ticks 3 --hz 1000\n"
                         "timersim step --timeouts 20000 --hz 1000 --from 19966 --ticks 2 --design classic\n"
                         "timersim step --ticks 5 --connections 200 --design modern\n"
@@ -187,11 +192,17 @@ int run_step(std::span<const std::string> args) {
     if (run.from < 0 || run.from > 1000000000)
         throw UsageError(fmt::format("--from: must be 0..1000000000, got {}", run.from));
     const StepWorkload workload = parse_workload(*vm, hz);
+    const TraceFilter filter = trace_filter_option(*vm, false, {.from = "trace-from", .to = "trace-to"});
+    if (filter.active() && !workload.trace)
+        throw UsageError(fmt::format("--{}: a trace filter, only with --trace",
+                                     vm->count("cpu") ? "cpu" : vm->count("function") ? "function"
+                                                            : vm->count("trace-from") ? "trace-from" : "trace-to"));
     try {
         std::optional<InputFile> file; // FILE or "-", compressed or not; InputError if it cannot be read
         std::optional<TraceFeed> feed;
         if (workload.trace) {
             feed.emplace(file.emplace(*workload.trace));
+            feed->set_filter(filter);
             if (!(*vm)["hz"].defaulted() && hz != feed->header().hz)
                 throw UsageError(fmt::format("--hz {} differs from the trace's hz={}", hz, feed->header().hz));
             hz = feed->header().hz;
@@ -199,6 +210,14 @@ int run_step(std::span<const std::string> args) {
         StepWorkload shown = workload;
         if (file) shown.trace = file->name(); // "<stdin>" for "-"
         step_workload(run, shown, feed ? &*feed : nullptr, hz, slack, geometry, design);
+        // The trace is read only as far as the ticks shown: so are the counts.
+        if (feed && filter.active()) {
+            if (json)
+                fmt::print("{{\"filter\": {}}}\n", filter_json(filter, feed->filter_counts()));
+            else
+                fmt::print("filter {}: {} (read up to the last tick shown)\n", describe_filter(filter),
+                           describe_filter_counts(feed->filter_counts(), "events"));
+        }
     } catch (const TraceError& e) {
         // Bad input: exactly one line, no hint (the file is at fault, not the command line).
         std::fflush(stdout);

@@ -5,6 +5,7 @@
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/trace_filter_options.hpp"
 #include "sim/validate/kernel_replay.hpp"
 #include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/input_file.hpp"
@@ -30,6 +31,7 @@ int run_validate(std::span<const std::string> args) {
         ("max-listed", po::value<std::size_t>()->default_value(50), "list at most N disagreements (and N notes)")
         ("format", po::value<std::string>()->default_value("text"), "output: text or json");
     add_kernel_hz_options(options);
+    add_trace_filter_options(options);
     po::positional_options_description positional;
     positional.add("input", 1);
     const auto vm = parse_command_line(
@@ -43,15 +45,19 @@ int run_validate(std::span<const std::string> args) {
                 "softirq fires that timer from a bucket whose clock is the kernel's baseclk=, not\n"
                 "after now=). Events that depend on history the trace does not hold are counted as\n"
                 "unknown history and excluded. Ends with 'agreement: idx A/B, expiry C/D'; exit 1 when\n"
-                "either check agrees on less than --min percent. See docs/validation.md.",
+                "either check agrees on less than --min percent. The filters (--cpu, --function,\n"
+                "--from, --to) keep only the events they name; the report counts what each dropped.\n"
+                "See docs/validation.md.",
             .examples = "timersim validate tests/data/kernel/capture-6.1-hz250.trace.xz\n"
-                        "timersim validate trace.txt --hz 1000 --min 99.5 --format json",
+                        "timersim validate trace.txt --hz 1000 --min 99.5 --format json\n"
+                        "timersim validate trace.txt --cpu 1 --from 5s",
         },
         positional);
     if (!vm) return kExitOk;
 
     const std::string input = (*vm)["input"].as<std::string>();
     const HzChoice hz = kernel_hz_choice(*vm);
+    const TraceFilter filter = trace_filter_option(*vm, true);
     const double min_percent = (*vm)["min"].as<double>();
     if (!(min_percent >= 0.0 && min_percent <= 100.0))
         throw UsageError(fmt::format("--min: must be 0..100, got {}", min_percent));
@@ -68,7 +74,7 @@ int run_validate(std::span<const std::string> args) {
         // checked against what the trace shows (hz_inference.hpp).
         const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
         result = replay_kernel_trace(text, in.name(),
-                                     ReplayOptions{.hz = resolved.hz, .max_notes_per_class = max_listed});
+                                     ReplayOptions{.hz = resolved.hz, .max_notes_per_class = max_listed, .filter = filter});
         result.hz_source = resolved.source;
     } catch (const TraceError& e) {
         fmt::print(stderr, "timersim: {}\n", e.what());

@@ -5,9 +5,11 @@
 
 #include "sim/cli/cli.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/trace_filter_options.hpp"
 #include "workloads/generators/generator_catalog.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_replay.hpp"
+#include "sim/cli/trace_cost_choice.hpp"
 
 #include <fmt/format.h>
 
@@ -298,8 +300,15 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     const bool force = vm.count("force-hz") && vm["force-hz"].as<bool>();
     if (force && !ftrace) throw UsageError("--force-hz: only with --ftrace (a timersim trace's header fixes its HZ)");
     if (force && !hz_given) throw UsageError("--force-hz: give the HZ to force with --hz");
-    const auto trace = load_trace(path, kind, HzChoice{.option = hz_given ? std::optional<unsigned>(hz) : std::nullopt,
-                                                       .force = force});
+    const bool costs = vm["costs-from-trace"].as<bool>();
+    if (costs && !ftrace)
+        throw UsageError("--costs-from-trace: only with --ftrace (a timersim trace has no softirq or callback times)");
+    TraceLoadOptions load;
+    load.filter = trace_filter_option(vm, ftrace);
+    load.costs_from_trace = costs;
+    InputFile in(path);
+    const auto trace = load_trace(in, kind, HzChoice{.option = hz_given ? std::optional<unsigned>(hz) : std::nullopt,
+                                                     .force = force}, load);
     const TraceSummary& summary = trace->summary();
     const std::string& name = trace->file(); // "<stdin>" for "-"
     WorkloadChoice choice;
@@ -308,11 +317,25 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
                                           summary.events, summary.header.hz,
                                           summary.hz_source.empty() ? "" : " from " + summary.hz_source,
                                           summary.cpus, summary.cpus == 1 ? "" : "s");
-    choice.spec.json = fmt::format("{{\"{}\": {}, \"events\": {}, \"hz\": {}, {}\"start_jiffies\": {}, \"cpus\": {}}}",
+    std::string extra_json;
+    if (trace->filter().active()) {
+        choice.spec.description += fmt::format("\nfilter {}: {}", describe_filter(trace->filter()),
+                                               describe_filter_counts(trace->filter_counts(), ftrace ? "timer events" : "events"));
+        extra_json += fmt::format(", \"filter\": {}", filter_json(trace->filter(), trace->filter_counts()));
+    }
+    bool callback_costs = false;
+    if (const TraceCosts* c = trace->costs()) {
+        const TraceCostChoice chosen = trace_cost_choice(*c, vm);
+        choice.costs = chosen.fields;
+        callback_costs = chosen.by_function;
+        choice.spec.description += "\n" + chosen.text;
+        extra_json += ", \"costs_from_trace\": " + chosen.json;
+    }
+    choice.spec.json = fmt::format("{{\"{}\": {}, \"events\": {}, \"hz\": {}, {}\"start_jiffies\": {}, \"cpus\": {}{}}}",
                                    ftrace ? "ftrace" : "trace", json_string(name), summary.events, summary.header.hz,
                                    summary.hz_source.empty() ? "" : fmt::format("\"hz_source\": {}, ", json_string(summary.hz_source)),
-                                   summary.header.start_jiffies, summary.cpus);
-    choice.spec.factory = trace_replay(trace);
+                                   summary.header.start_jiffies, summary.cpus, extra_json);
+    choice.spec.factory = trace_replay(trace, nullptr, callback_costs);
     choice.clock = summary.header;
     choice.cpus = summary.cpus;
     // Time after the last event for the timers it armed to fire: TCP_RTO_MAX
@@ -354,6 +377,11 @@ void add_workload_options(po::options_description& options, const char* default_
         }
         if (first) {
             group.add_options()
+                ("costs-from-trace", po::bool_switch(),
+                 "with --ftrace: measure the cost model from the trace's irq:softirq_entry/exit (vec=1) and "
+                 "timer_expire_entry/exit times: each callback costs the p50 of its function's callbacks, "
+                 "softirq entry the p50 of a run's time outside callbacks, expiry the p50 gap between two "
+                 "callbacks (explicit --cost-*-ns win; docs/machine.md)")
                 ("trace", po::value<std::string>(), "replay a timersim trace FILE instead of generators (its header fixes HZ); "
                  "- is standard input, xz, gzip and zstd are read as they are")
                 ("ftrace", po::value<std::string>(), "replay kernel ftrace text or trace.dat FILE (timer events) instead of generators; "
@@ -364,10 +392,14 @@ void add_workload_options(po::options_description& options, const char* default_
         options.add(group);
         first = false;
     }
+    add_trace_filter_options(options);
 }
 
 WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz, std::uint64_t ticks) {
     if (vm.count("trace") || vm.count("ftrace")) return trace_choice(vm, hz);
+    for (const char* name : {"cpu", "function", "from", "to"})
+        if (vm.count(name)) throw UsageError(fmt::format("--{}: a trace filter, only with --trace or --ftrace", name));
+    if (vm["costs-from-trace"].as<bool>()) throw UsageError("--costs-from-trace: only with --ftrace");
 
     GeneratorParams params;
     params.seed = vm["seed"].as<std::uint64_t>();
@@ -438,6 +470,7 @@ void fit_machine_to_workload(MachineConfig& machine, const WorkloadChoice& choic
                                          choice.cpus, kMaxMachineCpus));
         machine.cpus = choice.cpus;
     }
+    for (const auto& [field, ns] : choice.costs) machine.costs.*field = ns;
     machine.ticks = run_length_option(vm, machine.hz)
                         .value_or(choice.natural_ticks.value_or(
                             static_cast<std::uint64_t>(default_duration_s * machine.hz)));

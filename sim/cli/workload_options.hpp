@@ -12,10 +12,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace timersim::cli {
 
-// Adds --workload, every generator parameter, --trace and --ftrace.
+// Adds --workload, every generator parameter, --trace and --ftrace, the
+// trace filters (trace_filter_options.hpp) and --costs-from-trace.
 // `default_workload` is what --workload means when not given.
 void add_workload_options(boost::program_options::options_description& options,
                           const char* default_workload = "tcp-retransmit,socket-timeouts");
@@ -33,6 +36,10 @@ struct WorkloadChoice {
     unsigned cpus = 0;
     // What one design's run needs (generators; unknown for traces).
     MemoryEstimate memory;
+    // --costs-from-trace: the cost model fields the trace replaces (those
+    // not given explicitly with --cost-*-ns), applied by
+    // fit_machine_to_workload().
+    std::vector<std::pair<std::uint64_t CostModel::*, std::uint64_t>> costs;
 };
 
 // Validates the options (UsageError with the option's name on bad values;

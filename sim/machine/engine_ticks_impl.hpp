@@ -156,12 +156,14 @@ void Engine<Q>::run_callback(CpuState& c) {
     m.error_ns.add(error_ns);
     if (error_j < 0) ++m.early;
     if (events_) log_event(TimerEvent::fire, index_of(c), id, c.fired.expires);
+    std::uint64_t callback_ns = config_.costs.callback_ns;
     if (workload_) {
         const FireRecord record{id, requested, c.fired.expires, now_j, c.clock_ns, error_ns, index_of(c)};
         workload_->on_fire(*this, record);
+        if (const auto ns = workload_->callback_cost_ns(record)) callback_ns = *ns;
     }
     c.running_timer = kNoTimer;
-    charge(c, config_.costs.callback_ns);
+    charge(c, callback_ns);
 }
 
 template <TimerQueue Q>

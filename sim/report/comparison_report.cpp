@@ -297,7 +297,22 @@ std::string header_text(const RunResult& r) {
     std::string out = fmt::format("timersim compare: {}, {:g} s at HZ={} on {} CPU{}\n", r.workload_name,
                                   static_cast<double>(c.ticks) / c.hz, c.hz, c.cpus, c.cpus == 1 ? "" : "s");
     constexpr std::string_view indent = "            ";
-    out += wrap(r.workload_description, kWidth, "  workload  ", indent);
+    {
+        // A trace's filter and costs come as further lines (indented ones
+        // belong to the line before): each its own paragraph.
+        std::string_view desc = r.workload_description;
+        std::size_t nl = desc.find('\n');
+        out += wrap(desc.substr(0, nl), kWidth, "  workload  ", indent);
+        while (nl != std::string_view::npos) {
+            desc.remove_prefix(nl + 1);
+            nl = desc.find('\n');
+            std::string_view line = desc.substr(0, nl);
+            const bool sub = line.starts_with(' ');
+            while (line.starts_with(' ')) line.remove_prefix(1);
+            const std::string deeper = std::string(indent) + (sub ? "  " : "");
+            out += wrap(line, kWidth, deeper, deeper + "  ");
+        }
+    }
     out += wrap(fmt::format("{} ticks, {}, ksoftirqd delay {}, tick jitter {}, {}", grouped(c.ticks),
                        c.nohz_idle ? "NOHZ idle" : "tick always on",
                        ns_time(static_cast<double>(c.ksoftirqd_delay_ns)),

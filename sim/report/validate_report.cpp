@@ -32,6 +32,8 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
                            *r.workload_start_line);
     else
         out += "; no workload start marker\n";
+    if (r.filter.active())
+        out += fmt::format("filter {}: {}\n", describe_filter(r.filter), describe_filter_counts(r.filter_counts, "timer events"));
     if (r.timer_events == 0) out += "no timer_* events: nothing to validate\n";
     out += fmt::format("replay: {} softirq runs of our model (+{} empty catch-up runs), {} requeues (cancel+start), "
                        "{} deletes, {} migrations\n",
@@ -117,6 +119,7 @@ std::string format_validate_json(const ReplayResult& r, std::size_t max_listed, 
     out += fmt::format("  \"file\": {},\n  \"hz\": {},\n  \"hz_source\": {},\n  \"cpus\": {},\n  \"timer_events\": {},\n"
                        "  \"timers\": {},\n",
                        json_string(r.file), r.hz, json_string(r.hz_source), r.cpus, r.timer_events, r.timers);
+    if (r.filter.active()) out += fmt::format("  \"filter\": {},\n", filter_json(r.filter, r.filter_counts));
     out += fmt::format("  \"workload_start_line\": {},\n",
                        r.workload_start_line ? fmt::format("{}", *r.workload_start_line) : std::string("null"));
     out += fmt::format("  \"idx\": {},\n  \"expiry\": {},\n", counts(r.idx), counts(r.expiry));

@@ -32,6 +32,8 @@
 
 #include "wheel/jiffies.hpp"
 
+#include "workloads/traces/trace_filter.hpp"
+
 #include <cstdint>
 #include <istream>
 #include <map>
@@ -114,8 +116,10 @@ struct ReplayResult {
     unsigned hz = 0;
     std::string hz_source; // set by the caller: where HZ came from (HzResolution::source)
     unsigned cpus = 0;
-    std::uint64_t timer_events = 0;
+    std::uint64_t timer_events = 0;    // kept by the filter
     std::uint64_t timers = 0;          // distinct timer= values
+    TraceFilter filter;
+    TraceFilterCounts filter_counts;
     std::optional<std::uint64_t> workload_start_line; // the marker, if present
     ReplayCheckCounts idx;
     ReplayCheckCounts expiry;
@@ -149,6 +153,8 @@ struct ReplayOptions {
     // timer is (a stale next_expiry), as the kernel's tick does unseen.
     // Only tests turn this off, to show why it is needed.
     bool catch_up_runs = true;
+    // --cpu, --function, --from/--to: only these events are replayed.
+    TraceFilter filter;
 };
 
 // Replays `text` (the whole ftrace text). Throws TraceError for malformed input.

@@ -64,6 +64,7 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
 
     std::istringstream in{std::string(text)};
     FtraceReader reader(in, std::move(file_name), options.hz);
+    reader.set_filter(options.filter);
     ReplayInput input;
     std::vector<Event>& events = input.events;
     std::unordered_map<std::uint64_t, std::size_t> current; // timer= -> incarnation
@@ -103,6 +104,8 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
         events.push_back(std::move(e));
     }
     result.timer_events = events.size();
+    result.filter = options.filter;
+    result.filter_counts = reader.filter_counts();
     if (events.empty()) {
         result.hz = options.hz.value_or(0);
         return input;

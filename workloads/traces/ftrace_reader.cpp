@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace timersim {
@@ -86,6 +87,10 @@ struct FtraceReader::Impl {
     std::optional<std::uint64_t> first_ts;
     std::uint64_t last_ts = 0;
     FtraceReaderStats stats;
+    std::optional<TraceFilter> filter;
+    TraceFilterCounts filter_counts;
+    std::unordered_map<std::uint64_t, std::string> function_of; // --function: the timer's last function=
+    FtraceObserver* observer = nullptr;
 
     [[noreturn]] void fail(std::string_view field, std::string message) const {
         detail::fail_at(source, file, field, std::move(message));
@@ -101,6 +106,8 @@ struct FtraceReader::Impl {
     std::uint64_t parse_timestamp(std::string_view token);
     void parse_cpu(std::string_view prefix, FtraceEvent& e);
     void parse_info(std::string_view info, FtraceEvent& e);
+    void timer_softirq_line(std::string_view line, std::string_view info, std::uint64_t ts, bool entry);
+    bool keep(const FtraceEvent& e);
     void count_other(std::string_view name) {
         ++stats.other_events;
         const auto it = stats.other_by_name.find(name);
@@ -363,6 +370,16 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
             count_other("(other lines)");
             continue;
         }
+        if (observer) {
+            // perf script prints irq:softirq_entry (counted as "irq" below,
+            // as it always was).
+            std::string_view softirq = rest;
+            if (softirq.starts_with("irq:softirq_")) softirq.remove_prefix(4);
+            if (softirq.starts_with("softirq_entry:"))
+                timer_softirq_line(line.substr(0, ts_begin), softirq.substr(14), ts, true);
+            else if (softirq.starts_with("softirq_exit:"))
+                timer_softirq_line(line.substr(0, ts_begin), softirq.substr(13), ts, false);
+        }
         const std::string_view name = rest.substr(0, name_end);
         if (name == "timer_start") e.type = FtraceEventType::timer_start;
         else if (name == "timer_cancel") e.type = FtraceEventType::timer_cancel;
@@ -381,9 +398,39 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
         parse_cpu(detail::trim(line.substr(0, ts_begin)), e);
         parse_info(rest.substr(name_end + 1), e);
         ++stats.timer_events;
+        if (observer) observer->timer_event(e);
+        if (filter && !keep(e)) continue;
         return true;
     }
     return false;
+}
+
+void FtraceReader::Impl::timer_softirq_line(std::string_view prefix, std::string_view info, std::uint64_t ts,
+                                            bool entry) {
+    // 6.1 include/trace/events/irq.h softirq_entry/exit: "vec=%u [action=%s]".
+    std::string_view token, key, value;
+    unsigned vec = 0;
+    if (!detail::next_token(info, token) || !detail::split_key_value(token, key, value) || key != "vec" ||
+        !detail::parse_uint(value, vec))
+        fail("vec", fmt::format("softirq_{} without vec=N", entry ? "entry" : "exit"));
+    if (vec != 1) return; // TIMER_SOFTIRQ only
+    FtraceEvent where;
+    parse_cpu(detail::trim(prefix), where);
+    observer->timer_softirq(
+        FtraceTimerSoftirq{.entry = entry, .line = source.line_number(), .timestamp_ns = ts, .line_cpu = where.line_cpu});
+}
+
+bool FtraceReader::Impl::keep(const FtraceEvent& e) {
+    std::string_view function = e.function;
+    if (filter->function) {
+        if (!e.function.empty()) {
+            const auto it = function_of.try_emplace(e.timer).first;
+            if (it->second != e.function) it->second.assign(e.function);
+        } else if (const auto it = function_of.find(e.timer); it != function_of.end()) {
+            function = it->second;
+        }
+    }
+    return filter_event(*filter, filter_counts, e.line_cpu, function, e.timestamp_ns - *first_ts, e.timestamp_ns);
 }
 
 FtraceReader::FtraceReader(std::istream& in, std::string file_name, std::optional<unsigned> hz)
@@ -399,6 +446,11 @@ FtraceReader::~FtraceReader() = default;
 
 bool FtraceReader::next(FtraceEvent& event) { return impl_->next(event); }
 unsigned FtraceReader::hz() const noexcept { return impl_->hz; }
+void FtraceReader::set_filter(TraceFilter filter) {
+    if (filter.active()) impl_->filter = std::move(filter);
+}
+const TraceFilterCounts& FtraceReader::filter_counts() const noexcept { return impl_->filter_counts; }
+void FtraceReader::set_observer(FtraceObserver* observer) noexcept { impl_->observer = observer; }
 void FtraceReader::allow_unknown_hz() noexcept { impl_->unknown_hz_ok = true; }
 std::optional<unsigned> FtraceReader::header_hz() const noexcept { return impl_->hz_line; }
 std::optional<std::uint64_t> FtraceReader::first_timestamp_ns() const noexcept { return impl_->first_ts; }

@@ -28,6 +28,7 @@
 #include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_event.hpp"
+#include "workloads/traces/trace_filter.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -87,9 +88,28 @@ struct FtraceEvent {
     std::optional<Jiffies> jiffies() const noexcept;
 };
 
+// One irq:softirq_entry or irq:softirq_exit line of TIMER_SOFTIRQ (vec=1),
+// for a FtraceObserver (the cost model from a trace, trace_costs.hpp).
+struct FtraceTimerSoftirq {
+    bool entry = true;               // softirq_entry; else softirq_exit
+    std::uint64_t line = 0;
+    std::uint64_t timestamp_ns = 0;
+    std::uint32_t line_cpu = 0;
+};
+
+// Sees every timer_* event (before any filter) and every TIMER_SOFTIRQ
+// entry/exit line as the reader reads them. The softirq lines are still
+// skipped and counted as other events: next() returns what it always did.
+class FtraceObserver {
+public:
+    virtual ~FtraceObserver() = default;
+    virtual void timer_event(const FtraceEvent& event) = 0;
+    virtual void timer_softirq(const FtraceTimerSoftirq& event) = 0;
+};
+
 struct FtraceReaderStats {
     std::uint64_t lines = 0;
-    std::uint64_t timer_events = 0;      // timer_* lines returned by next()
+    std::uint64_t timer_events = 0;      // timer_* lines read (returned by next() unless a filter dropped them)
     std::uint64_t other_events = 0;      // event lines of any other event, skipped
     std::map<std::string, std::uint64_t, std::less<>> other_by_name;
     std::uint64_t lost_event_markers = 0; // "CPU:N [LOST n EVENTS]" / "[n EVENTS DROPPED]"
@@ -123,6 +143,17 @@ public:
     // For a first pass that finds HZ from the trace itself (hz_inference):
     // a missing HZ is then no error and hz() stays 0. Call before next().
     void allow_unknown_hz() noexcept;
+    // Keep only the events `filter` names (trace_filter.hpp): --from/--to
+    // against the first event line's timestamp (or the timestamp as printed,
+    // for '@'), --cpu against the [CPU] column, --function against the
+    // timer's callback: function= of the line, else of the timer's last
+    // timer_start or timer_expire_entry (a cancel or expire_exit prints
+    // none; a timer never seen with one matches no pattern). Call before
+    // next().
+    void set_filter(TraceFilter filter);
+    const TraceFilterCounts& filter_counts() const noexcept;
+    // Not owned; must outlive the reading. Call before next().
+    void set_observer(FtraceObserver* observer) noexcept;
     // The value of the input's "# hz=N" line, if it has one.
     std::optional<unsigned> header_hz() const noexcept;
     // Timestamp of the first event line (of any event), in ns.

@@ -39,6 +39,9 @@ public:
     explicit TraceFeed(InputFile& in) : reader_(in) {}
 
     const TraceHeader& header() const noexcept { return reader_.header(); }
+    // Only the events `filter` names (TraceReader::set_filter); call before at().
+    void set_filter(TraceFilter filter) { reader_.set_filter(std::move(filter)); }
+    const TraceFilterCounts& filter_counts() const noexcept { return reader_.filter_counts(); }
     // Names for the display, by dense id: an event's label= (of the timer's
     // first event), or its key. Every id up to the highest seen has one, also
     // a timer named so far only as the cb= of another's event.

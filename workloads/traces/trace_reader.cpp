@@ -8,6 +8,8 @@
 
 #include <limits>
 #include <string_view>
+#include <unordered_map>
+#include <optional>
 #include <vector>
 
 namespace timersim {
@@ -70,6 +72,9 @@ struct TraceReader::Impl {
     std::uint64_t events = 0;
     detail::KeyIndex index;
     std::vector<TimerKey> keys; // by dense id
+    std::optional<TraceFilter> filter;
+    TraceFilterCounts filter_counts;
+    std::unordered_map<std::string, std::string> label_of; // --function: the timer's last label=, by its name
 
     [[noreturn]] void fail(std::string_view field, std::string message) const {
         detail::fail_at(source, file, field, std::move(message));
@@ -90,7 +95,22 @@ struct TraceReader::Impl {
     };
     TimerName check_timer(std::string_view text, std::string_view field) const;
     void parse_field(std::string_view token, TraceEvent& e, unsigned& seen, TimerName& cb);
+    bool keep(const TraceEvent& e, const TimerName& timer);
 };
+
+bool TraceReader::Impl::keep(const TraceEvent& e, const TimerName& timer) {
+    std::string_view label = e.label;
+    if (filter->function) {
+        std::string name = timer.symbolic ? std::string(timer.text) : std::to_string(timer.number);
+        if (!label.empty()) {
+            label_of[std::move(name)].assign(label);
+        } else if (const auto it = label_of.find(name); it != label_of.end()) {
+            label = it->second;
+        }
+        label = label.substr(0, label.find('[')); // "fn[module]": the function
+    }
+    return filter_event(*filter, filter_counts, e.cpu.value_or(0), label, e.time_ns, e.time_ns);
+}
 
 void TraceReader::Impl::read_header() {
     // The header is the first line; only comments and blank lines may come
@@ -310,6 +330,10 @@ bool TraceReader::Impl::next(TraceEvent& e) {
             if ((seen & kIn) && (seen & kAt)) fail("expiry", "in= and at= given together: give one");
             if (!(seen & (kIn | kAt))) fail("expiry", fmt::format("{} needs in= or at=", to_string(e.kind)));
         }
+        last_time = e.time_ns;
+        // A filtered-out event interns nothing: the kept events' dense ids
+        // stay 0, 1, 2... as if the others were not in the file.
+        if (filter && !keep(e, timer)) continue;
         // Timer ids are interned last, so a line with an error adds no timer.
         e.timer = intern(timer.text, timer.symbolic, timer.number, e.key);
         if (seen & kCb) {
@@ -317,7 +341,6 @@ bool TraceReader::Impl::next(TraceEvent& e) {
             e.cb = intern(cb.text, cb.symbolic, cb.number, cb_key);
             e.cb_key = cb_key;
         }
-        last_time = e.time_ns;
         ++events;
         return true;
     }
@@ -343,6 +366,10 @@ TraceReader::~TraceReader() = default;
 
 const TraceHeader& TraceReader::header() const noexcept { return impl_->header; }
 bool TraceReader::next(TraceEvent& event) { return impl_->next(event); }
+void TraceReader::set_filter(TraceFilter filter) {
+    if (filter.active()) impl_->filter = std::move(filter);
+}
+const TraceFilterCounts& TraceReader::filter_counts() const noexcept { return impl_->filter_counts; }
 const std::string& TraceReader::file_name() const noexcept { return impl_->file; }
 std::uint64_t TraceReader::line() const noexcept { return impl_->source.line_number(); }
 std::uint64_t TraceReader::events() const noexcept { return impl_->events; }

@@ -14,6 +14,7 @@
 #include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_event.hpp"
+#include "workloads/traces/trace_filter.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -40,6 +41,16 @@ public:
     // event.key.token point into the line buffer: valid until the next call
     // (timer_key(event.timer) has a copy that lives as long as the reader).
     bool next(TraceEvent& event);
+
+    // Keep only the events `filter` names (trace_filter.hpp): --from/--to
+    // against the event's time (ns from the trace's time 0; '@' times are
+    // for kernel traces and must not be given), --cpu against cpu= (an event
+    // without one is CPU 0's, where the replay runs it), --function against
+    // the callback name of the timer's label= (the part before a
+    // "[module]"), from this event or the timer's last event with one.
+    // Dropped events take no dense id. Call before next().
+    void set_filter(TraceFilter filter);
+    const TraceFilterCounts& filter_counts() const noexcept;
 
     const std::string& file_name() const noexcept;
     std::uint64_t line() const noexcept; // line of the last event or error

@@ -30,11 +30,13 @@ public:
     virtual const TraceHeader& header() = 0; // after the first next() for ftrace
     virtual std::uint64_t line() const = 0;
     virtual std::uint64_t skipped_lines() const = 0;
+    virtual const TraceFilterCounts& filter_counts() const = 0;
 };
 
 class TimersimSource final : public EventSource {
 public:
-    explicit TimersimSource(InputFile& in) : reader_(in) {}
+    TimersimSource(InputFile& in, const TraceFilter& filter) : reader_(in) { reader_.set_filter(filter); }
+    const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
     bool next(TraceEvent& e) override { return reader_.next(e); }
     const TraceHeader& header() override { return reader_.header(); }
     std::uint64_t line() const override { return reader_.line(); }
@@ -49,8 +51,13 @@ private:
 class FtraceSource final : public EventSource {
 public:
     // The text read whole (its HZ was found in a first pass over it).
-    FtraceSource(std::string_view text, const std::string& name, unsigned hz)
-        : stream_(text), reader_(stream_, name, hz), importer_(reader_) {}
+    FtraceSource(std::string_view text, const std::string& name, unsigned hz, const TraceFilter& filter,
+                 FtraceObserver* observer)
+        : stream_(text), reader_(stream_, name, hz), importer_(reader_) {
+        reader_.set_filter(filter);
+        reader_.set_observer(observer);
+    }
+    const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
     bool next(TraceEvent& e) override {
         const bool got = importer_.next(e);
         header_ = importer_.header();
@@ -114,6 +121,12 @@ struct LoadedTrace::Data {
     std::vector<std::pair<std::uint32_t, std::uint64_t>> cpu_firsts;
     std::vector<std::unique_ptr<StoredEvent[]>> chunks;
     std::size_t count = 0;
+    TraceFilter filter;
+    TraceFilterCounts filter_counts;
+    // --costs-from-trace: the costs, and each timer's callback cost (by
+    // dense id: the p50 of its function's callbacks).
+    std::optional<TraceCosts> costs;
+    std::vector<std::uint64_t> callback_cost_ns;
 
     void push(const StoredEvent& e) {
         if ((count & (kChunk - 1)) == 0) chunks.emplace_back(new StoredEvent[kChunk]);
@@ -169,8 +182,9 @@ constexpr std::uint32_t kMaxWaitingBlocks = 64;
 
 class TraceReplay final : public Workload {
 public:
-    TraceReplay(Sim& sim, std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats)
-        : trace_(std::move(trace)), data_(trace_->data()), header_(data_.summary.header), stats_out_(stats) {
+    TraceReplay(Sim& sim, std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats, bool callback_costs)
+        : trace_(std::move(trace)), data_(trace_->data()), header_(data_.summary.header), stats_out_(stats),
+          callback_costs_(callback_costs && !data_.callback_cost_ns.empty()) {
         if (sim.hz() != header_.hz || sim.start_jiffies() != header_.start_jiffies)
             throw std::invalid_argument(
                 fmt::format("{}: the trace's clock (hz={} start_jiffies={}) differs from the machine's (hz={} "
@@ -240,6 +254,13 @@ public:
             s.unconsumed_fire = true;
             come_back_for_block_of(sim, x);
         }
+    }
+
+    std::optional<std::uint64_t> callback_cost_ns(const FireRecord& fired) const override {
+        if (!callback_costs_ || fired.id >= trace_of_sim_.size()) return std::nullopt;
+        const std::uint32_t x = trace_of_sim_[fired.id];
+        if (x >= data_.callback_cost_ns.size()) return data_.costs->callbacks.p50;
+        return data_.callback_cost_ns[x];
     }
 
 private:
@@ -491,6 +512,7 @@ private:
     const LoadedTrace::Data& data_;
     TraceHeader header_;
     TraceReplayStats* stats_out_;
+    bool callback_costs_ = false;
     TraceReplayStats stats_;
     unsigned cpus_ = 1;
     std::size_t next_ = 0; // the next event of data_ to read
@@ -530,8 +552,31 @@ std::size_t LoadedTrace::memory_bytes() const noexcept {
            data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]);
 }
 
+const TraceFilter& LoadedTrace::filter() const noexcept { return data_->filter; }
+const TraceFilterCounts& LoadedTrace::filter_counts() const noexcept { return data_->filter_counts; }
+const TraceCosts* LoadedTrace::costs() const noexcept { return data_->costs ? &*data_->costs : nullptr; }
+
 std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz) {
+    return load_trace(in, kind, hz, TraceLoadOptions{});
+}
+
+namespace {
+
+// "tcp_delack_timer[mod]" -> "tcp_delack_timer": the importer's label names
+// the module too, the cost collector the function alone.
+std::string_view function_of_label(std::string_view label) { return label.substr(0, label.find('[')); }
+
+} // namespace
+
+std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz,
+                                              const TraceLoadOptions& options) {
+    if (options.costs_from_trace && kind != TraceKind::ftrace)
+        throw std::invalid_argument("costs_from_trace needs a kernel trace");
     auto data = std::make_unique<LoadedTrace::Data>();
+    data->filter = options.filter;
+    TraceCostCollector collector;
+    // Dense id -> its first label's function, while reading (costs only).
+    std::vector<std::string> timer_functions;
     data->file = in.name();
     data->kind = kind;
     // Kernel text: read whole, a first pass decides its HZ (never assumed:
@@ -543,9 +588,10 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
         text = read_kernel_trace_text(in);
         const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
         data->summary.hz_source = resolved.source;
-        source = std::make_unique<FtraceSource>(text, in.name(), resolved.hz);
+        source = std::make_unique<FtraceSource>(text, in.name(), resolved.hz, options.filter,
+                                                options.costs_from_trace ? &collector : nullptr);
     } else {
-        source = std::make_unique<TimersimSource>(in);
+        source = std::make_unique<TimersimSource>(in, options.filter);
     }
     TraceSummary& summary = data->summary;
     TraceEvent e;
@@ -561,6 +607,10 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
         if (e.cpu) s.cpu = *e.cpu;
         if (e.cb) s.cb = *e.cb;
         data->push(s);
+        if (options.costs_from_trace) {
+            if (e.timer >= timer_functions.size()) timer_functions.resize(std::size_t{e.timer} + 1);
+            if (timer_functions[e.timer].empty()) timer_functions[e.timer] = function_of_label(e.label);
+        }
         summary.last_event_ns = e.time_ns;
         summary.last_event_line = source->line();
         ++summary.events;
@@ -571,6 +621,16 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     }
     summary.header = source->header();
     data->skipped_lines = source->skipped_lines();
+    data->filter_counts = source->filter_counts();
+    if (options.costs_from_trace) {
+        const TraceCosts& costs = data->costs.emplace(collector.result(in.name()));
+        data->callback_cost_ns.reserve(timer_functions.size());
+        for (const std::string& f : timer_functions) {
+            const auto it = costs.callback_by_function.find(f);
+            data->callback_cost_ns.push_back(it != costs.callback_by_function.end() ? it->second.p50
+                                                                                    : costs.callbacks.p50);
+        }
+    }
     return std::make_shared<const LoadedTrace>(std::move(data));
 }
 
@@ -579,9 +639,9 @@ std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind
     return load_trace(in, kind, hz);
 }
 
-WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats) {
-    return [trace = std::move(trace), stats](Sim& sim) -> std::unique_ptr<Workload> {
-        return std::make_unique<TraceReplay>(sim, trace, stats);
+WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats, bool callback_costs) {
+    return [trace = std::move(trace), stats, callback_costs](Sim& sim) -> std::unique_ptr<Workload> {
+        return std::make_unique<TraceReplay>(sim, trace, stats, callback_costs);
     };
 }
 
@@ -593,7 +653,7 @@ WorkloadFactory trace_replay(const std::string& path, TraceKind kind, const Trac
                              TraceReplayStats* stats) {
     return [=](Sim& sim) -> std::unique_ptr<Workload> {
         const auto trace = load_trace(path, kind, HzChoice{.option = header.hz});
-        return std::make_unique<TraceReplay>(sim, trace, stats);
+        return std::make_unique<TraceReplay>(sim, trace, stats, false);
     };
 }
 

@@ -6,7 +6,9 @@
 #include "workloads/workload.hpp"
 #include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/input_file.hpp"
+#include "workloads/traces/trace_costs.hpp"
 #include "workloads/traces/trace_event.hpp"
+#include "workloads/traces/trace_filter.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -56,6 +58,11 @@ public:
     const std::string& file() const noexcept;
     TraceKind kind() const noexcept;
     const TraceSummary& summary() const noexcept;
+    // The filter it was read with and what it kept (TraceLoadOptions).
+    const TraceFilter& filter() const noexcept;
+    const TraceFilterCounts& filter_counts() const noexcept;
+    // With TraceLoadOptions::costs_from_trace: the costs the trace shows.
+    const TraceCosts* costs() const noexcept;
     std::size_t memory_bytes() const noexcept; // what the events take
     const Data& data() const noexcept { return *data_; }
 
@@ -70,13 +77,30 @@ private:
 // HzChoice's --force-hz replays at --hz regardless. A timersim trace's
 // header gives its clock and `hz` is not used.
 std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz);
+
+// What else a load does: keep only the events a filter names (the HZ of a
+// kernel trace is still decided from all of it), and measure the costs of
+// a kernel trace's softirq runs and callbacks (trace_costs.hpp; InputError
+// if it has none). The costs are measured over the whole trace, unfiltered.
+struct TraceLoadOptions {
+    TraceFilter filter;
+    bool costs_from_trace = false;
+};
+std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz,
+                                              const TraceLoadOptions& options);
 std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind kind, const HzChoice& hz);
 
 // A factory for WorkloadSpec replaying `trace` (each call a replay of its
 // own). Errors found while replaying (an event on a CPU the machine does not
 // have) are thrown as TraceError from the run. `stats`, if given, receives
 // the last replay's statistics.
-WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats = nullptr);
+// With `callback_costs` (a trace loaded with costs_from_trace), each
+// callback costs the p50 of its function's callbacks in the trace (a timer's
+// function: its first event's label; a function without a complete callback
+// in the trace: the p50 of all callbacks) instead of the cost model's
+// callback_ns (Workload::callback_cost_ns).
+WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats = nullptr,
+                             bool callback_costs = false);
 
 // The same from a file: summarize_trace() loads it for its summary, and
 // each call of this factory loads `path` anew (tests and benchmarks; the
