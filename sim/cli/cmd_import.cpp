@@ -91,10 +91,8 @@ int run_import(std::span<const std::string> args) {
                 "the timer events they name, as if the capture had held only those (HZ is still\n"
                 "decided from the whole trace); the summary counts what each dropped.",
             .examples = "timersim import trace.txt -o run.trace --hz 250\n"
-                        "trace-cmd record -e 'timer:*' sleep 10 && timersim import trace.dat -o run.trace
-"
-                        "trace-cmd report > report.txt && timersim import report.txt -o run.trace --hz 1000
-"
+                        "trace-cmd record -e 'timer:*' sleep 10 && timersim import trace.dat -o run.trace\n"
+                        "trace-cmd report > report.txt && timersim import report.txt -o run.trace --hz 1000\n"
                         "timersim import trace.txt -o tcp.trace --cpu 0-1 --function 'tcp_*' --from 2s --to 10s",
         },
         positional);
