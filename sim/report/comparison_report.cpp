@@ -434,8 +434,8 @@ std::string design_json(const Summary& s) {
     out += fmt::format("      \"name\": \"{}\",\n", to_string(s.design));
     out += fmt::format(
         "      \"timers\": {{\"arms\": {}, \"rearm_dequeues\": {}, \"fired\": {}, \"cancelled\": {}, "
-        "\"pending_at_end\": {}, \"early\": {}}},\n",
-        m.arms, m.rearm_dequeues, m.fired, m.cancelled, m.pending, m.early);
+        "\"pending_at_end\": {}, \"early\": {}, \"operations_past_end\": {}}},\n",
+        m.arms, m.rearm_dequeues, m.fired, m.cancelled, m.pending, m.early, r.operations_past_end);
     out += fmt::format("      \"error_jiffies\": {},\n", error_jiffies_json(s));
     out += fmt::format("      \"error_ms\": {},\n", error_ms_json(s));
     out += fmt::format("      \"error_ns\": {},\n", log2_stats_json(m.error_ns));
@@ -550,12 +550,27 @@ std::string comparison_verdict(const Comparison& comparison) {
     return out;
 }
 
+// A trace longer than the run: what was left out, said once (per design
+// when callback events make the designs differ).
+std::string past_end_text(const Comparison& comparison) {
+    const auto& runs = comparison.runs;
+    const auto past = [](const RunResult& r) { return r.operations_past_end; };
+    if (std::all_of(runs.begin(), runs.end(), [&](const RunResult& r) { return past(r) == 0; })) return "";
+    if (std::all_of(runs.begin(), runs.end(), [&](const RunResult& r) { return past(r) == past(runs.front()); }))
+        return wrap(fmt::format("{} operations past the end of the run were not simulated", grouped(past(runs.front()))),
+                    kWidth, "  note      ", "            ");
+    std::vector<std::string> parts;
+    for (const RunResult& r : runs) parts.push_back(fmt::format("{} {}", to_string(r.design), grouped(past(r))));
+    return wrap(fmt::format("operations past the end of the run, not simulated: {}", fmt::join(parts, ", ")), kWidth,
+                "  note      ", "            ");
+}
+
 std::string format_comparison_text(const Comparison& comparison) {
     if (comparison.runs.empty()) return "";
     const auto summaries = summarize(comparison);
     const RunResult& first = comparison.runs.front();
     const unsigned hz = first.config.hz;
-    std::string out = header_text(first) + "\n";
+    std::string out = header_text(first) + past_end_text(comparison) + "\n";
     out += fmt::format("{:<{}}", "", kLabelWidth);
     for (const Summary& s : summaries) out += fmt::format("{:>{}}", to_string(s.design), kColumnWidth);
     out += '\n';

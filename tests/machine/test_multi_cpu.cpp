@@ -90,7 +90,8 @@ std::vector<Row> parse_log(const std::string& csv) {
                 f.push_back(line.substr(start, i - start));
                 start = i + 1;
             }
-        REQUIRE(f.size() == 10);
+        REQUIRE(f.size() == 18);
+        if (f[4] != "enqueue" && f[4] != "fire" && f[4] != "cancel") continue; // cascade and softirq rows
         rows.push_back(Row{f[0], static_cast<unsigned>(std::stoul(f[1])), std::stoull(f[2]), std::stoull(f[3]), f[4],
                            std::stoull(f[5]), std::stoull(f[6]), f[7], f[8], f[9]});
     }
