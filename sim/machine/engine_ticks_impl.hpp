@@ -183,8 +183,11 @@ void Engine<Q>::finish_run(CpuState& c) {
         std::max(m.max_expired_per_softirq, c.queue->counters().expired - c.run_expired_before);
     m.max_cascade_moves_per_softirq =
         std::max(m.max_cascade_moves_per_softirq, c.queue->counters().cascade_moves - c.run_moves_before);
-    if (config_.series_window_ticks)
-        series_[c.run_window].max_softirq_ns = std::max(series_[c.run_window].max_softirq_ns, duration);
+    if (config_.series_window_ticks) {
+        SeriesPoint& p = series_[c.run_window];
+        p.max_softirq_ns = std::max(p.max_softirq_ns, duration);
+        p.add_run(duration);
+    }
     if (events_) log_softirq(c, TimerEvent::softirq_end);
 }
 

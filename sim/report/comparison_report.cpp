@@ -398,6 +398,35 @@ std::string json_array(const std::vector<SeriesPoint>& series, T SeriesPoint::*f
     return fmt::format("[{}]", fmt::join(v, ", "));
 }
 
+std::string series_runs_json(const std::vector<SeriesPoint>& series) {
+    std::vector<std::string> v;
+    v.reserve(series.size());
+    for (const SeriesPoint& point : series) v.push_back(fmt::format("{}", point.runs()));
+    return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
+// Every window's run durations as [upper bound of the log2 bucket in ns,
+// runs], ascending: enough to merge windows and take percentiles again.
+std::string series_buckets_json(const std::vector<SeriesPoint>& series) {
+    std::vector<std::string> v;
+    v.reserve(series.size());
+    for (const SeriesPoint& point : series) {
+        std::vector<std::string> pairs;
+        for (const auto& [bucket, count] : point.run_buckets)
+            pairs.push_back(fmt::format("[{}, {}]", Log2Histogram::bucket_high(bucket), count));
+        v.push_back(fmt::format("[{}]", fmt::join(pairs, ", ")));
+    }
+    return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
+// The run-duration percentile of every window (SeriesPoint::run_percentile).
+std::string json_run_percentiles(const std::vector<SeriesPoint>& series, double p) {
+    std::vector<std::string> v;
+    v.reserve(series.size());
+    for (const SeriesPoint& point : series) v.push_back(fmt::format("{}", point.run_percentile(p)));
+    return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
 std::string error_jiffies_json(const Summary& s) {
     const ErrorHistogram& h = s.m->error_jiffies;
     std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.total(), json_number(h.mean()), h.min());
@@ -475,10 +504,13 @@ std::string design_json(const Summary& s) {
     out += fmt::format("      \"per_cpu\": [\n{}\n      ],\n", fmt::join(cpus, ",\n"));
     out += fmt::format(
         "      \"series\": {{\"window_ticks\": {}, \"start_ns\": {}, \"softirq_ns\": {}, \"max_softirq_ns\": {}, "
-        "\"cascade_moves\": {}, \"expired\": {}}}\n",
+        "\"cascade_moves\": {}, \"expired\": {}, \"runs\": {}, \"p50_softirq_ns\": {}, \"p99_softirq_ns\": {}, "
+        "\"run_buckets\": {}}}\n",
         r.series_window_ticks, json_array(r.series, &SeriesPoint::start_ns),
         json_array(r.series, &SeriesPoint::softirq_ns), json_array(r.series, &SeriesPoint::max_softirq_ns),
-        json_array(r.series, &SeriesPoint::cascade_moves), json_array(r.series, &SeriesPoint::expired));
+        json_array(r.series, &SeriesPoint::cascade_moves), json_array(r.series, &SeriesPoint::expired),
+        series_runs_json(r.series), json_run_percentiles(r.series, 50), json_run_percentiles(r.series, 99),
+        series_buckets_json(r.series));
     out += "    }";
     return out;
 }

@@ -211,11 +211,12 @@ std::string format_run_json(const RunResult& r) {
     std::vector<std::string> points;
     points.reserve(r.series.size());
     for (const SeriesPoint& p : r.series)
-        points.push_back(fmt::format("[{}, {}, {}, {}, {}]", p.start_ns, p.softirq_ns, p.max_softirq_ns,
-                                     p.cascade_moves, p.expired));
+        points.push_back(fmt::format("[{}, {}, {}, {}, {}, {}, {}, {}]", p.start_ns, p.softirq_ns, p.max_softirq_ns,
+                                     p.cascade_moves, p.expired, p.runs(), p.run_percentile(50),
+                                     p.run_percentile(99)));
     out += fmt::format(
         "  \"series\": {{\"window_ticks\": {}, \"columns\": [\"start_ns\", \"softirq_ns\", \"max_softirq_ns\", "
-        "\"cascade_moves\", \"expired\"], \"points\": [{}]}}\n",
+        "\"cascade_moves\", \"expired\", \"runs\", \"p50_softirq_ns\", \"p99_softirq_ns\"], \"points\": [{}]}}\n",
         r.series_window_ticks, fmt::join(points, ", "));
     out += "}\n";
     return out;
