@@ -557,8 +557,11 @@ const std::string& LoadedTrace::file() const noexcept { return data_->file; }
 TraceKind LoadedTrace::kind() const noexcept { return data_->kind; }
 const TraceSummary& LoadedTrace::summary() const noexcept { return data_->summary; }
 std::size_t LoadedTrace::memory_bytes() const noexcept {
+    std::size_t names = (data_->names.capacity() + data_->labels.capacity()) * sizeof(std::string);
+    for (const auto* v : {&data_->names, &data_->labels})
+        for (const std::string& s : *v) names += s.capacity() > 15 ? s.capacity() + 1 : 0; // beyond the SSO buffer
     return data_->chunks.size() * Data::kChunk * sizeof(StoredEvent) +
-           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]);
+           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]) + names;
 }
 
 std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz) {

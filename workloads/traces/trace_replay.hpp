@@ -56,7 +56,7 @@ public:
     const std::string& file() const noexcept;
     TraceKind kind() const noexcept;
     const TraceSummary& summary() const noexcept;
-    std::size_t memory_bytes() const noexcept; // what the events take
+    std::size_t memory_bytes() const noexcept; // what the events and the timers' names take
     const Data& data() const noexcept { return *data_; }
 
 private:
