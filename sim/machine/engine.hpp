@@ -206,6 +206,7 @@ private:
     void run_action(const Action& action);
     // The event log's rows (engine_log_impl.hpp), written only while one is set.
     EventRow timer_row(TimerEvent e, unsigned cpu, TimerId id) const;
+    EventRow placed_row(TimerEvent e, unsigned cpu, TimerId id, const Placement& p) const;
     void log_enqueue(unsigned cpu, TimerId id, TimerId node);
     void log_cancel(unsigned cpu, TimerId id, const Placement& was);
     void log_fire(const CpuState& c);

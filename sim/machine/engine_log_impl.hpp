@@ -71,30 +71,29 @@ EventRow Engine<Q>::timer_row(TimerEvent e, unsigned cpu, TimerId id) const {
 }
 
 template <TimerQueue Q>
-void Engine<Q>::log_enqueue(unsigned cpu, TimerId id, TimerId node) {
-    const Q& q = *cpus_[cpu].queue;
-    const Placement p = q.placement(node);
-    EventRow r = timer_row(TimerEvent::enqueue, cpu, id);
+EventRow Engine<Q>::placed_row(TimerEvent e, unsigned cpu, TimerId id, const Placement& p) const {
+    EventRow r = timer_row(e, cpu, id);
     r.expires = p.expires;
     if (kHasBuckets) {
         r.level = p.level;
         r.idx = p.slot;
     }
     r.bucket_expiry = p.bucket_expiry;
+    return r;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::log_enqueue(unsigned cpu, TimerId id, TimerId node) {
+    const Q& q = *cpus_[cpu].queue;
+    const Placement p = q.placement(node);
+    EventRow r = placed_row(TimerEvent::enqueue, cpu, id, p);
     r.clk = engine_log::base_clock(q, p);
     events_->add(design_, r);
 }
 
 template <TimerQueue Q>
 void Engine<Q>::log_cancel(unsigned cpu, TimerId id, const Placement& was) {
-    EventRow r = timer_row(TimerEvent::cancel, cpu, id);
-    r.expires = was.expires;
-    if (kHasBuckets) {
-        r.level = was.level;
-        r.idx = was.slot;
-    }
-    r.bucket_expiry = was.bucket_expiry;
-    events_->add(design_, r);
+    events_->add(design_, placed_row(TimerEvent::cancel, cpu, id, was));
 }
 
 template <TimerQueue Q>
@@ -130,15 +129,11 @@ void Engine<Q>::log_cascade(void* engine, TimerId node, unsigned from_array, uns
     const unsigned cpu = e.current_cpu_;
     const CpuState& c = e.cpus_[cpu];
     const Placement p = c.queue->placement(node);
-    EventRow r = e.timer_row(TimerEvent::cascade, cpu, e.single_ ? node : c.timer_of[node]);
+    EventRow r = e.placed_row(TimerEvent::cascade, cpu, e.single_ ? node : c.timer_of[node], p);
     // The step's own time: its work (this cascade included) is charged to
     // the softirq's clock only when the step ends, and another CPU's events
     // up to then may come before that.
     r.time_ns = e.time_ns_;
-    r.expires = p.expires;
-    r.level = p.level;
-    r.idx = p.slot;
-    r.bucket_expiry = p.bucket_expiry;
     r.clk = engine_log::base_clock(*c.queue, p);
     r.from_level = from_array;
     r.from_idx = from_slot;

@@ -24,6 +24,11 @@ void field(fmt::memory_buffer& out, const std::optional<T>& v) {
     if (v) fmt::format_to(std::back_inserter(out), "{}", *v);
 }
 
+template <class... T>
+void fields(fmt::memory_buffer& out, const std::optional<T>&... v) {
+    (field(out, v), ...);
+}
+
 // RFC 4180: a name with a comma, a quote or a line break is quoted, quotes
 // doubled (trace keys and labels have no whitespace, but may have commas).
 void text_field(fmt::memory_buffer& out, std::string_view s) {
@@ -55,19 +60,10 @@ EventLog::~EventLog() {
 void EventLog::add(std::string_view design, const EventRow& r) {
     fmt::format_to(std::back_inserter(buffer_), "{},{},{},{},{}", design, r.cpu, r.time_ns, r.jiffies,
                    event_name(r.event));
-    field(buffer_, r.timer);
-    field(buffer_, r.expires);
-    field(buffer_, r.level);
-    field(buffer_, r.idx);
-    field(buffer_, r.bucket_expiry);
-    field(buffer_, r.clk);
+    fields(buffer_, r.timer, r.expires, r.level, r.idx, r.bucket_expiry, r.clk);
     text_field(buffer_, r.name);
     text_field(buffer_, r.label);
-    field(buffer_, r.from_level);
-    field(buffer_, r.from_idx);
-    field(buffer_, r.expired);
-    field(buffer_, r.cascade_moves);
-    field(buffer_, r.cost_ns);
+    fields(buffer_, r.from_level, r.from_idx, r.expired, r.cascade_moves, r.cost_ns);
     buffer_.push_back('\n');
     if (buffer_.size() > (1u << 16)) flush();
 }

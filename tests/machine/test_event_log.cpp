@@ -5,6 +5,7 @@
 // are tests/cli/events.sh; these pin single cases down.
 #include "sim/machine/engine.hpp"
 #include "sim/machine/event_log.hpp"
+#include "tests/machine/memory_log.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/modern_wheel.hpp"
 
@@ -24,36 +25,17 @@ namespace {
 
 constexpr unsigned kHz = 250;
 
-// An EventLog into memory, its rows split into fields (no quoted commas in
-// these tests but the one that checks quoting, which reads the raw text).
-struct MemoryLog {
-    char* data = nullptr;
-    std::size_t size = 0;
-    std::FILE* file = open_memstream(&data, &size);
-    std::unique_ptr<EventLog> log = std::make_unique<EventLog>(file);
-    ~MemoryLog() {
-        log.reset();
-        if (file) std::fclose(file);
-        std::free(data);
-    }
-    std::string text() {
-        log->flush();
-        std::fflush(file);
-        return std::string(data, size);
-    }
+// An EventLog into memory, its rows of one event split into fields (no
+// quoted commas in these tests but the one that checks quoting, which reads
+// the raw text).
+struct MemoryLog : test::MemoryLog {
     std::vector<std::vector<std::string>> rows(std::string_view event) {
         std::istringstream in(text());
         std::string line;
         std::getline(in, line);
         std::vector<std::vector<std::string>> out;
         while (std::getline(in, line)) {
-            std::vector<std::string> f;
-            std::size_t start = 0;
-            for (std::size_t i = 0; i <= line.size(); ++i)
-                if (i == line.size() || line[i] == ',') {
-                    f.push_back(line.substr(start, i - start));
-                    start = i + 1;
-                }
+            const std::vector<std::string> f = test::csv_fields(line);
             REQUIRE(f.size() == 18);
             if (f[4] == event) out.push_back(f);
         }
