@@ -63,6 +63,7 @@ void ClassicWheel::cascade(unsigned array, unsigned slot) noexcept {
         place(nodes[id], id);
         ++counters_.cascade_moves;
         ++counters_.cascade_moves_from_level[array];
+        if (cascade_observer_) [[unlikely]] cascade_observer_(cascade_context_, id, array, slot);
     }
 }
 
@@ -139,11 +140,16 @@ std::optional<Jiffies> ClassicWheel::next_timer_interrupt() {
 
 Placement ClassicWheel::placement(TimerId id) const {
     pool_.check(id);
+    if (!pool_[id].pending) return Placement{.expires = pool_[id].expires};
+    return last_placement(id);
+}
+
+Placement ClassicWheel::last_placement(TimerId id) const {
+    pool_.check(id);
     const Node& n = pool_[id];
     Placement p;
     p.pending = n.pending;
     p.expires = n.expires;
-    if (!n.pending) return p;
     const unsigned tvr = geometry_.tvr_size();
     if (n.list < tvr) {
         p.level = 1;

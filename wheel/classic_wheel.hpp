@@ -152,6 +152,18 @@ public:
         return pool_[id].pending;
     }
     Placement placement(TimerId id) const;
+    // The list the timer is in or was last in, also once it fired or was
+    // cancelled (level 1 for a fired timer: only tv1 expires): for the
+    // event log's fire and cancel rows.
+    Placement last_placement(TimerId id) const;
+    // The event log's cascade rows: called for each timer a cascade moved,
+    // once it is re-placed, with the tv array and slot it came from. None by
+    // default (one predictable branch per move).
+    using CascadeObserver = void (*)(void* context, TimerId id, unsigned from_array, unsigned from_slot);
+    void observe_cascades(CascadeObserver observer, void* context) noexcept {
+        cascade_observer_ = observer;
+        cascade_context_ = context;
+    }
     const QueueCounters& counters() const noexcept { return counters_; }
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
 
@@ -236,6 +248,8 @@ private:
     BucketLists lists_; // the wheel lists, then the work list, then a cascade scratch list
     TimerPool<Node, kFirstHeadLink> pool_;
     QueueCounters counters_;
+    CascadeObserver cascade_observer_ = nullptr;
+    void* cascade_context_ = nullptr;
 };
 
 // 4.x __run_timers(): one step per jiffy from T up to jiffies.

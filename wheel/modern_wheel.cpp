@@ -154,11 +154,16 @@ std::optional<Jiffies> ModernWheel::next_timer_interrupt() {
 
 Placement ModernWheel::placement(TimerId id) const {
     pool_.check(id);
+    if (!pool_[id].pending) return Placement{.expires = pool_[id].expires};
+    return last_placement(id);
+}
+
+Placement ModernWheel::last_placement(TimerId id) const {
+    pool_.check(id);
     const Node& n = pool_[id];
     Placement p;
     p.pending = n.pending;
     p.expires = n.expires;
-    if (!n.pending) return p;
     p.deferrable_base = n.base == base_def;
     p.level = n.idx / kLevelSize;
     p.slot = n.idx;

@@ -204,6 +204,9 @@ public:
         return pool_[id].pending;
     }
     Placement placement(TimerId id) const;
+    // The bucket the timer is in or was last in, also once it fired or was
+    // cancelled: for the event log's fire and cancel rows.
+    Placement last_placement(TimerId id) const;
     const QueueCounters& counters() const noexcept { return counters_; }
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
 

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace timersim {
 
@@ -77,6 +78,11 @@ public:
     // del_timer(): true if the timer was pending.
     virtual bool cancel(TimerId id) = 0;
     virtual void schedule_action(std::uint64_t time_ns, const Action& action) = 0;
+    // The workload's own name for a timer it created (a trace's timer key as
+    // written) and its label (a trace's label=, the kernel callback), for
+    // the event log. The machine may ignore them (the engine keeps them only
+    // while it writes an event log).
+    virtual void name_timer(TimerId /*id*/, std::string_view /*name*/, std::string_view /*label*/) {}
 };
 
 // The workload's hooks. on_fire runs inside the timer's callback, so it may
@@ -91,6 +97,10 @@ public:
     // (a kernel trace replayed with --costs-from-trace: by the callback's
     // function); nullopt: the cost model's callback_ns. Asked after on_fire.
     virtual std::optional<std::uint64_t> callback_cost_ns(const FireRecord&) const { return std::nullopt; }
+    // Operations timed after `end_ns` that the run never applied (a trace
+    // that goes on past the run's end). Generators stop scheduling at the
+    // run's end: none.
+    virtual std::uint64_t operations_past(std::uint64_t /*end_ns*/) const { return 0; }
 };
 
 // Builds a workload for one run on `sim` (creating its timers there). A

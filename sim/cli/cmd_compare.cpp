@@ -51,7 +51,7 @@ int run_compare(std::span<const std::string> args) {
     options.add_options()
         ("format", po::value<std::string>()->default_value("text"), "text, json or csv (schemas: docs/output.md)")
         ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)")
-        ("events", po::value<std::string>(), "write the per-timer event log (CSV: one row per enqueue, fire, cancel) to FILE, as -o does")
+        ("events", po::value<std::string>(), "write the event log (CSV: one row per enqueue, fire, cancel, cascade move and softirq run; docs/output.md) to FILE, as -o does")
         ("plot", po::value<std::string>(), "also draw the plots (PNG and SVG) into DIR with timersim-plot (needs python3-matplotlib)")
         ("jobs,j", po::value<unsigned>()->default_value(0),
          "designs simulated at the same time, each on its own thread (0: one per CPU; --events: 1; fewer "

@@ -26,7 +26,8 @@ int run_run(std::span<const std::string> args) {
     add_workload_options(options);
     options.add_options()
         ("format", po::value<std::string>()->default_value("text"), "text or json")
-        ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)");
+        ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)")
+        ("events", po::value<std::string>(), "write the event log (CSV: one row per enqueue, fire, cancel, cascade move and softirq run; docs/output.md) to FILE, as -o does");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -52,14 +53,21 @@ int run_run(std::span<const std::string> args) {
                         "timersim run --zero-cost --design heap --duration 10\n"
                         "timersim run --design classic --nohz --workload connection-churn --connections 50\n"
                         "timersim run --cpus 4 --format json\n"
-                        "timersim run --connections 200000 --max-expiries-per-softirq 1000",
+                        "timersim run --connections 200000 --max-expiries-per-softirq 1000\n"
+                        "timersim run --design classic --duration 10 --events events.csv",
         });
     if (!vm) return kExitOk;
-    refuse_output_onto_input(*vm, {"output"}, {"trace", "ftrace"});
+    refuse_output_onto_input(*vm, {"output", "events"}, {"trace", "ftrace"});
+    if (vm->count("events") && (*vm)["events"].as<std::string>() == "-" &&
+        (!vm->count("output") || (*vm)["output"].as<std::string>() == "-"))
+        throw UsageError("--events -: the report goes to stdout too; give -o FILE for it");
 
-    // Created first: an -o that cannot be written fails before anything runs.
+    // Created first: an -o or --events that cannot be written fails before
+    // anything runs.
     std::optional<AtomicOutputFile> output;
     if (vm->count("output")) output.emplace((*vm)["output"].as<std::string>());
+    std::optional<AtomicOutputFile> events_file;
+    if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
     MachineConfig config = machine_config(*vm);
     const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
     const WorkloadChoice workload = workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(60ull * config.hz));
@@ -69,8 +77,14 @@ int run_run(std::span<const std::string> args) {
 
     RunResult result;
     {
+        std::optional<EventLog> events;
+        if (events_file) events.emplace(events_file->get());
         ProgressBar bar("run");
-        result = run_machine(design, config, workload.spec, [&](double f) { bar.update(f); });
+        result = run_machine(design, config, workload.spec, [&](double f) { bar.update(f); }, events ? &*events : nullptr);
+        if (events) {
+            events->flush();
+            events_file->commit();
+        }
     }
     const std::string report = format == "json" ? format_run_json(result) : format_run_text(result);
     if (output) {

@@ -1,5 +1,6 @@
 // The engine compiled once, for each queue of wheel/: every other file sees
 // only sim/machine/engine.hpp and links these instantiations.
+#include "sim/machine/engine_log_impl.hpp"
 #include "sim/machine/engine_ticks_impl.hpp"
 
 #include "wheel/classic_wheel.hpp"

@@ -125,8 +125,9 @@ public:
     // The workload whose hooks the engine calls (it may need the engine to
     // create its timers first, hence not only in the constructor).
     void set_workload(Workload* workload) noexcept { workload_ = workload; }
-    // Every enqueue, fire and cancel from now on goes to `log` (not owned;
-    // nullptr: none), with `design` in its first column. Rows come in
+    // Every enqueue, fire, cancel, cascade move and softirq run from now on
+    // goes to `log` (not owned; nullptr: none), with `design` in its first
+    // column. Rows come in
     // simulated-time order; sim/machine/event_log.hpp has the format. The cpu
     // column is the CPU of the timer base the row is about (enqueue: the base
     // it went to, cancel: the base it left, fire: the base that ran it); the
@@ -164,6 +165,8 @@ public:
     ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu) override;
     bool cancel(TimerId id) override;
     void schedule_action(std::uint64_t time_ns, const Action& action) override;
+    // Kept for the event log's name and label columns while one is set.
+    void name_timer(TimerId id, std::string_view name, std::string_view label) override;
 
 private:
     // Where a timer is (8 bytes); the expiry it asked for is in requested_
@@ -201,8 +204,14 @@ private:
     ArmOutcome arm_in_place(unsigned base, TimerId id, TimerId node, Jiffies expires, ArmCall call);
     void maybe_kick(unsigned cpu, TimerId id);
     void run_action(const Action& action);
+    // The event log's rows (engine_log_impl.hpp), written only while one is set.
+    EventRow timer_row(TimerEvent e, unsigned cpu, TimerId id) const;
+    EventRow placed_row(TimerEvent e, unsigned cpu, TimerId id, const Placement& p) const;
     void log_enqueue(unsigned cpu, TimerId id, TimerId node);
-    void log_event(TimerEvent e, unsigned cpu, TimerId id, Jiffies expires);
+    void log_cancel(unsigned cpu, TimerId id, const Placement& was);
+    void log_fire(const CpuState& c);
+    void log_softirq(const CpuState& c, TimerEvent e);
+    static void log_cascade(void* engine, TimerId node, unsigned from_array, unsigned from_slot);
 
     // The event loop (engine_impl.hpp).
     Key compute_key(const CpuState& c) const noexcept;
@@ -237,6 +246,7 @@ private:
     Workload* workload_;
     EventLog* events_ = nullptr;
     std::string design_;
+    std::vector<std::string> names_, labels_; // by timer id: name_timer()'s, only while logging
     Jiffies start_jiffies_ = 0;
     Jiffies jiffies_ = 0;
     bool single_ = false; // one CPU: timer id == node id, always on CPU 0

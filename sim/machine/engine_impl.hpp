@@ -174,12 +174,6 @@ typename Engine<Q>::TimerSlot& Engine<Q>::slot(TimerId id) {
     return const_cast<TimerSlot&>(std::as_const(*this).slot(id));
 }
 
-template <TimerQueue Q>
-void Engine<Q>::set_event_log(EventLog* log, std::string_view design) {
-    events_ = log;
-    design_ = std::string(design);
-    fast_ = single_ && !events_;
-}
 
 template <TimerQueue Q>
 Q& Engine<Q>::queue(unsigned cpu) noexcept { return *cpus_[cpu].queue; }
@@ -278,17 +272,6 @@ bool Engine<Q>::key_less(unsigned a, unsigned b) const noexcept {
     if (x.time != y.time) return x.time < y.time;
     if (x.rank != y.rank) return x.rank < y.rank;
     return a < b;
-}
-
-template <TimerQueue Q>
-void Engine<Q>::log_enqueue(unsigned cpu, TimerId id, TimerId node) {
-    const Placement p = cpus_[cpu].queue->placement(node);
-    events_->add(design_, cpu, now_ns(), jiffies_, TimerEvent::enqueue, id, p.expires, &p, kHasBuckets);
-}
-
-template <TimerQueue Q>
-void Engine<Q>::log_event(TimerEvent e, unsigned cpu, TimerId id, Jiffies expires) {
-    events_->add(design_, cpu, now_ns(), jiffies_, e, id, expires, nullptr, kHasBuckets);
 }
 
 // ---------------------------------------------------------------------------
@@ -560,7 +543,7 @@ ArmOutcome Engine<Q>::arm_in_place(unsigned base, TimerId id, TimerId node, Jiff
     CpuState& home = cpus_[base];
     CpuState& me = cpus_[current_cpu_];
     const bool was_pending = home.queue->is_pending(node);
-    const Jiffies old_expires = events_ && was_pending ? home.queue->placement(node).expires : 0;
+    const Placement was = events_ && was_pending ? home.queue->placement(node) : Placement{};
     const ArmOutcome outcome = remote(home, [&] { return home.queue->arm(node, expires, call); });
     if (outcome != ArmOutcome::not_pending) requested_[id] = expires;
     if (was_pending && outcome == ArmOutcome::queued) {
@@ -570,7 +553,7 @@ ArmOutcome Engine<Q>::arm_in_place(unsigned base, TimerId id, TimerId node, Jiff
     // Outside the softirq the work is charged lazily (to task work) when the
     // next softirq starts or the metrics are read.
     if (events_ && outcome == ArmOutcome::queued) {
-        if (was_pending) log_event(TimerEvent::cancel, base, id, old_expires);
+        if (was_pending) log_cancel(base, id, was);
         log_enqueue(base, id, node);
     }
     return outcome;
@@ -596,7 +579,7 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
     // otherwise it leaves that base and is queued on this one.
     const TimerId node = t.node;
     const bool was_pending = home.queue->is_pending(node);
-    const Jiffies old_expires = events_ && was_pending ? home.queue->placement(node).expires : 0;
+    const Placement was = events_ && was_pending ? home.queue->placement(node) : Placement{};
     Jiffies e = expires;
     const ArmOutcome first = remote(home, [&] { return home.queue->arm_detach(node, e, call); });
     if (first != ArmOutcome::queued) {
@@ -606,7 +589,7 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
     if (was_pending) {
         ++me.metrics.rearm_dequeues;
         me.extra_ns += config_.costs.dequeue_ns;
-        if (events_) log_event(TimerEvent::cancel, t.cpu, id, old_expires);
+        if (events_) log_cancel(t.cpu, id, was);
     }
     const TimerId here = home_on(id, cpu);
     sync(me);
@@ -650,11 +633,11 @@ bool Engine<Q>::cancel_general(TimerId id) {
     }
     CpuState& home = cpus_[base];
     sync(home);
-    const Jiffies old_expires = events_ && home.queue->is_pending(node) ? home.queue->placement(node).expires : 0;
+    const Placement was = events_ && home.queue->is_pending(node) ? home.queue->placement(node) : Placement{};
     const bool removed = remote(home, [&] { return home.queue->cancel(node); });
     if (removed) {
         ++cpus_[current_cpu_].metrics.cancelled;
-        if (events_) log_event(TimerEvent::cancel, base, id, old_expires);
+        if (events_) log_cancel(base, id, was);
     }
     return removed;
 }

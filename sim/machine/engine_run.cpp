@@ -50,6 +50,8 @@ RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig&
         if (progress) progress(static_cast<double>(t) / static_cast<double>(config.ticks));
     }
     result.end_ns = engine.now_ns();
+    result.operations_past_end =
+        workload->operations_past(tick_time_ns(config.ticks, config.hz) + config.tick_jitter_ns);
     for (unsigned c = 0; c < config.cpus; ++c) result.per_cpu.push_back(engine.metrics(c));
     result.total = result.per_cpu.front();
     for (unsigned c = 1; c < config.cpus; ++c) result.total.merge(result.per_cpu[c]);

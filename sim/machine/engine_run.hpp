@@ -47,6 +47,9 @@ struct RunResult {
     std::string workload_json;
     Jiffies start_jiffies = 0;
     std::uint64_t end_ns = 0; // simulated time at the end of the run
+    // Workload operations timed after the run's end (tick `ticks`, jitter
+    // included) that it did not simulate: a trace longer than the run.
+    std::uint64_t operations_past_end = 0;
     std::size_t bytes_per_timer = 0;        // the queue's node (what the design costs)
     std::size_t engine_bytes_per_timer = 0; // the simulator's own record of a timer, on top
     std::vector<CpuMetrics> per_cpu;

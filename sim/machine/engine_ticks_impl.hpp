@@ -76,6 +76,7 @@ template <TimerQueue Q>
 void Engine<Q>::start_pass(CpuState& c) {
     const std::uint32_t mask = c.softirq.start_pass();
     if (mask & (1u << timer_softirq)) {
+        if (events_ && !c.ran_timers) log_softirq(c, TimerEvent::softirq_start);
         c.ran_timers = true;
         // 6.1 run_timer_softirq() -> __run_timers() for each base, one
         // expiry at a time. With the bound spent the handler has nothing to do.
@@ -155,7 +156,7 @@ void Engine<Q>::run_callback(CpuState& c) {
     m.error_jiffies.add(error_j);
     m.error_ns.add(error_ns);
     if (error_j < 0) ++m.early;
-    if (events_) log_event(TimerEvent::fire, index_of(c), id, c.fired.expires);
+    if (events_) log_fire(c);
     std::uint64_t callback_ns = config_.costs.callback_ns;
     if (workload_) {
         const FireRecord record{id, requested, c.fired.expires, now_j, c.clock_ns, error_ns, index_of(c)};
@@ -184,8 +185,12 @@ void Engine<Q>::finish_run(CpuState& c) {
         std::max(m.max_expired_per_softirq, c.queue->counters().expired - c.run_expired_before);
     m.max_cascade_moves_per_softirq =
         std::max(m.max_cascade_moves_per_softirq, c.queue->counters().cascade_moves - c.run_moves_before);
-    if (config_.series_window_ticks)
-        series_[c.run_window].max_softirq_ns = std::max(series_[c.run_window].max_softirq_ns, duration);
+    if (config_.series_window_ticks) {
+        SeriesPoint& p = series_[c.run_window];
+        p.max_softirq_ns = std::max(p.max_softirq_ns, duration);
+        p.add_run(duration);
+    }
+    if (events_) log_softirq(c, TimerEvent::softirq_end);
 }
 
 template <TimerQueue Q>

@@ -5,14 +5,46 @@
 namespace timersim {
 
 namespace {
+
 constexpr std::string_view event_name(TimerEvent e) {
     switch (e) {
     case TimerEvent::enqueue: return "enqueue";
     case TimerEvent::fire: return "fire";
     case TimerEvent::cancel: return "cancel";
+    case TimerEvent::cascade: return "cascade";
+    case TimerEvent::softirq_start: return "softirq_start";
+    case TimerEvent::softirq_end: return "softirq_end";
     }
     return "?";
 }
+
+template <class T>
+void field(fmt::memory_buffer& out, const std::optional<T>& v) {
+    out.push_back(',');
+    if (v) fmt::format_to(std::back_inserter(out), "{}", *v);
+}
+
+template <class... T>
+void fields(fmt::memory_buffer& out, const std::optional<T>&... v) {
+    (field(out, v), ...);
+}
+
+// RFC 4180: a name with a comma, a quote or a line break is quoted, quotes
+// doubled (trace keys and labels have no whitespace, but may have commas).
+void text_field(fmt::memory_buffer& out, std::string_view s) {
+    out.push_back(',');
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+        out.append(s);
+        return;
+    }
+    out.push_back('"');
+    for (const char c : s) {
+        if (c == '"') out.push_back('"');
+        out.push_back(c);
+    }
+    out.push_back('"');
+}
+
 } // namespace
 
 EventLog::EventLog(std::FILE* out) : out_(out) { buffer_.append(header); }
@@ -25,18 +57,14 @@ EventLog::~EventLog() {
     }
 }
 
-void EventLog::add(std::string_view design, unsigned cpu, std::uint64_t time_ns, Jiffies jiffies, TimerEvent event,
-                   std::uint64_t timer, Jiffies expires, const Placement* p, bool has_buckets) {
-    auto out = std::back_inserter(buffer_);
-    fmt::format_to(out, "{},{},{},{},{},{},{},", design, cpu, time_ns, jiffies, event_name(event), timer, expires);
-    if (event == TimerEvent::enqueue && p) {
-        if (has_buckets)
-            fmt::format_to(out, "{},{},{}\n", p->level, p->slot, p->bucket_expiry);
-        else
-            fmt::format_to(out, ",,{}\n", p->bucket_expiry);
-    } else {
-        buffer_.append(std::string_view(",,\n"));
-    }
+void EventLog::add(std::string_view design, const EventRow& r) {
+    fmt::format_to(std::back_inserter(buffer_), "{},{},{},{},{}", design, r.cpu, r.time_ns, r.jiffies,
+                   event_name(r.event));
+    fields(buffer_, r.timer, r.expires, r.level, r.idx, r.bucket_expiry, r.clk);
+    text_field(buffer_, r.name);
+    text_field(buffer_, r.label);
+    fields(buffer_, r.from_level, r.from_idx, r.expired, r.cascade_moves, r.cost_ns);
+    buffer_.push_back('\n');
     if (buffer_.size() > (1u << 16)) flush();
 }
 

@@ -1,6 +1,7 @@
 #include "sim/machine/metrics.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace timersim {
 
@@ -47,6 +48,33 @@ bool CpuMetrics::operator==(const CpuMetrics& o) const {
            wakeups_by_timer == o.wakeups_by_timer && wakeups_by_action == o.wakeups_by_action &&
            wakeups_by_remote == o.wakeups_by_remote && ticks_skipped == o.ticks_skipped &&
            max_jiffies_jump == o.max_jiffies_jump && softirq == o.softirq && counters == o.counters;
+}
+
+void SeriesPoint::add_run(std::uint64_t duration_ns) {
+    const auto bucket = static_cast<std::uint16_t>(Log2Histogram::bucket_of(duration_ns));
+    auto it = std::lower_bound(run_buckets.begin(), run_buckets.end(), bucket,
+                               [](const auto& entry, std::uint16_t b) { return entry.first < b; });
+    if (it == run_buckets.end() || it->first != bucket) it = run_buckets.insert(it, {bucket, 0});
+    ++it->second;
+}
+
+std::uint64_t SeriesPoint::runs() const noexcept {
+    std::uint64_t n = 0;
+    for (const auto& [bucket, count] : run_buckets) n += count;
+    return n;
+}
+
+std::uint64_t SeriesPoint::run_percentile(double p) const noexcept {
+    const std::uint64_t n = runs();
+    if (n == 0) return 0;
+    // Nearest rank: the smallest value with at least p % of the runs at or below it.
+    const auto rank = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(n))));
+    std::uint64_t seen = 0;
+    for (const auto& [bucket, count] : run_buckets) {
+        seen += count;
+        if (seen >= rank) return std::min(Log2Histogram::bucket_high(bucket), max_softirq_ns);
+    }
+    return max_softirq_ns;
 }
 
 } // namespace timersim

@@ -9,6 +9,8 @@
 #include "wheel/timer_queue.hpp"
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace timersim {
 
@@ -62,6 +64,18 @@ struct SeriesPoint {
     std::uint64_t max_softirq_ns = 0; // the longest softirq run in the window
     std::uint64_t cascade_moves = 0;
     std::uint64_t expired = 0;
+    // Durations of the softirq runs started in the window (all CPUs), by
+    // Log2Histogram bucket: (bucket, runs), ascending, only buckets with runs
+    // (a window holds a few distinct buckets, so this stays small where a
+    // full histogram per window would not).
+    std::vector<std::pair<std::uint16_t, std::uint64_t>> run_buckets;
+
+    void add_run(std::uint64_t duration_ns);
+    std::uint64_t runs() const noexcept;
+    // Nearest-rank percentile of the run durations, p in (0, 100]: the upper
+    // bound of the bucket holding that rank (within 12.5 %), at most
+    // max_softirq_ns; 0 without runs.
+    std::uint64_t run_percentile(double p) const noexcept;
     friend bool operator==(const SeriesPoint&, const SeriesPoint&) = default;
 };
 

@@ -413,6 +413,35 @@ std::string json_array(const std::vector<SeriesPoint>& series, T SeriesPoint::*f
     return fmt::format("[{}]", fmt::join(v, ", "));
 }
 
+std::string series_runs_json(const std::vector<SeriesPoint>& series) {
+    std::vector<std::string> v;
+    v.reserve(series.size());
+    for (const SeriesPoint& point : series) v.push_back(fmt::format("{}", point.runs()));
+    return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
+// Every window's run durations as [upper bound of the log2 bucket in ns,
+// runs], ascending: enough to merge windows and take percentiles again.
+std::string series_buckets_json(const std::vector<SeriesPoint>& series) {
+    std::vector<std::string> v;
+    v.reserve(series.size());
+    for (const SeriesPoint& point : series) {
+        std::vector<std::string> pairs;
+        for (const auto& [bucket, count] : point.run_buckets)
+            pairs.push_back(fmt::format("[{}, {}]", Log2Histogram::bucket_high(bucket), count));
+        v.push_back(fmt::format("[{}]", fmt::join(pairs, ", ")));
+    }
+    return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
+// The run-duration percentile of every window (SeriesPoint::run_percentile).
+std::string json_run_percentiles(const std::vector<SeriesPoint>& series, double p) {
+    std::vector<std::string> v;
+    v.reserve(series.size());
+    for (const SeriesPoint& point : series) v.push_back(fmt::format("{}", point.run_percentile(p)));
+    return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
 std::string error_jiffies_json(const Summary& s) {
     const ErrorHistogram& h = s.m->error_jiffies;
     std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.total(), json_number(h.mean()), h.min());
@@ -449,8 +478,8 @@ std::string design_json(const Summary& s) {
     out += fmt::format("      \"name\": \"{}\",\n", to_string(s.design));
     out += fmt::format(
         "      \"timers\": {{\"arms\": {}, \"rearm_dequeues\": {}, \"fired\": {}, \"cancelled\": {}, "
-        "\"pending_at_end\": {}, \"early\": {}}},\n",
-        m.arms, m.rearm_dequeues, m.fired, m.cancelled, m.pending, m.early);
+        "\"pending_at_end\": {}, \"early\": {}, \"operations_past_end\": {}}},\n",
+        m.arms, m.rearm_dequeues, m.fired, m.cancelled, m.pending, m.early, r.operations_past_end);
     out += fmt::format("      \"error_jiffies\": {},\n", error_jiffies_json(s));
     out += fmt::format("      \"error_ms\": {},\n", error_ms_json(s));
     out += fmt::format("      \"error_ns\": {},\n", log2_stats_json(m.error_ns));
@@ -490,10 +519,13 @@ std::string design_json(const Summary& s) {
     out += fmt::format("      \"per_cpu\": [\n{}\n      ],\n", fmt::join(cpus, ",\n"));
     out += fmt::format(
         "      \"series\": {{\"window_ticks\": {}, \"start_ns\": {}, \"softirq_ns\": {}, \"max_softirq_ns\": {}, "
-        "\"cascade_moves\": {}, \"expired\": {}}}\n",
+        "\"cascade_moves\": {}, \"expired\": {}, \"runs\": {}, \"p50_softirq_ns\": {}, \"p99_softirq_ns\": {}, "
+        "\"run_buckets\": {}}}\n",
         r.series_window_ticks, json_array(r.series, &SeriesPoint::start_ns),
         json_array(r.series, &SeriesPoint::softirq_ns), json_array(r.series, &SeriesPoint::max_softirq_ns),
-        json_array(r.series, &SeriesPoint::cascade_moves), json_array(r.series, &SeriesPoint::expired));
+        json_array(r.series, &SeriesPoint::cascade_moves), json_array(r.series, &SeriesPoint::expired),
+        series_runs_json(r.series), json_run_percentiles(r.series, 50), json_run_percentiles(r.series, 99),
+        series_buckets_json(r.series));
     out += "    }";
     return out;
 }
@@ -565,12 +597,27 @@ std::string comparison_verdict(const Comparison& comparison) {
     return out;
 }
 
+// A trace longer than the run: what was left out, said once (per design
+// when callback events make the designs differ).
+std::string past_end_text(const Comparison& comparison) {
+    const auto& runs = comparison.runs;
+    const auto past = [](const RunResult& r) { return r.operations_past_end; };
+    if (std::all_of(runs.begin(), runs.end(), [&](const RunResult& r) { return past(r) == 0; })) return "";
+    if (std::all_of(runs.begin(), runs.end(), [&](const RunResult& r) { return past(r) == past(runs.front()); }))
+        return wrap(fmt::format("{} operations past the end of the run were not simulated", grouped(past(runs.front()))),
+                    kWidth, "  note      ", "            ");
+    std::vector<std::string> parts;
+    for (const RunResult& r : runs) parts.push_back(fmt::format("{} {}", to_string(r.design), grouped(past(r))));
+    return wrap(fmt::format("operations past the end of the run, not simulated: {}", fmt::join(parts, ", ")), kWidth,
+                "  note      ", "            ");
+}
+
 std::string format_comparison_text(const Comparison& comparison) {
     if (comparison.runs.empty()) return "";
     const auto summaries = summarize(comparison);
     const RunResult& first = comparison.runs.front();
     const unsigned hz = first.config.hz;
-    std::string out = header_text(first) + "\n";
+    std::string out = header_text(first) + past_end_text(comparison) + "\n";
     out += fmt::format("{:<{}}", "", kLabelWidth);
     for (const Summary& s : summaries) out += fmt::format("{:>{}}", to_string(s.design), kColumnWidth);
     out += '\n';

@@ -47,6 +47,8 @@ std::string format_run_text(const RunResult& r) {
     out += fmt::format("timersim run: {} design, HZ={}, {} ticks ({} simulated), {} CPU{}\n", to_string(r.design),
                        c.hz, c.ticks, format_ns(static_cast<std::int64_t>(r.end_ns)), c.cpus, c.cpus == 1 ? "" : "s");
     out += fmt::format("workload: {}\n", r.workload_description);
+    if (r.operations_past_end)
+        out += fmt::format("{} operations past the end of the run were not simulated\n", r.operations_past_end);
     out += fmt::format(
         "cost model (ns): enqueue {}, dequeue {}, cascade move {}, bucket scan {}, expiry {}, callback {}, "
         "next-expiry step {}, softirq entry {}\n",
@@ -192,8 +194,8 @@ std::string format_run_json(const RunResult& r) {
         "\"max_expiries_per_softirq\": {}}},\n",
         c.hz, c.cpus, c.ticks, r.start_jiffies, r.end_ns, c.ksoftirqd_delay_ns, c.tick_jitter_ns, c.jitter_seed,
         c.nohz_idle, c.max_expiries_per_softirq);
-    out += fmt::format("  \"workload\": {{\"name\": \"{}\", \"params\": {}}},\n", r.workload_name,
-                       r.workload_json.empty() ? "{}" : r.workload_json);
+    out += fmt::format("  \"workload\": {{\"name\": \"{}\", \"params\": {}, \"operations_past_end\": {}}},\n",
+                       r.workload_name, r.workload_json.empty() ? "{}" : r.workload_json, r.operations_past_end);
     out += fmt::format(
         "  \"cost_model_ns\": {{\"enqueue\": {}, \"dequeue\": {}, \"cascade_move\": {}, \"bucket_scan\": {}, "
         "\"expiry\": {}, \"callback\": {}, \"next_expiry_step\": {}, \"softirq_entry\": {}}},\n",
@@ -209,11 +211,12 @@ std::string format_run_json(const RunResult& r) {
     std::vector<std::string> points;
     points.reserve(r.series.size());
     for (const SeriesPoint& p : r.series)
-        points.push_back(fmt::format("[{}, {}, {}, {}, {}]", p.start_ns, p.softirq_ns, p.max_softirq_ns,
-                                     p.cascade_moves, p.expired));
+        points.push_back(fmt::format("[{}, {}, {}, {}, {}, {}, {}, {}]", p.start_ns, p.softirq_ns, p.max_softirq_ns,
+                                     p.cascade_moves, p.expired, p.runs(), p.run_percentile(50),
+                                     p.run_percentile(99)));
     out += fmt::format(
         "  \"series\": {{\"window_ticks\": {}, \"columns\": [\"start_ns\", \"softirq_ns\", \"max_softirq_ns\", "
-        "\"cascade_moves\", \"expired\"], \"points\": [{}]}}\n",
+        "\"cascade_moves\", \"expired\", \"runs\", \"p50_softirq_ns\", \"p99_softirq_ns\"], \"points\": [{}]}}\n",
         r.series_window_ticks, fmt::join(points, ", "));
     out += "}\n";
     return out;

@@ -697,3 +697,44 @@ TEST_CASE("no design fires a timer early under any --max-expiries-per-softirq bo
         }
     }
 }
+
+TEST_CASE("series windows: run percentiles are nearest-rank over log2 buckets, capped at the window's max") {
+    SeriesPoint p;
+    CHECK(p.run_percentile(50) == 0); // no runs
+    // 90 runs of 6 ns (exact below 16), 9 of 1000 ns, 1 of 40000 ns.
+    for (int i = 0; i < 90; ++i) p.add_run(6);
+    for (int i = 0; i < 9; ++i) p.add_run(1000);
+    p.add_run(40000);
+    p.max_softirq_ns = 40000;
+    CHECK(p.runs() == 100);
+    CHECK(p.run_buckets.size() == 3);
+    CHECK(p.run_percentile(50) == 6);
+    CHECK(p.run_percentile(90) == 6);
+    // Rank 91..99: the 1000 ns bucket's upper bound, within 12.5 % above.
+    const std::uint64_t p99 = p.run_percentile(99);
+    CHECK(p99 >= 1000);
+    CHECK(p99 <= 1125);
+    CHECK(p.run_percentile(100) == 40000); // the bucket's bound is capped at max
+}
+
+TEST_CASE("series windows hold every softirq run, and their buckets add up to the run count") {
+    for (const Design design : {Design::classic, Design::modern, Design::heap}) {
+        MachineConfig m;
+        m.ticks = 3000;
+        m.cpus = 2;
+        const WorkloadSpec spec{.name = "t", .description = "", .json = "{}",
+                                .factory = workload_list_factory("tcp-retransmit,socket-timeouts", GeneratorParams{},
+                                                                 m.ticks, m.hz)};
+        const RunResult r = run_machine(design, m, spec);
+        REQUIRE(r.series.size() > 1);
+        std::uint64_t runs = 0, max_ns = 0;
+        for (const SeriesPoint& p : r.series) {
+            runs += p.runs();
+            max_ns = std::max(max_ns, p.max_softirq_ns);
+            if (p.runs()) CHECK(p.run_percentile(50) <= p.run_percentile(99));
+            if (p.runs()) CHECK(p.run_percentile(99) <= p.max_softirq_ns);
+        }
+        CHECK(runs == r.total.softirq_ns.count());
+        CHECK(max_ns == r.total.max_softirq_ns);
+    }
+}

@@ -178,6 +178,7 @@ struct LogRow {
     unsigned level = 0;
     unsigned idx = 0;
     Jiffies bucket_expiry = 0;
+    Jiffies clk = 0; // enqueue: the base clock the log says the index came from
 };
 
 std::vector<LogRow> parse_event_log(const std::string& csv) {
@@ -191,7 +192,9 @@ std::vector<LogRow> parse_event_log(const std::string& csv) {
         std::istringstream fields(line);
         for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
         if (!line.empty() && line.back() == ',') f.emplace_back();
-        REQUIRE_MESSAGE(f.size() == 10, line);
+        REQUIRE_MESSAGE(f.size() == 18, line);
+        // Cascade and softirq rows: the queue replayed here does those itself.
+        if (f[4] != "enqueue" && f[4] != "fire" && f[4] != "cancel") continue;
         LogRow r;
         r.design = f[0];
         r.jiffies = std::stoull(f[3]);
@@ -202,6 +205,7 @@ std::vector<LogRow> parse_event_log(const std::string& csv) {
             r.level = static_cast<unsigned>(std::stoul(f[7]));
             r.idx = static_cast<unsigned>(std::stoul(f[8]));
             r.bucket_expiry = std::stoull(f[9]);
+            r.clk = std::stoull(f[10]);
         }
         rows.push_back(r);
     }
@@ -267,6 +271,7 @@ Agreement check_rows(Q& wheel, const std::vector<LogRow>& rows, std::string_view
             // arm() has forwarded (modern) or snapped (classic) the clock as
             // the kernel does before computing the index: this is the clock used.
             const Jiffies clk = wheel_clock(wheel);
+            REQUIRE(clk == r.clk); // the log's clk column is that clock
             unsigned level = 0, idx = 0;
             Jiffies bucket_expiry = 0;
             if constexpr (std::is_same_v<Q, ModernWheel>) {

@@ -6,6 +6,7 @@
 // interleaving possible.
 #include "sim/machine/engine.hpp"
 #include "sim/machine/engine_run.hpp"
+#include "tests/machine/memory_log.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/heap_queue.hpp"
 #include "wheel/modern_wheel.hpp"
@@ -83,36 +84,18 @@ std::vector<Row> parse_log(const std::string& csv) {
     std::getline(in, line);
     REQUIRE(line + "\n" == EventLog::header);
     while (std::getline(in, line)) {
-        std::vector<std::string> f;
-        std::size_t start = 0;
-        for (std::size_t i = 0; i <= line.size(); ++i)
-            if (i == line.size() || line[i] == ',') {
-                f.push_back(line.substr(start, i - start));
-                start = i + 1;
-            }
-        REQUIRE(f.size() == 10);
+        const std::vector<std::string> f = test::csv_fields(line);
+        REQUIRE(f.size() == 18);
+        if (f[4] != "enqueue" && f[4] != "fire" && f[4] != "cancel") continue; // cascade and softirq rows
         rows.push_back(Row{f[0], static_cast<unsigned>(std::stoul(f[1])), std::stoull(f[2]), std::stoull(f[3]), f[4],
                            std::stoull(f[5]), std::stoull(f[6]), f[7], f[8], f[9]});
     }
     return rows;
 }
 
-// An EventLog into memory.
-struct MemoryLog {
-    char* data = nullptr;
-    std::size_t size = 0;
-    std::FILE* file = open_memstream(&data, &size);
-    std::unique_ptr<EventLog> log = std::make_unique<EventLog>(file);
-    ~MemoryLog() {
-        log.reset();
-        if (file) std::fclose(file);
-        std::free(data);
-    }
-    std::vector<Row> rows() {
-        log->flush();
-        std::fflush(file);
-        return parse_log(std::string(data, size));
-    }
+// An EventLog into memory, read back as rows.
+struct MemoryLog : test::MemoryLog {
+    std::vector<Row> rows() { return parse_log(text()); }
 };
 
 // Timers armed, re-armed, cancelled and pinned from random CPUs at random

@@ -127,6 +127,19 @@ struct LoadedTrace::Data {
     // dense id: the p50 of its function's callbacks).
     std::optional<TraceCosts> costs;
     std::vector<std::uint64_t> callback_cost_ns;
+    // By dense id: the timer's key as the trace writes it, and the label of
+    // its first event that has one (the event log's name and label).
+    std::vector<std::string> names;
+    std::vector<std::string> labels;
+
+    void name(std::uint32_t id, const TimerKey& key, std::string_view label) {
+        if (id >= names.size()) {
+            names.resize(std::size_t{id} + 1);
+            labels.resize(std::size_t{id} + 1);
+        }
+        if (names[id].empty()) names[id] = key.symbolic ? std::string(key.token) : std::to_string(key.number);
+        if (labels[id].empty() && !label.empty()) labels[id] = std::string(label);
+    }
 
     void push(const StoredEvent& e) {
         if ((count & (kChunk - 1)) == 0) chunks.emplace_back(new StoredEvent[kChunk]);
@@ -261,6 +274,22 @@ public:
         const std::uint32_t x = trace_of_sim_[fired.id];
         if (x >= data_.callback_cost_ns.size()) return data_.costs->callbacks.p50;
         return data_.callback_cost_ns[x];
+    // Not applied and later than end_ns: events not read yet, steps
+    // scheduled but not run, and callback events whose time never came or
+    // whose timer did not fire by then (those at or before end_ns that
+    // never ran are callback_events_unmatched).
+    std::uint64_t operations_past(std::uint64_t end_ns) const override {
+        std::uint64_t n = 0;
+        for (std::size_t i = next_; i < data_.count; ++i) n += data_.at(i).time_ns > end_ns;
+        std::vector<bool> free(groups_.size());
+        for (const std::uint32_t g : free_groups_) free[g] = true;
+        for (std::size_t g = 0; g < groups_.size(); ++g)
+            if (!free[g] && groups_[g].time > end_ns) n += 1 + groups_[g].more.size();
+        std::vector<bool> released(blocks_.size());
+        for (const std::uint32_t b : free_blocks_) released[b] = true;
+        for (std::size_t b = 0; b < blocks_.size(); ++b)
+            if (!released[b] && blocks_[b].time > end_ns) n += blocks_[b].events.size();
+        return n;
     }
 
 private:
@@ -276,6 +305,7 @@ private:
         TimerState& t = timers_[id];
         if (t.sim != kNoTimer) return;
         t.sim = sim.create_timer(TimerFlags{.deferrable = e.deferrable});
+        if (id < data_.names.size()) sim.name_timer(t.sim, data_.names[id], data_.labels[id]);
         if (t.sim >= trace_of_sim_.size()) trace_of_sim_.resize(std::size_t{t.sim} + 1, kNone);
         trace_of_sim_[t.sim] = id;
     }
@@ -548,8 +578,11 @@ const std::string& LoadedTrace::file() const noexcept { return data_->file; }
 TraceKind LoadedTrace::kind() const noexcept { return data_->kind; }
 const TraceSummary& LoadedTrace::summary() const noexcept { return data_->summary; }
 std::size_t LoadedTrace::memory_bytes() const noexcept {
+    std::size_t names = (data_->names.capacity() + data_->labels.capacity()) * sizeof(std::string);
+    for (const auto* v : {&data_->names, &data_->labels})
+        for (const std::string& s : *v) names += s.capacity() > 15 ? s.capacity() + 1 : 0; // beyond the SSO buffer
     return data_->chunks.size() * Data::kChunk * sizeof(StoredEvent) +
-           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]);
+           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]) + names;
 }
 
 const TraceFilter& LoadedTrace::filter() const noexcept { return data_->filter; }
@@ -611,6 +644,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
             if (e.timer >= timer_functions.size()) timer_functions.resize(std::size_t{e.timer} + 1);
             if (timer_functions[e.timer].empty()) timer_functions[e.timer] = function_of_label(e.label);
         }
+        data->name(e.timer, e.key, e.label);
         summary.last_event_ns = e.time_ns;
         summary.last_event_line = source->line();
         ++summary.events;

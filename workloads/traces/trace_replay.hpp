@@ -63,7 +63,7 @@ public:
     const TraceFilterCounts& filter_counts() const noexcept;
     // With TraceLoadOptions::costs_from_trace: the costs the trace shows.
     const TraceCosts* costs() const noexcept;
-    std::size_t memory_bytes() const noexcept; // what the events take
+    std::size_t memory_bytes() const noexcept; // what the events and the timers' names take
     const Data& data() const noexcept { return *data_; }
 
 private:
