@@ -138,6 +138,8 @@ public:
     static constexpr std::size_t bytes_per_timer() noexcept {
         return sizeof(Node) + sizeof(std::uint32_t) + sizeof(Entry);
     }
+    // What one tombstone keeps (counters().garbage counts them).
+    static constexpr std::size_t garbage_entry_bytes() noexcept { return sizeof(Entry); }
     void reserve(std::size_t timers) {
         pool_.reserve(timers);
         generation_.reserve(timers);

@@ -146,6 +146,8 @@ public:
     const QueueCounters& counters() const noexcept { return counters_; }
     // Our timer handle plus Netty's timeout object (its links, rounds, deadline).
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + sizeof(Timeout); }
+    // What one held cancelled timeout keeps (counters().garbage counts them).
+    static constexpr std::size_t garbage_entry_bytes() noexcept { return sizeof(Timeout); }
     void reserve(std::size_t timers) {
         timers_.reserve(timers);
         timeouts_.reserve(timers);

@@ -1,8 +1,15 @@
 #include "sim/machine/engine_run.hpp"
 
 #include "wheel/classic_wheel.hpp"
+#include "wheel/cog_wheel.hpp"
 #include "wheel/heap_queue.hpp"
 #include "wheel/modern_wheel.hpp"
+#include "wheel/netty_wheel.hpp"
+#include "wheel/scheme1_queue.hpp"
+#include "wheel/scheme2_queue.hpp"
+#include "wheel/scheme4_queue.hpp"
+#include "wheel/scheme5_queue.hpp"
+#include "wheel/scheme6_queue.hpp"
 
 #include <fmt/core.h>
 
@@ -30,6 +37,7 @@ RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig&
     result.workload_json = spec.json;
     result.start_jiffies = queues.front().jiffies();
     result.bytes_per_timer = queues.front().bytes_per_timer();
+    if constexpr (requires { Q::garbage_entry_bytes(); }) result.garbage_entry_bytes = Q::garbage_entry_bytes();
     const std::uint64_t window = config.series_window_ticks
                                      ? config.series_window_ticks
                                      : (config.ticks + kDefaultSeriesWindows - 1) / kDefaultSeriesWindows;
@@ -58,6 +66,21 @@ RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig&
     while (result.series.size() < windows)
         result.series.push_back(SeriesPoint{.start_ns = tick_time_ns(result.series.size() * window + 1, config.hz)});
     return result;
+}
+
+// A design whose queue takes only HZ and the start (the seeds' designs, at
+// their default geometry).
+template <TimerQueue Q>
+RunResult drive_default(Design design, unsigned hz, Jiffies start, const MachineConfig& config,
+                        const WorkloadSpec& spec, const ProgressFn& progress, EventLog* events) {
+    return drive<Q>(
+        [&] {
+            typename Q::Config c;
+            c.hz = hz;
+            c.start_jiffies = start;
+            return Q(c);
+        },
+        design, config, spec, progress, events);
 }
 
 } // namespace
@@ -89,6 +112,13 @@ RunResult run_machine(Design design, const MachineConfig& config, const Workload
     case Design::heap:
         return drive<HeapQueue>([&] { return HeapQueue(HeapQueue::Config{.hz = hz, .start_jiffies = start}); },
                                 design, config, workload, progress, events);
+    case Design::scheme1: return drive_default<Scheme1Queue>(design, hz, start, config, workload, progress, events);
+    case Design::scheme2: return drive_default<Scheme2Queue>(design, hz, start, config, workload, progress, events);
+    case Design::scheme4: return drive_default<Scheme4Queue>(design, hz, start, config, workload, progress, events);
+    case Design::scheme5: return drive_default<Scheme5Queue>(design, hz, start, config, workload, progress, events);
+    case Design::scheme6: return drive_default<Scheme6Queue>(design, hz, start, config, workload, progress, events);
+    case Design::netty: return drive_default<NettyWheel>(design, hz, start, config, workload, progress, events);
+    case Design::cog: return drive_default<CogWheel>(design, hz, start, config, workload, progress, events);
     }
     throw std::invalid_argument("unknown design");
 }

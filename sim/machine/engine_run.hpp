@@ -49,6 +49,7 @@ struct RunResult {
     std::uint64_t end_ns = 0; // simulated time at the end of the run
     std::size_t bytes_per_timer = 0;        // the queue's node (what the design costs)
     std::size_t engine_bytes_per_timer = 0; // the simulator's own record of a timer, on top
+    std::size_t garbage_entry_bytes = 0;    // netty, cog: bytes one held cancelled entry keeps
     std::vector<CpuMetrics> per_cpu;
     CpuMetrics total; // all CPUs together (CpuMetrics::merge)
     // Softirq cost over time: window w holds the softirq runs started by
