@@ -217,7 +217,7 @@ QueueLayout NettyWheel::layout() const {
     l.summary = "netty HashedWheelTimer of " + std::to_string(wheel_length_) + " buckets: tick " +
                 std::to_string(clk_) + ", " + std::to_string(pending_) + " pending, " +
                 std::to_string(counters_.garbage) + " cancelled timeouts held";
-    LayoutRow wheel{"bucket", {}, 0, static_cast<unsigned>(clk_ & mask_)};
+    LayoutRow wheel{"wheel", {}, 0, static_cast<unsigned>(clk_ & mask_)};
     for (std::size_t b = 0; b < wheel_length_; ++b) {
         wheel.counts.push_back(static_cast<std::uint32_t>(count(b)));
         wheel.total += wheel.counts.back();
