@@ -7,12 +7,7 @@
 #include "sim/cli/progress.hpp"
 #include "sim/cli/timeout_arg.hpp"
 #include "sim/machine/stepper.hpp"
-#include "wheel/netty_wheel.hpp"
-#include "wheel/scheme1_queue.hpp"
-#include "wheel/scheme2_queue.hpp"
-#include "wheel/scheme4_queue.hpp"
-#include "wheel/scheme5_queue.hpp"
-#include "wheel/scheme6_queue.hpp"
+#include "sim/machine/seed_queues.hpp"
 #include "sim/report/format_time.hpp"
 #include "sim/report/step_report.hpp"
 #include "workloads/traces/input_file.hpp"
@@ -255,20 +250,8 @@ void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed
         Stepper<Q> s(config, workload, feed);
         run_view(run, view, intro, s);
     };
-    if (design == "scheme1") {
-        seed.operator()<Scheme1Queue>();
-    } else if (design == "scheme2") {
-        seed.operator()<Scheme2Queue>();
-    } else if (design == "scheme4") {
-        seed.operator()<Scheme4Queue>();
-    } else if (design == "scheme5") {
-        seed.operator()<Scheme5Queue>();
-    } else if (design == "scheme6") {
-        seed.operator()<Scheme6Queue>();
-    } else if (design == "netty") {
-        seed.operator()<NettyWheel>();
-    } else if (design == "cog") {
-        seed.operator()<CogWheel>();
+    if (design != "classic" && design != "modern" && design != "both") {
+        with_seed_queue(*design_from_string(design), seed);
     } else if (design == "classic") {
         Stepper<ClassicWheel> c(classic_config, workload, feed);
         run_view(run, view, intro, c);

@@ -4,9 +4,11 @@
 // is the heap, scheme 7 the classic wheel), Netty's HashedWheelTimer and cog.
 //
 // The registry: one row per design in design.cpp's table (name, aliases,
-// what it is), one engine instantiation in engine.cpp and one case in
-// engine_run.cpp's run_machine(). Adding a design is one line in each, plus
-// its enumerator here.
+// what it is), one engine instantiation in engine.cpp, and, for a queue
+// built from HZ and the start alone, one line in seed_queues.hpp's
+// with_seed_queue() plus its case label in engine_run.cpp's run_machine()
+// (a design with options of its own gets its own case there, like classic).
+// Adding a design is one line in each, plus its enumerator here.
 #pragma once
 
 #include <cstdint>

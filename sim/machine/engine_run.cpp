@@ -1,15 +1,9 @@
 #include "sim/machine/engine_run.hpp"
 
+#include "sim/machine/seed_queues.hpp"
 #include "wheel/classic_wheel.hpp"
-#include "wheel/cog_wheel.hpp"
 #include "wheel/heap_queue.hpp"
 #include "wheel/modern_wheel.hpp"
-#include "wheel/netty_wheel.hpp"
-#include "wheel/scheme1_queue.hpp"
-#include "wheel/scheme2_queue.hpp"
-#include "wheel/scheme4_queue.hpp"
-#include "wheel/scheme5_queue.hpp"
-#include "wheel/scheme6_queue.hpp"
 
 #include <fmt/core.h>
 
@@ -112,13 +106,16 @@ RunResult run_machine(Design design, const MachineConfig& config, const Workload
     case Design::heap:
         return drive<HeapQueue>([&] { return HeapQueue(HeapQueue::Config{.hz = hz, .start_jiffies = start}); },
                                 design, config, workload, progress, events);
-    case Design::scheme1: return drive_default<Scheme1Queue>(design, hz, start, config, workload, progress, events);
-    case Design::scheme2: return drive_default<Scheme2Queue>(design, hz, start, config, workload, progress, events);
-    case Design::scheme4: return drive_default<Scheme4Queue>(design, hz, start, config, workload, progress, events);
-    case Design::scheme5: return drive_default<Scheme5Queue>(design, hz, start, config, workload, progress, events);
-    case Design::scheme6: return drive_default<Scheme6Queue>(design, hz, start, config, workload, progress, events);
-    case Design::netty: return drive_default<NettyWheel>(design, hz, start, config, workload, progress, events);
-    case Design::cog: return drive_default<CogWheel>(design, hz, start, config, workload, progress, events);
+    case Design::scheme1:
+    case Design::scheme2:
+    case Design::scheme4:
+    case Design::scheme5:
+    case Design::scheme6:
+    case Design::netty:
+    case Design::cog:
+        return with_seed_queue(design, [&]<class Q>() {
+            return drive_default<Q>(design, hz, start, config, workload, progress, events);
+        });
     }
     throw std::invalid_argument("unknown design");
 }
