@@ -25,6 +25,10 @@
 //                              classic cascade moves per timer, ticks = jiffies
 //                              ticked per drain, fill_ns as above
 //   expire_burst/Q/pending:N   the same with all N timers on one expiry
+//   arm_cancel, expire_spread  also for the seeds' designs (scheme1, scheme2,
+//                              scheme4, scheme5, scheme6, netty, cog), at 10K
+//                              and 1M pending; scheme1 and scheme2, O(n) per
+//                              tick or per insertion, at 1K and 10K only
 //   clock_reference/start|end  the clock speed the CPU ran at (GHz)
 //   memory_latency/MiB:S       one dependent cache miss at working set S
 //
@@ -40,8 +44,15 @@
 #include "bench/filled_queue.hpp"
 #include "bench/memory_latency.hpp"
 #include "wheel/classic_wheel.hpp"
+#include "wheel/cog_wheel.hpp"
 #include "wheel/heap_queue.hpp"
 #include "wheel/modern_wheel.hpp"
+#include "wheel/netty_wheel.hpp"
+#include "wheel/scheme1_queue.hpp"
+#include "wheel/scheme2_queue.hpp"
+#include "wheel/scheme4_queue.hpp"
+#include "wheel/scheme5_queue.hpp"
+#include "wheel/scheme6_queue.hpp"
 #include "wheel/timer_queue.hpp"
 
 #include <benchmark/benchmark.h>
@@ -283,6 +294,25 @@ void register_queue_expiry() {
     }
 }
 
+// The seeds' designs: steady arm+cancel and a spread expiry, at `sizes`.
+constexpr std::array<std::int64_t, 2> kSeedPending = {10'000, 1'000'000};
+constexpr std::array<std::int64_t, 2> kListSchemePending = {1'000, 10'000};
+
+// scheme1 drains in O(n) per tick for the 60000 ticks of the spread: a
+// couple of iterations each.
+template <TimerQueue Q>
+void register_seed_queue(const std::array<std::int64_t, 2>& sizes, bool few_iterations = false) {
+    const std::string q(Q::name);
+    for (const std::int64_t n : sizes)
+        repeat(benchmark::RegisterBenchmark(("arm_cancel/" + q).c_str(), arm_cancel<Q>)
+                   ->ArgName("pending")->Arg(n));
+    for (const std::int64_t n : sizes)
+        benchmark::RegisterBenchmark(("expire_spread/" + q).c_str(), expire_spread<Q>)
+            ->ArgName("pending")->Arg(n)->UseManualTime()
+            ->Iterations(few_iterations ? 2 : expire_iterations(n))
+            ->Unit(benchmark::kMillisecond);
+}
+
 } // namespace
 } // namespace timersim::bench
 
@@ -302,6 +332,13 @@ int main(int argc, char** argv) {
     register_queue_expiry<ModernWheel>();
     register_queue_expiry<ClassicWheel>();
     register_queue_expiry<HeapQueue>();
+    register_seed_queue<Scheme1Queue>(kListSchemePending, true);
+    register_seed_queue<Scheme2Queue>(kListSchemePending, true);
+    register_seed_queue<Scheme4Queue>(kSeedPending);
+    register_seed_queue<Scheme5Queue>(kSeedPending);
+    register_seed_queue<Scheme6Queue>(kSeedPending);
+    register_seed_queue<NettyWheel>(kSeedPending);
+    register_seed_queue<CogWheel>(kSeedPending);
     register_clock_reference("end");
 
     benchmark::AddCustomContext("timersim_buildtype", TIMERSIM_BUILDTYPE);

@@ -3,6 +3,7 @@
 //
 // Operations mirror what kernel/time/timer.c does to `vectors[]`:
 //   push_front     hlist_add_head (new timers go to the head: LIFO order)
+//   insert_after   hlist_add_behind (a sorted list's insertion)
 //   unlink         __hlist_del: O(1) from anywhere, via the node's own links
 //   move_list      hlist_move_list: O(1) hand-over of a whole bucket to a
 //                  work list, after which the bucket is empty again
@@ -72,6 +73,18 @@ public:
         if (first == kNoTimer) return true;
         nodes[first].pprev = id;
         return false;
+    }
+
+    // Links `id` right after the linked node `prev` (sorted lists: the
+    // seeds' schemes 2 and 5).
+    template <class Nodes>
+    void insert_after(Nodes& nodes, TimerId prev, TimerId id) noexcept {
+        auto& node = nodes[id];
+        const TimerId next = nodes[prev].next;
+        node.next = next;
+        node.pprev = prev;
+        nodes[prev].next = id;
+        if (next != kNoTimer) nodes[next].pprev = id;
     }
 
     // The node's own links are left as they were: nothing reads them until

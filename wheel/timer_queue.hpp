@@ -121,6 +121,32 @@ struct FiredTimer {
 
 inline constexpr std::size_t kMaxLevels = 9;
 
+// Varghese & Lauck (1987) measure a timer scheme by four routines, in the
+// paper's own unit: list elements (or slots) visited. The seeds' schemes,
+// netty and cog count them; the kernel wheels and the heap leave them 0.
+//   start     START_TIMER: 1 per insertion, plus every element a sorted
+//             insertion walks past
+//   stop      STOP_TIMER: 1 per removal (netty: the deferred removal too)
+//   per_tick  PER_TICK_BOOKKEEPING: elements and slots looked at by the tick
+//             (scheme 1: every timer; scheme 6, netty: every entry of the
+//             bucket, rounds decremented; scheme 4: the overflow list once
+//             per revolution; cog: the slot, and cascaded entries)
+//   expiry    EXPIRY_PROCESSING: 1 per timer expired
+struct PaperCosts {
+    std::uint64_t start = 0;
+    std::uint64_t stop = 0;
+    std::uint64_t per_tick = 0;
+    std::uint64_t expiry = 0;
+    std::uint64_t total() const noexcept { return start + stop + per_tick + expiry; }
+    void merge(const PaperCosts& o) noexcept {
+        start += o.start;
+        stop += o.stop;
+        per_tick += o.per_tick;
+        expiry += o.expiry;
+    }
+    friend bool operator==(const PaperCosts&, const PaperCosts&) = default;
+};
+
 // Counters every queue keeps; a field that does not apply to a design stays 0.
 struct QueueCounters {
     std::uint64_t arms = 0;                 // arm() calls
@@ -139,6 +165,18 @@ struct QueueCounters {
     std::uint64_t next_expiry_searches = 0; // bitmap / wheel scans for the next event
     std::uint64_t next_expiry_search_steps = 0; // slots or words visited by those scans
     std::uint64_t peak_pending = 0;
+    // List elements walked that none of the above counts: scheme 1's
+    // per-tick decrement, sorted insertion (schemes 2, 5), rounds checks
+    // (scheme 6, netty), the overflow walk (scheme 4), tombstones skipped
+    // (cog). The engine charges them as next-expiry steps (one step over a
+    // list entry).
+    std::uint64_t list_steps = 0;
+    PaperCosts paper{};
+    // Entries of cancelled timers the queue still holds: netty's cancelled
+    // timeouts waiting for the next tick, cog's tombstones. `garbage` is the
+    // count now, peak_garbage the largest it has been.
+    std::uint64_t garbage = 0;
+    std::uint64_t peak_garbage = 0;
 
     // Counters of several queues together: sums add, peak_pending takes the
     // largest (the machine-wide peak is not known from per-queue peaks).
@@ -159,6 +197,10 @@ struct QueueCounters {
         next_expiry_searches += o.next_expiry_searches;
         next_expiry_search_steps += o.next_expiry_search_steps;
         peak_pending = peak_pending > o.peak_pending ? peak_pending : o.peak_pending;
+        list_steps += o.list_steps;
+        paper.merge(o.paper);
+        garbage += o.garbage;
+        peak_garbage = peak_garbage > o.peak_garbage ? peak_garbage : o.peak_garbage;
     }
     friend bool operator==(const QueueCounters&, const QueueCounters&) = default;
 };

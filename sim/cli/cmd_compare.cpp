@@ -24,13 +24,14 @@ namespace {
 constexpr double kDefaultDurationS = 120;
 
 std::vector<Design> parse_designs(const std::string& list) {
+    if (list == "all") return every_design();
     std::vector<Design> designs;
     std::string_view rest = list;
     while (true) {
         const auto comma = rest.find(',');
         const std::string_view name = rest.substr(0, comma);
         const auto d = design_from_string(name);
-        if (!d) throw UsageError(fmt::format("--design: unknown design '{}' (choose from classic, modern, heap)", name));
+        if (!d) throw UsageError(fmt::format("--design: unknown design '{}' (choose from {}, or all)", name, design_names()));
         if (std::find(designs.begin(), designs.end(), *d) != designs.end())
             throw UsageError(fmt::format("--design: '{}' given twice", name));
         designs.push_back(*d);
@@ -45,7 +46,8 @@ std::vector<Design> parse_designs(const std::string& list) {
 int run_compare(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("design", po::value<std::string>()->default_value("classic,modern,heap"), "comma-separated designs: classic, modern, heap");
+        ("design", po::value<std::string>()->default_value("classic,modern,heap"), "comma-separated designs: classic, modern, heap, and the seeds' scheme1, scheme2, scheme4, "
+         "scheme5, scheme6, netty, cog (or 'all')");
     add_workload_options(options);
     add_machine_options(options, kDefaultDurationS);
     options.add_options()

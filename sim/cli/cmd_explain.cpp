@@ -1,3 +1,4 @@
+#include "sim/cli/seed_views.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/commands.hpp"
@@ -140,7 +141,9 @@ int run_explain(std::span<const std::string> args) {
         ("clk", po::value<std::string>(),
          "the wheel's own clock the placement is computed from: modern base->clk (after forward_timer_base()), "
          "classic timer_jiffies (default: --now; right after a tick's softirq ran, both are jiffies + 1)")
-        ("design", po::value<std::string>()->default_value("both"), "modern, classic or both");
+        ("design", po::value<std::string>()->default_value("both"),
+         "modern, classic or both, or one of the seeds' wheels: scheme4, scheme5, scheme6, netty, cog "
+         "(scheme1 and scheme2 are lists: nothing to explain)");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -169,6 +172,16 @@ int run_explain(std::span<const std::string> args) {
     }
     std::optional<Jiffies> clk;
     if (vm->count("clk")) clk = parse_jiffies((*vm)["clk"].as<std::string>(), "--clk");
+    const std::string design_text = (*vm)["design"].as<std::string>();
+    if (design_text != "both" && design_text != "modern" && design_text != "classic") {
+        const Design d = parse_design(design_text);
+        if (d == Design::heap) throw UsageError("explain does not apply to heap: it has no buckets");
+        const std::string text = explain_seed_text(d, now, expires, hz, clk);
+        fmt::print("A timer armed at jiffies {} to expire at {} ({:+} jiffies, {}), HZ={}.\n\n{}", now, expires,
+                   jiffies_diff(expires, now), format_seconds(static_cast<long double>(jiffies_diff(expires, now)) / hz),
+                   hz, text);
+        return kExitOk;
+    }
     const std::string design = choice_option(*vm, "design", {"modern", "classic", "both"});
     const std::optional<std::int64_t> slack = slack_option(*vm);
     const classic::Geometry geometry = geometry_option(*vm);

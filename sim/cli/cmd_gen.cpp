@@ -59,7 +59,7 @@ int run_gen(std::span<const std::string> args) {
     refuse_output_onto_input(*vm, {"output"}, {"trace", "ftrace"});
 
     const std::string output = (*vm)["output"].as<std::string>();
-    const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
+    const Design design = design_option(*vm);
     MachineConfig config = machine_config(*vm);
     const std::uint64_t default_ticks = static_cast<std::uint64_t>(kDefaultDurationS * config.hz);
 

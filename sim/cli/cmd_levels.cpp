@@ -1,5 +1,6 @@
 #include "sim/cli/cli.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/seed_views.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/report/format_time.hpp"
 #include "wheel/classic_levels.hpp"
@@ -75,7 +76,8 @@ int run_levels(std::span<const std::string> args) {
     po::options_description options("Options");
     add_hz_option(options);
     options.add_options()
-        ("design", po::value<std::string>()->default_value("both"), "modern, classic or both")
+        ("design", po::value<std::string>()->default_value("both"),
+         "modern, classic or both, or one of the seeds' wheels: scheme4, scheme5, scheme6, netty, cog")
         ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (64-slot tv1, 16-slot tv2..tv5)");
     const auto vm = parse_command_line(
         args, options,
@@ -88,6 +90,13 @@ int run_levels(std::span<const std::string> args) {
         });
     if (!vm) return kExitOk;
     const unsigned hz = hz_option(*vm);
+    const std::string design_text = (*vm)["design"].as<std::string>();
+    if (design_text != "both" && design_text != "modern" && design_text != "classic") {
+        const Design d = parse_design(design_text);
+        if (d == Design::heap) throw UsageError("levels does not apply to heap: it has no levels");
+        fmt::print("{}", seed_levels_text(d, hz));
+        return kExitOk;
+    }
     const std::string design = choice_option(*vm, "design", {"modern", "classic", "both"});
     const bool small = (*vm)["base-small"].as<bool>();
     std::string out;

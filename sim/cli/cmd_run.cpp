@@ -21,7 +21,8 @@ namespace po = boost::program_options;
 int run_run(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("design", po::value<std::string>()->default_value("modern"), "timer queue: classic, modern or heap");
+        ("design", po::value<std::string>()->default_value("modern"), "timer queue: classic, modern, heap, or one of the seeds' designs: scheme1, scheme2, scheme4, "
+         "scheme5, scheme6 (Varghese-Lauck), netty (HashedWheelTimer), cog (docs/designs-schemes.md)");
     add_machine_options(options, 60);
     add_workload_options(options);
     options.add_options()
@@ -69,7 +70,7 @@ int run_run(std::span<const std::string> args) {
     std::optional<AtomicOutputFile> events_file;
     if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
     MachineConfig config = machine_config(*vm);
-    const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
+    const Design design = design_option(*vm);
     const WorkloadChoice workload = workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(60ull * config.hz));
     fit_machine_to_workload(config, workload, *vm, 60);
     const std::string format = choice_option(*vm, "format", {"text", "json"});

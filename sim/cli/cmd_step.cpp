@@ -8,6 +8,7 @@
 #include "sim/cli/progress.hpp"
 #include "sim/cli/timeout_arg.hpp"
 #include "sim/machine/stepper.hpp"
+#include "sim/machine/seed_queues.hpp"
 #include "sim/report/format_time.hpp"
 #include "sim/report/step_report.hpp"
 #include "workloads/traces/input_file.hpp"
@@ -141,7 +142,8 @@ int run_step(std::span<const std::string> args) {
         ("connections", po::value<std::uint32_t>()->default_value(200), "connection churn: connections, one timer each (1..1000000)")
         ("message-interval", double_value(1000), "connection churn: mean ms between two messages of one connection")
         ("seed", po::value<std::uint64_t>()->default_value(1), "connection churn: workload seed")
-        ("design", po::value<std::string>()->default_value("both"), "classic, modern or both (the heap has no buckets to draw)")
+        ("design", po::value<std::string>()->default_value("both"), "classic, modern or both (the heap has no buckets to draw), or one of the seeds' designs: "
+         "scheme1, scheme2, scheme4, scheme5, scheme6, netty, cog (their rings and lists)")
         ("format", po::value<std::string>()->default_value("text"), "text (80 columns) or json (JSON Lines: one object per tick and wheel)");
     add_hz_option(options);
     add_classic_options(options);
@@ -182,9 +184,11 @@ int run_step(std::span<const std::string> args) {
     unsigned hz = hz_option(*vm);
     const std::optional<std::int64_t> slack = slack_option(*vm);
     const classic::Geometry geometry = geometry_option(*vm);
-    if ((*vm)["design"].as<std::string>() == "heap")
+    const std::string design_text = (*vm)["design"].as<std::string>();
+    if (design_from_string(design_text) == Design::heap)
         throw UsageError("--design: the heap has no buckets to draw; choose classic, modern or both");
-    const std::string design = choice_option(*vm, "design", {"classic", "modern", "both"});
+    // A seed design by name or alias: its own name from here on.
+    const std::string design = design_text == "both" ? design_text : std::string(to_string(parse_design(design_text)));
     const bool json = choice_option(*vm, "format", {"text", "json"}) == "json";
     Run run{(*vm)["from"].as<std::int64_t>(), (*vm)["ticks"].as<std::int64_t>(), json};
     if (run.ticks < 1 || run.ticks > 100000)
@@ -241,15 +245,33 @@ void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed
     put(intro, fmt::format("timersim step: {}; HZ={} (a tick is {}), tick 0 is jiffies {}; showing {}.",
                            describe_workload(workload), hz, format_jiffies_as_time(1, hz), start, shown),
         0);
-    put(intro,
-        "Each cell is one bucket: 1-9 timers, + for 10 or more, . for none. ^ marks the bucket the clock "
-        "points at on that level: (clk >> 3L) & 63 for modern level L, the matching index bits of "
-        "timer_jiffies for classic tv1..tv5. A tick shows the state after its softirq and its arms.",
-        0);
+    const bool seed_design = design != "classic" && design != "modern" && design != "both";
+    if (seed_design)
+        put(intro,
+            "Each cell is one bucket: 1-9 timers, + for 10 or more, . for none; a list is shown as its length. "
+            "^ marks the bucket the next tick processes (clk & mask; cog ring r: (clk >> 6r) & 63). A tick "
+            "shows the state after its softirq and its arms.",
+            0);
+    else
+        put(intro,
+            "Each cell is one bucket: 1-9 timers, + for 10 or more, . for none. ^ marks the bucket the clock "
+            "points at on that level: (clk >> 3L) & 63 for modern level L, the matching index bits of "
+            "timer_jiffies for classic tv1..tv5. A tick shows the state after its softirq and its arms.",
+            0);
 
     const ClassicWheel::Config classic_config{.hz = hz, .start_jiffies = start, .geometry = geometry, .slack = slack};
     const ModernWheel::Config modern_config{.hz = hz, .start_jiffies = start};
-    if (design == "classic") {
+    // The seeds' designs at their default geometry, one each.
+    const auto seed = [&]<class Q>() {
+        typename Q::Config config;
+        config.hz = hz;
+        config.start_jiffies = start;
+        Stepper<Q> s(config, workload, feed);
+        run_view(run, view, intro, s);
+    };
+    if (design != "classic" && design != "modern" && design != "both") {
+        with_seed_queue(*design_from_string(design), seed);
+    } else if (design == "classic") {
         Stepper<ClassicWheel> c(classic_config, workload, feed);
         run_view(run, view, intro, c);
     } else if (design == "modern") {

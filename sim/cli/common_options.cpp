@@ -71,4 +71,13 @@ std::string choice_option(const po::variables_map& vm, std::string_view name,
     throw UsageError(fmt::format("--{}: expected {}, got '{}'", name, fmt::join(choices, ", "), value));
 }
 
+Design parse_design(std::string_view value, std::string_view option) {
+    if (const auto d = design_from_string(value)) return *d;
+    throw UsageError(fmt::format("--{}: expected {}, got '{}'", option, design_names(), value));
+}
+
+Design design_option(const po::variables_map& vm, std::string_view name) {
+    return parse_design(vm[std::string(name)].as<std::string>(), name);
+}
+
 } // namespace timersim::cli

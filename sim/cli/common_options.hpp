@@ -3,6 +3,7 @@
 // documents and checks them the same way.
 #pragma once
 
+#include "sim/machine/design.hpp"
 #include "wheel/classic_levels.hpp"
 #include "workloads/traces/hz_inference.hpp"
 
@@ -33,5 +34,9 @@ std::optional<std::int64_t> slack_option(const boost::program_options::variables
 classic::Geometry geometry_option(const boost::program_options::variables_map& vm);
 std::string choice_option(const boost::program_options::variables_map& vm, std::string_view name,
                           std::initializer_list<std::string_view> choices);
+// --design (or `name`): any design of the registry, by name or alias.
+Design design_option(const boost::program_options::variables_map& vm, std::string_view name = "design");
+// One design name or alias, for an option's value or a list item.
+Design parse_design(std::string_view value, std::string_view option = "design");
 
 } // namespace timersim::cli

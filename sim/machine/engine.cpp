@@ -1,16 +1,31 @@
 // The engine compiled once, for each queue of wheel/: every other file sees
-// only sim/machine/engine.hpp and links these instantiations.
+// only sim/machine/engine.hpp and links these instantiations. One line per
+// design of the registry (sim/machine/design.hpp).
 #include "sim/machine/engine_log_impl.hpp"
 #include "sim/machine/engine_ticks_impl.hpp"
 
 #include "wheel/classic_wheel.hpp"
+#include "wheel/cog_wheel.hpp"
 #include "wheel/heap_queue.hpp"
 #include "wheel/modern_wheel.hpp"
+#include "wheel/netty_wheel.hpp"
+#include "wheel/scheme1_queue.hpp"
+#include "wheel/scheme2_queue.hpp"
+#include "wheel/scheme4_queue.hpp"
+#include "wheel/scheme5_queue.hpp"
+#include "wheel/scheme6_queue.hpp"
 
 namespace timersim {
 
 template class Engine<ClassicWheel>;
 template class Engine<ModernWheel>;
 template class Engine<HeapQueue>;
+template class Engine<Scheme1Queue>;
+template class Engine<Scheme2Queue>;
+template class Engine<Scheme4Queue>;
+template class Engine<Scheme5Queue>;
+template class Engine<Scheme6Queue>;
+template class Engine<NettyWheel>;
+template class Engine<CogWheel>;
 
 } // namespace timersim

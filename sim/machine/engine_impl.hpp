@@ -308,7 +308,7 @@ std::uint64_t Engine<Q>::work_ns(const QueueCounters& k) const noexcept {
     const CostModel& c = config_.costs;
     return k.enqueues * c.enqueue_ns + k.cancels * c.dequeue_ns + k.cascade_moves * c.cascade_move_ns +
            k.buckets_scanned * c.bucket_scan_ns + k.expired * c.expiry_ns +
-           k.next_expiry_search_steps * c.next_expiry_step_ns;
+           (k.next_expiry_search_steps + k.list_steps) * c.next_expiry_step_ns;
 }
 
 // Simulated ns of the work done by CPU c since its last charge.

@@ -1,5 +1,6 @@
 #include "sim/machine/engine_run.hpp"
 
+#include "sim/machine/seed_queues.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/heap_queue.hpp"
 #include "wheel/modern_wheel.hpp"
@@ -30,6 +31,7 @@ RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig&
     result.workload_json = spec.json;
     result.start_jiffies = queues.front().jiffies();
     result.bytes_per_timer = queues.front().bytes_per_timer();
+    if constexpr (requires { Q::garbage_entry_bytes(); }) result.garbage_entry_bytes = Q::garbage_entry_bytes();
     const std::uint64_t window = config.series_window_ticks
                                      ? config.series_window_ticks
                                      : (config.ticks + kDefaultSeriesWindows - 1) / kDefaultSeriesWindows;
@@ -62,6 +64,21 @@ RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig&
     return result;
 }
 
+// A design whose queue takes only HZ and the start (the seeds' designs, at
+// their default geometry).
+template <TimerQueue Q>
+RunResult drive_default(Design design, unsigned hz, Jiffies start, const MachineConfig& config,
+                        const WorkloadSpec& spec, const ProgressFn& progress, EventLog* events) {
+    return drive<Q>(
+        [&] {
+            typename Q::Config c;
+            c.hz = hz;
+            c.start_jiffies = start;
+            return Q(c);
+        },
+        design, config, spec, progress, events);
+}
+
 } // namespace
 
 RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
@@ -91,6 +108,16 @@ RunResult run_machine(Design design, const MachineConfig& config, const Workload
     case Design::heap:
         return drive<HeapQueue>([&] { return HeapQueue(HeapQueue::Config{.hz = hz, .start_jiffies = start}); },
                                 design, config, workload, progress, events);
+    case Design::scheme1:
+    case Design::scheme2:
+    case Design::scheme4:
+    case Design::scheme5:
+    case Design::scheme6:
+    case Design::netty:
+    case Design::cog:
+        return with_seed_queue(design, [&]<class Q>() {
+            return drive_default<Q>(design, hz, start, config, workload, progress, events);
+        });
     }
     throw std::invalid_argument("unknown design");
 }

@@ -52,6 +52,7 @@ struct RunResult {
     std::uint64_t operations_past_end = 0;
     std::size_t bytes_per_timer = 0;        // the queue's node (what the design costs)
     std::size_t engine_bytes_per_timer = 0; // the simulator's own record of a timer, on top
+    std::size_t garbage_entry_bytes = 0;    // netty, cog: bytes one held cancelled entry keeps
     std::vector<CpuMetrics> per_cpu;
     CpuMetrics total; // all CPUs together (CpuMetrics::merge)
     // Softirq cost over time: window w holds the softirq runs started by

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "wheel/classic_wheel.hpp"
+#include "wheel/cog_wheel.hpp"
 #include "wheel/modern_wheel.hpp"
 #include "wheel/timer_queue.hpp"
 #include "workloads/generators/connection_churn.hpp"
@@ -187,14 +188,21 @@ private:
         }
     }
 
-    // Does this softirq run a classic loop step whose tv1 index is 0, i.e.
-    // cascade? The modern wheel never moves a queued timer.
+    // Does this softirq run a classic loop step whose tv1 index is 0 (or a
+    // cog tick that is a multiple of 64), i.e. cascade? The modern wheel and
+    // the other seeds' designs never move a queued timer on their own
+    // (scheme 4's overflow walk and netty's transfer show in the cost line).
     bool may_cascade() const {
         if constexpr (std::is_same_v<Q, ClassicWheel>) {
             const Jiffies mask = queue_.geometry().tvr_size() - 1;
             const Jiffies first = queue_.timer_jiffies();
             if (time_after(first, queue_.jiffies())) return false;
             return time_before_eq((first + mask) & ~mask, queue_.jiffies());
+        } else if constexpr (std::is_same_v<Q, CogWheel>) {
+            // cog cascades when it processes a tick that is a multiple of 64.
+            const Jiffies first = queue_.clk();
+            if (time_after(first, queue_.jiffies())) return false;
+            return time_before_eq((first + 63) & ~Jiffies{63}, queue_.jiffies());
         } else {
             return false;
         }

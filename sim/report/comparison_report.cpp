@@ -3,6 +3,7 @@
 #include "sim/report/format_time.hpp"
 #include "sim/report/json.hpp"
 #include "sim/report/percentiles.hpp"
+#include "sim/report/seed_costs.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -246,7 +247,31 @@ struct Row {
     std::function<std::string(const Summary&)> cell;
 };
 
-std::vector<Row> table_rows(unsigned hz) {
+// The seeds' designs' rows (Varghese-Lauck counts, held garbage), only
+// when one of the designs compared counts them; "-" for the others.
+void add_seed_rows(std::vector<Row>& rows, const std::vector<Summary>& summaries) {
+    const auto any = [&](bool DesignInfo::*what) {
+        return std::any_of(summaries.begin(), summaries.end(),
+                           [&](const Summary& s) { return design_info(s.design).*what; });
+    };
+    const auto cell = [](bool DesignInfo::*what, std::uint64_t (*f)(const Summary&)) {
+        return [what, f](const Summary& s) { return design_info(s.design).*what ? grouped(f(s)) : std::string("-"); };
+    };
+    if (any(&DesignInfo::paper_costs)) {
+        rows.push_back({"Varghese-Lauck costs", nullptr});
+        rows.push_back({"  START_TIMER", cell(&DesignInfo::paper_costs, [](const Summary& s) { return s.m->counters.paper.start; })});
+        rows.push_back({"  STOP_TIMER", cell(&DesignInfo::paper_costs, [](const Summary& s) { return s.m->counters.paper.stop; })});
+        rows.push_back({"  PER_TICK_BOOKKEEPING", cell(&DesignInfo::paper_costs, [](const Summary& s) { return s.m->counters.paper.per_tick; })});
+        rows.push_back({"  EXPIRY_PROCESSING", cell(&DesignInfo::paper_costs, [](const Summary& s) { return s.m->counters.paper.expiry; })});
+    }
+    if (any(&DesignInfo::holds_garbage)) {
+        rows.push_back({"Cancelled entries held", nullptr});
+        rows.push_back({"  peak", cell(&DesignInfo::holds_garbage, [](const Summary& s) { return s.m->counters.peak_garbage; })});
+        rows.push_back({"  at end", cell(&DesignInfo::holds_garbage, [](const Summary& s) { return s.m->counters.garbage; })});
+    }
+}
+
+std::vector<Row> table_rows(unsigned hz, const std::vector<Summary>& summaries) {
     std::vector<Row> rows;
     auto heading = [&](std::string title) { rows.push_back({std::move(title), nullptr}); };
     auto count = [&](std::string label, std::uint64_t (*f)(const Summary&)) {
@@ -288,6 +313,7 @@ std::vector<Row> table_rows(unsigned hz) {
     count("  bytes per timer", [](const Summary& s) { return static_cast<std::uint64_t>(s.run->bytes_per_timer); });
     count("  peak pending timers", [](const Summary& s) { return s.peak_pending; });
     rows.push_back({"  at the peak", [](const Summary& s) { return human_bytes(s.peak_bytes); }});
+    add_seed_rows(rows, summaries);
     return rows;
 }
 
@@ -502,10 +528,10 @@ std::string design_json(const Summary& s) {
         "      \"counters\": {{\"enqueues\": {}, \"same_expiry_shortcuts\": {}, \"same_bucket_shortcuts\": {}, "
         "\"cancels\": {}, \"expired\": {}, \"cascade_moves\": {}, \"cascades\": {}, \"buckets_scanned\": {}, "
         "\"jiffies_walked\": {}, \"softirq_runs\": {}, \"empty_runs\": {}, \"next_expiry_searches\": {}, "
-        "\"next_expiry_search_steps\": {}, \"peak_pending\": {}}},\n",
+        "\"next_expiry_search_steps\": {}, \"peak_pending\": {}{}}},\n",
         q.enqueues, q.same_expiry_shortcuts, q.same_bucket_shortcuts, q.cancels, q.expired, q.cascade_moves,
         q.cascades, q.buckets_scanned, q.jiffies_walked, q.softirq_runs, q.empty_runs, q.next_expiry_searches,
-        q.next_expiry_search_steps, q.peak_pending);
+        q.next_expiry_search_steps, q.peak_pending, seed_costs_json(r, m));
     std::vector<std::string> cpus;
     for (std::size_t i = 0; i < r.per_cpu.size(); ++i) {
         const CpuMetrics& c = r.per_cpu[i];
@@ -621,7 +647,7 @@ std::string format_comparison_text(const Comparison& comparison) {
     out += fmt::format("{:<{}}", "", kLabelWidth);
     for (const Summary& s : summaries) out += fmt::format("{:>{}}", to_string(s.design), kColumnWidth);
     out += '\n';
-    for (const Row& row : table_rows(hz)) {
+    for (const Row& row : table_rows(hz, summaries)) {
         if (!row.cell) {
             out += row.label + '\n';
             continue;
@@ -708,6 +734,18 @@ std::string format_comparison_csv(const Comparison& comparison) {
         row("bytes_per_timer", s.run->bytes_per_timer);
         row("peak_pending", s.peak_pending);
         row("peak_bytes", s.peak_bytes);
+        const DesignInfo& info = design_info(s.design);
+        if (info.paper_costs) {
+            row("paper_start", m.counters.paper.start);
+            row("paper_stop", m.counters.paper.stop);
+            row("paper_per_tick", m.counters.paper.per_tick);
+            row("paper_expiry", m.counters.paper.expiry);
+            row("list_steps", m.counters.list_steps);
+        }
+        if (info.holds_garbage) {
+            row("garbage_peak", m.counters.peak_garbage);
+            row("garbage_at_end", m.counters.garbage);
+        }
     }
     return out;
 }

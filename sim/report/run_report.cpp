@@ -2,6 +2,7 @@
 
 #include "sim/report/format_time.hpp"
 #include "sim/report/percentiles.hpp"
+#include "sim/report/seed_costs.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -118,6 +119,7 @@ std::string format_run_text(const RunResult& r) {
                        format_ns(static_cast<std::int64_t>(m.softirq_work_ns)), share,
                        cpus > 1 ? "CPUs" : "CPU");
     out += fmt::format("  arm/cancel (task)           {}\n", format_ns(static_cast<std::int64_t>(m.task_work_ns)));
+    out += seed_costs_text(r, m);
 
     if (cpus > 1) {
         out += "\nPer CPU\n";
@@ -172,10 +174,10 @@ std::string cpu_json(const RunResult& r, const CpuMetrics& m, std::optional<unsi
         "{}  \"counters\": {{\"enqueues\": {}, \"same_expiry_shortcuts\": {}, \"same_bucket_shortcuts\": {}, "
         "\"cancels\": {}, \"expired\": {}, \"cascade_moves\": {}, \"cascades\": {}, \"buckets_scanned\": {}, "
         "\"jiffies_walked\": {}, \"softirq_runs\": {}, \"empty_runs\": {}, \"next_expiry_searches\": {}, "
-        "\"next_expiry_search_steps\": {}, \"peak_pending\": {}}}\n",
+        "\"next_expiry_search_steps\": {}, \"peak_pending\": {}{}}}\n",
         pad, q.enqueues, q.same_expiry_shortcuts, q.same_bucket_shortcuts, q.cancels, q.expired, q.cascade_moves,
         q.cascades, q.buckets_scanned, q.jiffies_walked, q.softirq_runs, q.empty_runs, q.next_expiry_searches,
-        q.next_expiry_search_steps, q.peak_pending);
+        q.next_expiry_search_steps, q.peak_pending, seed_costs_json(r, m));
     out += pad + "}";
     return out;
 }

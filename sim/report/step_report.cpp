@@ -111,8 +111,18 @@ void draw_level(std::string& out, const std::string& name, const LevelOccupancy&
     }
 }
 
+template <class Namer>
+void put_events(std::string& out, const TickReport& r, const View& v, const Namer& bucket_name);
+
 template <class Q>
 void put_events(std::string& out, const TickReport& r, const View& v) {
+    put_events(out, r, v, [](const Placement& p) { return bucket_name<Q>(p); });
+}
+
+// The same with the buckets named by `bucket_name` (the seeds' designs name
+// them from their layout).
+template <class Namer>
+void put_events(std::string& out, const TickReport& r, const View& v, const Namer& bucket_name) {
     const auto more = [&](std::size_t total, std::string_view what) {
         if (total > kListed) put(out, fmt::format("  ... and {} more {}", total - kListed, what));
     };
@@ -125,8 +135,8 @@ void put_events(std::string& out, const TickReport& r, const View& v) {
     more(r.fired.size(), "fired");
     for (std::size_t i = 0; i < r.cascaded.size() && i < kListed; ++i) {
         const Moved& m = r.cascaded[i];
-        put(out, fmt::format("  cascaded {}: {} -> {}", timer_name(m.timer, v), bucket_name<Q>(m.from),
-                             bucket_name<Q>(m.to)));
+        put(out, fmt::format("  cascaded {}: {} -> {}", timer_name(m.timer, v), bucket_name(m.from),
+                             bucket_name(m.to)));
     }
     more(r.cascaded.size(), "cascaded");
     bool cancels = false;
@@ -135,7 +145,7 @@ void put_events(std::string& out, const TickReport& r, const View& v) {
         if (a.cancel) {
             cancels = true;
             put(out, a.at.pending ? fmt::format("  cancelled {}: removed from {} (due at {})",
-                                                timer_name(a.timer, v), bucket_name<Q>(a.at),
+                                                timer_name(a.timer, v), bucket_name(a.at),
                                                 tick_of(a.at.bucket_expiry, v))
                                   : fmt::format("  cancelled {}: not pending, nothing to do", timer_name(a.timer, v)));
             continue;
@@ -143,12 +153,12 @@ void put_events(std::string& out, const TickReport& r, const View& v) {
         std::string s = fmt::format("  armed {} for {}: ", timer_name(a.timer, v), tick_of(a.requested, v));
         switch (a.outcome) {
         case ArmOutcome::queued:
-            s += fmt::format("{}, due at {}", bucket_name<Q>(a.at), tick_of(a.at.bucket_expiry, v));
+            s += fmt::format("{}, due at {}", bucket_name(a.at), tick_of(a.at.bucket_expiry, v));
             // Classic mod_timer() rounds expires up by apply_slack().
             if (a.at.expires != a.requested) s += fmt::format(" (slack {:+})", jiffies_diff(a.at.expires, a.requested));
             break;
         case ArmOutcome::same_bucket:
-            s += fmt::format("same bucket {}, not moved", bucket_name<Q>(a.at));
+            s += fmt::format("same bucket {}, not moved", bucket_name(a.at));
             break;
         case ArmOutcome::same_expiry:
             s += "same expiry, nothing to do";
@@ -359,5 +369,57 @@ std::string render_json(const ModernWheel& q, const TickReport& r, const View& v
                        json_events<ModernWheel>(r, v), json_levels(s.levels, "L"), deferrable);
 }
 
+
+// ---------------------------------------------------------------------------
+// The seeds' designs: rows from their QueueLayout.
+
+namespace {
+
+// "slot[17]", "ring2[5]", "overflow": row `level` of the layout, with the
+// slot for a ring.
+std::string layout_bucket(const QueueLayout& l, const Placement& p) {
+    if (p.level >= l.rows.size()) return fmt::format("level {}[{}]", p.level, p.slot);
+    const LayoutRow& row = l.rows[p.level];
+    return row.counts.empty() ? row.name : fmt::format("{}[{}]", row.name, p.slot);
+}
+
+} // namespace
+
+std::string render_layout_text(std::string_view, const QueueLayout& l, const TickReport& r, const View& v) {
+    std::string out;
+    put(out, l.summary);
+    if (!r.start) {
+        if (!r.softirq)
+            put(out, "  softirq not raised: nothing pending");
+        else
+            put(out, fmt::format("  softirq raised: {}{}", cost_text(r.cost),
+                                 r.cost.jiffies_walked > 1 ? fmt::format("; walked {} ticks", r.cost.jiffies_walked)
+                                                           : std::string()));
+    }
+    put_events(out, r, v, [&](const Placement& p) { return layout_bucket(l, p); });
+    bool ruled = false;
+    for (const LayoutRow& row : l.rows) {
+        if (row.counts.empty()) {
+            put(out, fmt::format("  {}: {}", row.name, plural(row.total, "entry", "entries")));
+            continue;
+        }
+        if (!ruled) out += ruler();
+        ruled = true;
+        LevelOccupancy occupancy;
+        occupancy.pointer = row.pointer;
+        occupancy.counts = row.counts;
+        draw_level(out, row.name.substr(0, kLabelWidth), occupancy);
+    }
+    return out;
+}
+
+std::string render_layout_json(std::string_view design, const QueueLayout& l, const TickReport& r, const View& v) {
+    std::vector<std::string> rows;
+    for (const LayoutRow& row : l.rows)
+        rows.push_back(fmt::format("{{\"name\":{},\"total\":{},\"pointer\":{},\"counts\":[{}]}}", json_string(row.name),
+                                   row.total, row.pointer, fmt::join(row.counts, ",")));
+    return json_head(design, r, v) + fmt::format(",\"summary\":{},{},\"rows\":[{}]}}\n", json_string(l.summary),
+                                                 json_events<QueueLayout>(r, v), fmt::join(rows, ","));
+}
 
 } // namespace timersim

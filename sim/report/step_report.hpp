@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sim/machine/stepper.hpp"
+#include "wheel/queue_layout.hpp"
 
 #include <cstdint>
 #include <string>
@@ -31,6 +32,21 @@ std::string render_text(const ClassicWheel& q, const TickReport& r, const View& 
 std::string render_text(const ModernWheel& q, const TickReport& r, const View& v);
 std::string render_json(const ClassicWheel& q, const TickReport& r, const View& v);
 std::string render_json(const ModernWheel& q, const TickReport& r, const View& v);
+
+// The seeds' designs (schemes, netty, cog): their QueueLayout, drawn as
+// rows of buckets (rings) and list lengths.
+std::string render_layout_text(std::string_view design, const QueueLayout& layout, const TickReport& r, const View& v);
+std::string render_layout_json(std::string_view design, const QueueLayout& layout, const TickReport& r, const View& v);
+template <class Q>
+    requires requires(const Q& q) { q.layout(); }
+std::string render_text(const Q& q, const TickReport& r, const View& v) {
+    return render_layout_text(Q::name, q.layout(), r, v);
+}
+template <class Q>
+    requires requires(const Q& q) { q.layout(); }
+std::string render_json(const Q& q, const TickReport& r, const View& v) {
+    return render_layout_json(Q::name, q.layout(), r, v);
+}
 
 // Appends `text` as one or more lines of at most kStepColumns, breaking at
 // spaces and indenting continuation lines by `indent`.

@@ -67,7 +67,7 @@ expect_status 0
 expect_stdout_line 'HZ=300, 100 ticks'
 
 run run --design wheel
-expect_usage_error "--design: expected classic, modern, heap, got 'wheel'" "try 'timersim run --help'"
+expect_usage_error "--design: expected classic, modern, heap, scheme1, scheme2, scheme4, scheme5, scheme6, netty, cog, got 'wheel'" "try 'timersim run --help'"
 run run --duration 5 --ticks 100
 expect_usage_error '--duration and --ticks' "try 'timersim run --help'"
 run run --hz 0

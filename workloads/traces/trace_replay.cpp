@@ -274,6 +274,8 @@ public:
         const std::uint32_t x = trace_of_sim_[fired.id];
         if (x >= data_.callback_cost_ns.size()) return data_.costs->callbacks.p50;
         return data_.callback_cost_ns[x];
+    }
+
     // Not applied and later than end_ns: events not read yet, steps
     // scheduled but not run, and callback events whose time never came or
     // whose timer did not fire by then (those at or before end_ns that

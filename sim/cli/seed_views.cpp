@@ -1,0 +1,152 @@
+// GCC 12 inlines a whole one-timer queue here and, seeing the list-head
+// handles as constants, warns of an out-of-bounds index on a branch that
+// cannot run (a head link is only ever an unlink's, never a fresh arm's).
+#pragma GCC diagnostic ignored "-Warray-bounds"
+
+#include "sim/cli/seed_views.hpp"
+
+#include "sim/cli/cli.hpp"
+#include "sim/report/format_time.hpp"
+#include "wheel/cog_wheel.hpp"
+#include "wheel/netty_wheel.hpp"
+#include "wheel/scheme4_queue.hpp"
+#include "wheel/scheme5_queue.hpp"
+#include "wheel/scheme6_queue.hpp"
+
+#include <fmt/core.h>
+
+namespace timersim::cli {
+
+namespace {
+
+void refuse_lists(Design d, std::string_view command) {
+    if (d == Design::scheme1 || d == Design::scheme2)
+        throw UsageError(fmt::format("{} does not apply to {}: it keeps one list, no buckets or levels (every "
+                                     "timer fires on its exact tick)",
+                                     command, to_string(d)));
+}
+
+// The queue of design Q at `clk`, one timer armed for `expires`: where it
+// is and the row it is drawn in.
+template <class Q>
+std::string placed(Jiffies clk, Jiffies expires, unsigned hz, std::string_view rule) {
+    typename Q::Config config;
+    config.hz = hz;
+    config.start_jiffies = clk;
+    Q q(config);
+    const TimerId id = q.create();
+    q.arm(id, expires);
+    const Placement p = q.placement(id);
+    const QueueLayout l = q.layout();
+    const LayoutRow& row = l.rows.at(p.level);
+    std::string where = row.counts.empty() ? row.name : fmt::format("{}[{}]", row.name, p.slot);
+    std::string out = fmt::format("{} ({}):\n", to_string(design_from_string(Q::name).value()),
+                                  design_info(*design_from_string(Q::name)).summary);
+    out += fmt::format("  placed by delta = expires - clk = {} from clk {}: {}.\n", jiffies_diff(expires, clk), clk,
+                       where);
+    out += fmt::format("  {}\n", rule);
+    const std::int64_t late = jiffies_diff(p.bucket_expiry, expires);
+    out += fmt::format("  It fires at jiffies {}{}.\n", p.bucket_expiry,
+                       late == 0 ? ", exactly on time"
+                                 : fmt::format(", {} after its expiry (an expiry in the past runs at the next tick)",
+                                               jiffies_word(static_cast<Jiffies>(late))));
+    return out;
+}
+
+} // namespace
+
+std::string explain_seed_text(Design d, Jiffies now, Jiffies expires, unsigned hz, std::optional<Jiffies> clk) {
+    refuse_lists(d, "explain");
+    const Jiffies c = clk.value_or(now);
+    const Jiffies delta = expires - c;
+    const bool past = time_before(expires, c);
+    switch (d) {
+    case Design::scheme4:
+        return placed<Scheme4Queue>(
+            c, expires, hz,
+            past ? "An expiry in the past goes to the cursor's slot."
+            : delta < 256 ? fmt::format("Within one revolution (delta < 256): slot expires & 255 = {}.", expires & 255)
+                          : "A revolution or more ahead: the overflow list, walked at every revolution start "
+                            "(cursor at slot 0), which moves it into slot expires & 255 in the revolution that "
+                            "holds its tick.");
+    case Design::scheme5:
+        return placed<Scheme5Queue>(c, expires, hz,
+                                    fmt::format("Slot expires & 255 = {}, kept sorted by expiry: the tick takes it "
+                                                "when the cursor reaches the slot in its revolution ({} later).",
+                                                (past ? c : expires) & 255, past ? 0 : delta / 256));
+    case Design::scheme6:
+        return placed<Scheme6Queue>(c, expires, hz,
+                                    fmt::format("Slot expires & 255 = {} with {} rounds (delta / 256): each visit of "
+                                                "the slot decrements them, the visit at 0 expires it.",
+                                                (past ? c : expires) & 255, past ? 0 : delta / 256));
+    case Design::netty:
+        return placed<NettyWheel>(
+            c, expires, hz,
+            fmt::format("newTimeout() puts it in the queue; the next tick's transferTimeoutsToBuckets() moves it "
+                        "to bucket max(deadline, tick) & 511 = {} with remainingRounds = (deadline - tick) / 512 "
+                        "= {}, then each visit of the bucket decrements them.",
+                        (past ? c : expires) & 511, past ? 0 : delta / 512));
+    case Design::cog: {
+        unsigned ring = 0;
+        while (ring + 1 < CogWheel::kDefaultRings && (past ? 0 : delta) >> (6 * (ring + 1)) != 0) ++ring;
+        return placed<CogWheel>(
+            c, expires, hz,
+            ring == 0 ? std::string("Ring 0 (delta < 64): slot expires & 63, drained on that tick.")
+                      : fmt::format("Ring {} (delta {} .. {}): slot (expires >> {}) & 63; when clk reaches "
+                                    "(expires >> {}) << {} the slot cascades and the timer is placed again, one or "
+                                    "more rings lower, until ring 0 drains it on its tick.",
+                                    ring, Jiffies{1} << (6 * ring), (Jiffies{1} << (6 * (ring + 1))) - 1, 6 * ring,
+                                    6 * ring, 6 * ring));
+    }
+    default: break;
+    }
+    throw UsageError(fmt::format("explain has no seed view of {}", to_string(d)));
+}
+
+std::string seed_levels_text(Design d, unsigned hz) {
+    refuse_lists(d, "levels");
+    const auto ring = [&](unsigned slots, std::string_view what) {
+        return fmt::format(
+            "{} at HZ={}: one ring of {} slots of 1 jiffy ({}); a revolution is {} jiffies ({}).\n{}\n",
+            to_string(d), hz, slots, format_jiffies_as_time(1, hz), slots, format_jiffies_as_time(slots, hz), what);
+    };
+    switch (d) {
+    case Design::scheme4:
+        return ring(256, "Delays below a revolution go to slot expires & 255; longer ones to the overflow list,\n"
+                         "walked once a revolution. Every timer fires on its exact tick.");
+    case Design::scheme5:
+        return ring(256, "Slot expires & 255, each slot sorted by expiry: later revolutions wait behind.\n"
+                         "Every timer fires on its exact tick.");
+    case Design::scheme6:
+        return ring(256, "Slot expires & 255 with rounds = delta / 256, decremented at each visit of the slot.\n"
+                         "Every timer fires on its exact tick.");
+    case Design::netty:
+        return ring(NettyWheel::kDefaultTicksPerWheel,
+                    "Netty HashedWheelTimer: new timeouts wait in a queue for the next tick (at most 100,000\n"
+                    "move into buckets per tick), bucket expires & 511 with remainingRounds; cancelled ones\n"
+                    "are removed at the next tick. Exact unless the transfer limit delays a timeout.");
+    case Design::cog: {
+        std::string out = fmt::format("cog at HZ={}: {} rings of 64 buckets, base 64; cascading, so every timer fires "
+                                      "on its exact tick.\n\n",
+                                      hz, CogWheel::kDefaultRings);
+        out += fmt::format("{:>4}  {:<32}  {:<34}  {}\n", "Ring", "Bucket width", "Delta range (jiffies)",
+                           "Range (time)");
+        for (unsigned r = 0; r < CogWheel::kDefaultRings; ++r) {
+            const Jiffies width = Jiffies{1} << (6 * r);
+            const Jiffies lo = r == 0 ? 0 : width;
+            const Jiffies hi = (Jiffies{1} << (6 * (r + 1))) - 1;
+            out += fmt::format("{:>4}  {:<32}  {:<34}  {} .. {}\n", r,
+                               fmt::format("{} ({})", jiffies_word(width), format_jiffies_as_time(width, hz)),
+                               fmt::format("{} .. {}", lo, hi), format_jiffies_as_time(lo, hz),
+                               format_jiffies_as_time(hi, hz));
+        }
+        out += "\nA longer delta is placed as if it were 2^48 - 1 and laps the top ring, still firing\n"
+               "exactly. Cancelling leaves a tombstone in the bucket until the bucket drains.\n";
+        return out;
+    }
+    default: break;
+    }
+    throw UsageError(fmt::format("levels has no seed view of {}", to_string(d)));
+}
+
+} // namespace timersim::cli

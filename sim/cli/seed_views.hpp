@@ -1,0 +1,20 @@
+// `timersim explain` and `timersim levels` for the seeds' designs: where a
+// timer lands in scheme 4/5/6's slots, netty's ring or cog's rings (read
+// from the queue itself: placement() and layout()), and each design's ring
+// table. The list schemes (1 and 2) have no buckets: both commands say so
+// and exit 2.
+#pragma once
+
+#include "sim/machine/design.hpp"
+#include "wheel/jiffies.hpp"
+
+#include <optional>
+#include <string>
+
+namespace timersim::cli {
+
+// Throws UsageError ("explain does not apply to scheme1: ...") for a list scheme.
+std::string explain_seed_text(Design d, Jiffies now, Jiffies expires, unsigned hz, std::optional<Jiffies> clk);
+std::string seed_levels_text(Design d, unsigned hz);
+
+} // namespace timersim::cli
