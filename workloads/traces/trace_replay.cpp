@@ -14,6 +14,9 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -113,6 +116,19 @@ struct LoadedTrace::Data {
     std::vector<std::pair<std::uint32_t, std::uint64_t>> cpu_firsts;
     std::vector<std::unique_ptr<StoredEvent[]>> chunks;
     std::size_t count = 0;
+    // Each timer's label (its first label=, for ftrace the callback), by
+    // dense id, as an index into label_names; kNone: none.
+    std::vector<std::uint32_t> label_of;
+    std::vector<std::string> label_names;
+
+    void note_label(std::uint32_t timer, std::string_view label,
+                    std::unordered_map<std::string, std::uint32_t>& index) {
+        if (timer >= label_of.size()) label_of.resize(std::size_t{timer} + 1, kNone);
+        if (label_of[timer] != kNone) return;
+        const auto [it, added] = index.try_emplace(std::string(label), static_cast<std::uint32_t>(label_names.size()));
+        if (added) label_names.emplace_back(label);
+        label_of[timer] = it->second;
+    }
 
     void push(const StoredEvent& e) {
         if ((count & (kChunk - 1)) == 0) chunks.emplace_back(new StoredEvent[kChunk]);
@@ -254,6 +270,8 @@ private:
         TimerState& t = timers_[id];
         if (t.sim != kNoTimer) return;
         t.sim = sim.create_timer(TimerFlags{.deferrable = e.deferrable});
+        if (id < data_.label_of.size() && data_.label_of[id] != kNone)
+            sim.label_timer(t.sim, data_.label_names[data_.label_of[id]]);
         if (t.sim >= trace_of_sim_.size()) trace_of_sim_.resize(std::size_t{t.sim} + 1, kNone);
         trace_of_sim_[t.sim] = id;
     }
@@ -526,7 +544,8 @@ TraceKind LoadedTrace::kind() const noexcept { return data_->kind; }
 const TraceSummary& LoadedTrace::summary() const noexcept { return data_->summary; }
 std::size_t LoadedTrace::memory_bytes() const noexcept {
     return data_->chunks.size() * Data::kChunk * sizeof(StoredEvent) +
-           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]);
+           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]) +
+           data_->label_of.capacity() * sizeof(std::uint32_t);
 }
 
 std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz) {
@@ -548,7 +567,9 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     }
     TraceSummary& summary = data->summary;
     TraceEvent e;
+    std::unordered_map<std::string, std::uint32_t> label_index;
     while (source->next(e)) {
+        if (!e.label.empty()) data->note_label(e.timer, e.label, label_index);
         StoredEvent s;
         s.time_ns = e.time_ns;
         s.value = e.expiry_value;
