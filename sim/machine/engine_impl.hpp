@@ -150,6 +150,7 @@ struct Engine<Q>::CpuState {
     std::uint64_t run_moves_before = 0;
     std::uint64_t run_expiries = 0;
     std::size_t run_window = 0;
+    std::uint64_t step_start_ns = 0; // clock at the start of the queue step in progress (group softirq time)
     FiredTimer fired{};
     TimerId running_timer = kNoTimer; // fired, callback not finished (base->running_timer)
 };
@@ -233,6 +234,7 @@ ArmOutcome Engine<Q>::arm(TimerId id, Jiffies expires, ArmCall call) {
             ++c.metrics.rearm_dequeues;
             c.extra_ns += config_.costs.dequeue_ns;
         }
+        count_arm(id, 0, id);
         return outcome;
     }
     return arm_general(id, expires, call);
@@ -244,7 +246,10 @@ bool Engine<Q>::cancel(TimerId id) {
         if (id >= timers_.size()) [[unlikely]] no_such_timer(id);
         CpuState& c = cpus_[0];
         const bool removed = c.queue->cancel(id);
-        if (removed) ++c.metrics.cancelled;
+        if (removed) {
+            ++c.metrics.cancelled;
+            ++groups_[timer_group_[id]].cancelled;
+        }
         return removed;
     }
     return cancel_general(id);
@@ -289,6 +294,21 @@ void Engine<Q>::log_enqueue(unsigned cpu, TimerId id, TimerId node) {
 template <TimerQueue Q>
 void Engine<Q>::log_event(TimerEvent e, unsigned cpu, TimerId id, Jiffies expires) {
     events_->add(design_, cpu, now_ns(), jiffies_, e, id, expires, nullptr, kHasBuckets);
+}
+
+// An arm counts in the group the timer is in after it: by function its
+// label's; by cpu the base that holds it (`base`); by level the level its
+// node `node` was queued at (an arm that left it idle: the group it had).
+template <TimerQueue Q>
+inline void Engine<Q>::count_arm(TimerId id, unsigned base, TimerId node) {
+    std::uint32_t& g = timer_group_[id];
+    if (config_.group_by == GroupBy::cpu) [[unlikely]] {
+        g = base;
+    } else if (config_.group_by == GroupBy::level) [[unlikely]] {
+        const Placement p = cpus_[base].queue->placement(node);
+        if (p.pending) g = p.level;
+    }
+    ++groups_[g].arms;
 }
 
 // ---------------------------------------------------------------------------
@@ -404,6 +424,14 @@ Engine<Q>::Engine(std::span<Q> queues, const EngineConfig& config, Workload* wor
     for (std::size_t i = p; i-- > 1;)
         tree_[i] = key_less(tree_[2 * i], tree_[2 * i + 1]) ? tree_[2 * i] : tree_[2 * i + 1];
     for (unsigned c = 0; c < cpus_.size(); ++c) update_key(c);
+    // Every group index a timer can get exists from the start (none is
+    // added on the hot path): the CPUs, the levels (no queue has 16), or
+    // "no label" (labels add theirs in label_timer()).
+    switch (config_.group_by) {
+    case GroupBy::function: groups_.resize(1); label_names_.push_back("(no label)"); break;
+    case GroupBy::cpu: groups_.resize(cpus_.size()); break;
+    case GroupBy::level: groups_.resize(16); break;
+    }
 }
 
 template <TimerQueue Q>
@@ -414,16 +442,67 @@ TimerId Engine<Q>::create_timer(TimerFlags flags) {
         if (id >= timers_.size()) {
             timers_.resize(std::size_t{id} + 1);
             requested_.resize(std::size_t{id} + 1, 0);
+            timer_group_.resize(std::size_t{id} + 1, 0);
         }
         timers_[id] = TimerSlot{.node = id, .cpu = 0, .deferrable = flags.deferrable, .live = true};
         requested_[id] = 0;
+        timer_group_[id] = 0;
         return id;
     }
     if (timers_.size() >= kNoTimer) throw std::length_error("too many timers");
     const auto id = static_cast<TimerId>(timers_.size());
     timers_.push_back(TimerSlot{.deferrable = flags.deferrable, .live = true});
     requested_.push_back(0);
+    timer_group_.push_back(0);
     return id;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::label_timer(TimerId id, std::string_view label) {
+    slot(id); // throws for no such timer
+    if (config_.group_by != GroupBy::function) return;
+    // Generators label their timers one after another with the same name:
+    // the last one is tried before the map.
+    std::uint32_t g = 0;
+    if (label_names_.size() > 1 && label_names_.back() == label) {
+        g = static_cast<std::uint32_t>(label_names_.size() - 1);
+    } else {
+        const auto [it, added] = label_groups_.try_emplace(std::string(label), static_cast<std::uint32_t>(label_names_.size()));
+        if (added) {
+            label_names_.emplace_back(label);
+            groups_.emplace_back();
+        }
+        g = it->second;
+    }
+    timer_group_[id] = g;
+}
+
+template <TimerQueue Q>
+GroupTable Engine<Q>::group_table() const {
+    GroupTable t;
+    t.by = config_.group_by;
+    t.no_levels = config_.group_by == GroupBy::level && !kHasBuckets;
+    std::uint64_t softirq_ns = 0;
+    for (const CpuState& c : cpus_) softirq_ns += c.metrics.softirq_work_ns;
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+        softirq_ns -= groups_[g].softirq_ns;
+        if (groups_[g].empty()) continue;
+        std::string name;
+        switch (config_.group_by) {
+        case GroupBy::function: name = label_names_[g]; break;
+        case GroupBy::cpu: name = std::to_string(g); break;
+        case GroupBy::level:
+            // The queue's own numbering: classic tv1..tv5, modern level 0..8.
+            name = !kHasBuckets                         ? std::string("none (heap)")
+                   : Q::name == std::string_view("classic") ? "tv" + std::to_string(g)
+                                                            : "level " + std::to_string(g);
+            break;
+        }
+        t.names.push_back(std::move(name));
+        t.groups.push_back(groups_[g]);
+    }
+    t.unattributed_softirq_ns = softirq_ns;
+    return t;
 }
 
 template <TimerQueue Q>
@@ -573,6 +652,7 @@ ArmOutcome Engine<Q>::arm_in_place(unsigned base, TimerId id, TimerId node, Jiff
         if (was_pending) log_event(TimerEvent::cancel, base, id, old_expires);
         log_enqueue(base, id, node);
     }
+    count_arm(id, base, node);
     return outcome;
 }
 
@@ -601,6 +681,7 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
     const ArmOutcome first = remote(home, [&] { return home.queue->arm_detach(node, e, call); });
     if (first != ArmOutcome::queued) {
         if (first != ArmOutcome::not_pending) requested_[id] = expires;
+        count_arm(id, t.cpu, node);
         return first;
     }
     if (was_pending) {
@@ -613,6 +694,7 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
     me.queue->arm(here, e, ArmCall::mod_timer_pinned); // slack already applied
     requested_[id] = expires;
     if (events_) log_enqueue(cpu, id, here);
+    count_arm(id, cpu, here);
     return ArmOutcome::queued;
 }
 
@@ -632,6 +714,7 @@ ArmOutcome Engine<Q>::arm_on(TimerId id, Jiffies expires, unsigned cpu) {
     const ArmOutcome outcome = remote(target, [&] { return target.queue->arm(node, expires, ArmCall::mod_timer_pinned); });
     requested_[id] = expires;
     if (events_) log_enqueue(cpu, id, node);
+    count_arm(id, cpu, node);
     if (cpu != current_cpu_) maybe_kick(cpu, id);
     return outcome;
 }
@@ -654,6 +737,7 @@ bool Engine<Q>::cancel_general(TimerId id) {
     const bool removed = remote(home, [&] { return home.queue->cancel(node); });
     if (removed) {
         ++cpus_[current_cpu_].metrics.cancelled;
+        ++groups_[timer_group_[id]].cancelled;
         if (events_) log_event(TimerEvent::cancel, base, id, old_expires);
     }
     return removed;

@@ -1,0 +1,29 @@
+#include "sim/machine/group_metrics.hpp"
+
+namespace timersim {
+
+std::string_view to_string(GroupBy by) {
+    switch (by) {
+    case GroupBy::function: return "function";
+    case GroupBy::cpu: return "cpu";
+    case GroupBy::level: return "level";
+    }
+    return "?";
+}
+
+std::optional<GroupBy> group_by_from_string(std::string_view name) {
+    for (GroupBy by : {GroupBy::function, GroupBy::cpu, GroupBy::level})
+        if (name == to_string(by)) return by;
+    return std::nullopt;
+}
+
+void GroupMetrics::merge(const GroupMetrics& o) {
+    arms += o.arms;
+    fired += o.fired;
+    cancelled += o.cancelled;
+    early += o.early;
+    error_jiffies.merge(o.error_jiffies);
+    softirq_ns += o.softirq_ns;
+}
+
+} // namespace timersim
