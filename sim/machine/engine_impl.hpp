@@ -179,7 +179,7 @@ template <TimerQueue Q>
 void Engine<Q>::set_event_log(EventLog* log, std::string_view design) {
     events_ = log;
     design_ = std::string(design);
-    fast_ = single_ && !events_;
+    fast_ = single_ && !events_ && config_.group_by == GroupBy::function;
 }
 
 template <TimerQueue Q>
@@ -234,7 +234,7 @@ ArmOutcome Engine<Q>::arm(TimerId id, Jiffies expires, ArmCall call) {
             ++c.metrics.rearm_dequeues;
             c.extra_ns += config_.costs.dequeue_ns;
         }
-        count_arm(id, 0, id);
+        ++groups_[timer_group_[id]].metrics.arms; // by function: fast_ is only set then
         return outcome;
     }
     return arm_general(id, expires, call);
@@ -248,7 +248,7 @@ bool Engine<Q>::cancel(TimerId id) {
         const bool removed = c.queue->cancel(id);
         if (removed) {
             ++c.metrics.cancelled;
-            ++groups_[timer_group_[id]].cancelled;
+            ++groups_[timer_group_[id]].metrics.cancelled;
         }
         return removed;
     }
@@ -299,16 +299,23 @@ void Engine<Q>::log_event(TimerEvent e, unsigned cpu, TimerId id, Jiffies expire
 // An arm counts in the group the timer is in after it: by function its
 // label's; by cpu the base that holds it (`base`); by level the level its
 // node `node` was queued at (an arm that left it idle: the group it had).
+// By function (every run's default) this is two loads and an increment
+// (arm()'s fast path has it inline); the others move the timer's group
+// first, out of line.
 template <TimerQueue Q>
 inline void Engine<Q>::count_arm(TimerId id, unsigned base, TimerId node) {
-    std::uint32_t& g = timer_group_[id];
-    if (config_.group_by == GroupBy::cpu) [[unlikely]] {
-        g = base;
-    } else if (config_.group_by == GroupBy::level) [[unlikely]] {
-        const Placement p = cpus_[base].queue->placement(node);
-        if (p.pending) g = p.level;
+    if (config_.group_by != GroupBy::function) [[unlikely]] regroup(id, base, node);
+    ++groups_[timer_group_[id]].metrics.arms;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::regroup(TimerId id, unsigned base, TimerId node) {
+    if (config_.group_by == GroupBy::cpu) {
+        timer_group_[id] = base;
+        return;
     }
-    ++groups_[g].arms;
+    const Placement p = cpus_[base].queue->placement(node);
+    if (p.pending) timer_group_[id] = p.level;
 }
 
 // ---------------------------------------------------------------------------
@@ -393,7 +400,8 @@ Engine<Q>::Engine(std::span<Q> queues, const EngineConfig& config, Workload* wor
     if (queues.empty() || queues.size() > kMaxCpus) throw std::invalid_argument("the engine needs 1..65535 CPUs");
     start_jiffies_ = jiffies_ = queues[0].jiffies();
     single_ = queues.size() == 1;
-    fast_ = single_;
+    // --by cpu or level moves a timer's group at every arm: the general path.
+    fast_ = single_ && config.group_by == GroupBy::function;
     cpus_.reserve(queues.size());
     for (std::size_t i = 0; i < queues.size(); ++i) {
         if (queues[i].jiffies() != start_jiffies_)
@@ -485,8 +493,9 @@ GroupTable Engine<Q>::group_table() const {
     std::uint64_t softirq_ns = 0;
     for (const CpuState& c : cpus_) softirq_ns += c.metrics.softirq_work_ns;
     for (std::size_t g = 0; g < groups_.size(); ++g) {
-        softirq_ns -= groups_[g].softirq_ns;
-        if (groups_[g].empty()) continue;
+        const GroupMetrics m = groups_[g].result();
+        softirq_ns -= m.softirq_ns;
+        if (m.empty()) continue;
         std::string name;
         switch (config_.group_by) {
         case GroupBy::function: name = label_names_[g]; break;
@@ -499,7 +508,7 @@ GroupTable Engine<Q>::group_table() const {
             break;
         }
         t.names.push_back(std::move(name));
-        t.groups.push_back(groups_[g]);
+        t.groups.push_back(m);
     }
     t.unattributed_softirq_ns = softirq_ns;
     return t;
@@ -737,7 +746,7 @@ bool Engine<Q>::cancel_general(TimerId id) {
     const bool removed = remote(home, [&] { return home.queue->cancel(node); });
     if (removed) {
         ++cpus_[current_cpu_].metrics.cancelled;
-        ++groups_[timer_group_[id]].cancelled;
+        ++groups_[timer_group_[id]].metrics.cancelled;
         if (events_) log_event(TimerEvent::cancel, base, id, old_expires);
     }
     return removed;

@@ -160,10 +160,10 @@ void Engine<Q>::run_callback(CpuState& c) {
     // Its group as of now: the callback may re-arm it into another.
     const std::uint32_t group = timer_group_[id];
     {
-        GroupMetrics& g = groups_[group];
-        ++g.fired;
-        g.error_jiffies.add(error_j);
-        if (error_j < 0) ++g.early;
+        GroupAccumulator& g = groups_[group];
+        ++g.metrics.fired;
+        g.add_error(error_j);
+        if (error_j < 0) ++g.metrics.early;
     }
     if (events_) log_event(TimerEvent::fire, index_of(c), id, c.fired.expires);
     if (workload_) {
@@ -176,7 +176,7 @@ void Engine<Q>::run_callback(CpuState& c) {
     // every total come out the same.
     charge_queue_work(c);
     charge(c, config_.costs.callback_ns);
-    groups_[group].softirq_ns += c.clock_ns - c.step_start_ns;
+    groups_[group].metrics.softirq_ns += c.clock_ns - c.step_start_ns;
 }
 
 template <TimerQueue Q>

@@ -26,4 +26,10 @@ void GroupMetrics::merge(const GroupMetrics& o) {
     softirq_ns += o.softirq_ns;
 }
 
+GroupMetrics GroupAccumulator::result() const {
+    GroupMetrics m = metrics;
+    for (std::int64_t e = 0; e < kDense; ++e) m.error_jiffies.add(e, dense[static_cast<std::size_t>(e)]);
+    return m;
+}
+
 } // namespace timersim

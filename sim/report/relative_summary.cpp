@@ -41,7 +41,6 @@ std::optional<RelativeSummary> relative_summary(const Comparison& comparison) {
 std::string relative_summary_text(const Comparison& comparison) {
     const auto s = relative_summary(comparison);
     if (!s) return "";
-    const unsigned hz = comparison.runs.front().config.hz;
     std::string out = fmt::format("\nSummary: {} spent the least time in the timer softirq ({})\n",
                                   s->reference == Design::heap ? std::string("the heap")
                                                                : fmt::format("the {} wheel", to_string(s->reference)),
@@ -58,7 +57,7 @@ std::string relative_summary_text(const Comparison& comparison) {
         } else {
             const std::int64_t d = *row.p99_diff_jiffies;
             const auto a = static_cast<Jiffies>(d < 0 ? -d : d);
-            error = fmt::format("p99 error {} j ({}) {}", a, format_jiffies_as_time(a, hz), d > 0 ? "later" : "earlier");
+            error = fmt::format("p99 error {} j {}", a, d > 0 ? "later" : "earlier");
         }
         out += fmt::format("  {:<8} {}, {}\n", fmt::format("{}:", to_string(row.design)), ratio, error);
     }

@@ -213,7 +213,7 @@ for name, ratio, who, error in lines:
     if diff == 0:
         assert error == "the same p99 error", error
     else:
-        m = re.match(r"p99 error (\d+) j \(.+\) (later|earlier)$", error)
+        m = re.match(r"p99 error (\d+) j (later|earlier)$", error)
         assert m and int(m.group(1)) == abs(diff) and m.group(2) == ("later" if diff > 0 else "earlier"), error
 print("ok")
 PY
