@@ -518,6 +518,7 @@ template <TimerQueue Q>
 void Engine<Q>::reserve_timers(std::size_t n) {
     timers_.reserve(n);
     requested_.reserve(n);
+    timer_group_.reserve(n);
     if (single_) cpus_[0].queue->reserve(n); // with one CPU every node lives there
 }
 

@@ -407,18 +407,12 @@ std::string json_array(const std::vector<SeriesPoint>& series, T SeriesPoint::*f
     return fmt::format("[{}]", fmt::join(v, ", "));
 }
 
-// A statistic of no samples is null (docs/output.md), not 0.
-template <class T>
-std::string or_null(bool known, const T& v) {
-    return known ? fmt::format("{}", v) : std::string("null");
-}
-
 std::string error_jiffies_json(const Summary& s) {
     const ErrorHistogram& h = s.m->error_jiffies;
     const bool k = !h.empty();
     std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.total(),
-                                  k ? json_number(h.mean()) : "null", or_null(k, h.min()));
-    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), or_null(k, h.percentile(p)));
+                                  k ? json_number(h.mean()) : "null", json_or_null(k, h.min()));
+    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, h.percentile(p)));
     out += fmt::format(", \"early\": {}", s.m->early);
     std::vector<std::string> bins;
     for (const auto& [value, count] : h.counts()) bins.push_back(fmt::format("[{}, {}]", value, count));
@@ -438,9 +432,9 @@ std::string error_ms_json(const Summary& s) {
 std::string log2_stats_json(const Log2Histogram& h) {
     const bool k = !h.empty();
     std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.count(),
-                                  k ? json_number(h.mean()) : "null", or_null(k, h.min()));
+                                  k ? json_number(h.mean()) : "null", json_or_null(k, h.min()));
     for (double p : kPercentiles)
-        out += fmt::format(", \"{}\": {}", percentile_name(p), or_null(k, p == 100 ? h.max() : h.percentile(p)));
+        out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, p == 100 ? h.max() : h.percentile(p)));
     return out + "}";
 }
 
@@ -465,7 +459,7 @@ std::string design_json(const Summary& s) {
         "\"deferrals\": {}, \"per_tick_mean_ns\": {}, \"per_tick_p99_ns\": {}, \"max_stall_ns\": {}, "
         "\"max_expired_per_run\": {}, \"run_ns\": {}}},\n",
         s.softirq_runs, sq.runs_irq_exit, sq.runs_ksoftirqd, sq.restarts, sq.deferrals,
-        json_number(s.softirq_mean_per_tick_ns), s.softirq_p99_per_tick_ns, or_null(s.softirq_runs > 0, s.max_stall_ns),
+        json_number(s.softirq_mean_per_tick_ns), s.softirq_p99_per_tick_ns, json_or_null(s.softirq_runs > 0, s.max_stall_ns),
         m.max_expired_per_softirq, log2_stats_json(m.softirq_ns));
     out += fmt::format(
         "      \"timer_work_ns\": {{\"total\": {}, \"softirq\": {}, \"task\": {}, \"cascades\": {}, "
@@ -488,8 +482,8 @@ std::string design_json(const Summary& s) {
             "        {{\"cpu\": {}, \"arms\": {}, \"fired\": {}, \"cancelled\": {}, \"pending_at_end\": {}, "
             "\"error_jiffies_p99\": {}, \"error_jiffies_max\": {}, \"cascade_moves\": {}, \"softirq_max_ns\": {}, "
             "\"softirq_work_ns\": {}, \"task_work_ns\": {}, \"peak_pending\": {}}}",
-            i, c.arms, c.fired, c.cancelled, c.pending, or_null(c.fired > 0, c.error_jiffies.percentile(99)),
-            or_null(c.fired > 0, c.error_jiffies.max()),
+            i, c.arms, c.fired, c.cancelled, c.pending, json_or_null(c.fired > 0, c.error_jiffies.percentile(99)),
+            json_or_null(c.fired > 0, c.error_jiffies.max()),
             c.counters.cascade_moves, c.max_softirq_ns, c.softirq_work_ns, c.task_work_ns, c.counters.peak_pending));
     }
     out += fmt::format("      \"per_cpu\": [\n{}\n      ],\n", fmt::join(cpus, ",\n"));

@@ -94,7 +94,7 @@ std::string group_table_json(const GroupTable& t) {
     for (const std::size_t i : group_order(t)) {
         const GroupMetrics& g = t.groups[i];
         const ErrorHistogram& h = g.error_jiffies;
-        const auto stat = [&](std::int64_t v) { return g.fired ? fmt::format("{}", v) : std::string("null"); };
+        const auto stat = [&](std::int64_t v) { return json_or_null(g.fired > 0, v); };
         std::vector<std::string> bins;
         for (const auto& [value, count] : h.counts()) bins.push_back(fmt::format("[{}, {}]", value, count));
         const auto share = cancelled_share(g);

@@ -2,6 +2,7 @@
 
 #include "sim/report/format_time.hpp"
 #include "sim/report/group_report.hpp"
+#include "sim/report/json.hpp"
 #include "sim/report/percentiles.hpp"
 
 #include <fmt/core.h>
@@ -14,17 +15,11 @@ namespace timersim {
 
 namespace {
 
-// A statistic of no samples is null (docs/output.md), not 0.
-template <class T>
-std::string or_null(bool known, const T& v) {
-    return known ? fmt::format("{}", v) : std::string("null");
-}
-
 std::string jiffy_stats_json(const ErrorHistogram& h) {
     const bool k = !h.empty();
     std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.total(),
-                                  k ? fmt::format("{:.6f}", h.mean()) : "null", or_null(k, h.min()));
-    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), or_null(k, h.percentile(p)));
+                                  k ? fmt::format("{:.6f}", h.mean()) : "null", json_or_null(k, h.min()));
+    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, h.percentile(p)));
     std::vector<std::string> bins;
     for (const auto& [value, count] : h.counts()) bins.push_back(fmt::format("[{}, {}]", value, count));
     out += fmt::format(", \"histogram\": [{}]}}", fmt::join(bins, ", "));
@@ -34,8 +29,8 @@ std::string jiffy_stats_json(const ErrorHistogram& h) {
 std::string ns_stats_json(const Log2Histogram& h) {
     const bool k = !h.empty();
     std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.count(),
-                                  k ? fmt::format("{:.1f}", h.mean()) : "null", or_null(k, h.min()));
-    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), or_null(k, h.percentile(p)));
+                                  k ? fmt::format("{:.1f}", h.mean()) : "null", json_or_null(k, h.min()));
+    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, h.percentile(p)));
     // Buckets as [lowest value, count], negatives first.
     std::vector<std::string> bins;
     for (unsigned b = Log2Histogram::kBuckets; b-- > 0;)
