@@ -70,6 +70,11 @@ public:
     // UINT64_MAX when its tick is stopped with no timer to wake for.
     virtual std::uint64_t next_tick_ns() const = 0;
     virtual TimerId create_timer(TimerFlags flags = {}) = 0;
+    // Names what the timer is for, once, right after create_timer(): the
+    // kernel callback (a trace's label=, e.g. "tcp_write_timer"), or a
+    // generator's own name for it. Reports group timers by it (--by
+    // function); a machine that does not group ignores it.
+    virtual void label_timer(TimerId /*id*/, std::string_view /*label*/) {}
     virtual void reserve_timers(std::size_t n) = 0;
     // mod_timer() family from the current CPU: the timer is queued on its base.
     virtual ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) = 0;

@@ -4,9 +4,12 @@
 #include "sim/cli/common_options.hpp"
 #include "sim/machine/comparison.hpp"
 #include "sim/report/comparison_report.hpp"
+#include "sim/report/group_report.hpp"
+#include "sim/report/latency_histogram_report.hpp"
 #include "sim/cli/machine_options.hpp"
 #include "sim/cli/plot_runner.hpp"
 #include "sim/cli/progress.hpp"
+#include "sim/cli/report_options.hpp"
 #include "sim/cli/workload_options.hpp"
 
 #include <fmt/core.h>
@@ -51,13 +54,14 @@ int run_compare(std::span<const std::string> args) {
     add_workload_options(options);
     add_machine_options(options, kDefaultDurationS);
     options.add_options()
-        ("format", po::value<std::string>()->default_value("text"), "text, json or csv (schemas: docs/output.md)")
+        ("format", po::value<std::string>()->default_value("text"), "text, json or csv (with --by: the group table; schemas: docs/output.md)")
         ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)")
         ("events", po::value<std::string>(), "write the event log (CSV: one row per enqueue, fire, cancel, cascade move and softirq run; docs/output.md) to FILE, as -o does")
         ("plot", po::value<std::string>(), "also draw the plots (PNG and SVG) into DIR with timersim-plot (needs python3-matplotlib)")
         ("jobs,j", po::value<unsigned>()->default_value(0),
          "designs simulated at the same time, each on its own thread (0: one per CPU; --events: 1; fewer "
          "when the memory available would not hold them). The output does not depend on it");
+    add_report_options(options);
     const auto vm = parse_command_line(
         args, options,
         {
@@ -66,16 +70,26 @@ int run_compare(std::span<const std::string> args) {
                 "Run one workload on the simulated machine once per timer queue: the classic\n"
                 "cascading wheel (Linux <= 4.7, with its timer slack), the modern expire-in-place\n"
                 "wheel (Linux 4.8+, as in 6.1) and an exact heap. Every design gets the same\n"
-                "machine (HZ, CPUs, NOHZ, cost model) and the same operations at the same times.\n"
+                "machine (HZ, CPUs, NOHZ, cost model) and a fresh copy of the same workload: a\n"
+                "generator with the same seed and rules, or a trace with the same events at the\n"
+                "same times. What a workload does when a timer fires (a re-arm, a retransmit, a\n"
+                "connection closed by its idle timer, a trace's callback events) happens when\n"
+                "that design fires it and can change what follows, so the operations and their\n"
+                "counts can differ between designs; an operation due while a design's softirq\n"
+                "runs on that CPU waits for it to end.\n"
                 "The report puts them side by side: precision error (fired jiffy minus requested\n"
                 "expiry) as percentiles and histograms, cascade moves, softirq cost per tick,\n"
-                "timer CPU time and memory, and ends with the trade-off in numbers. The default\n"
-                "workload is TCP retransmit timers plus socket timeouts; --trace replays a recording.",
+                "timer CPU time and memory, the timers that fired most by function (--by),\n"
+                "each design relative to the one with the least softirq time, and ends with the\n"
+                "trade-off in numbers. The default workload is TCP retransmit timers plus socket\n"
+                "timeouts; --trace replays a recording.",
             .examples = "timersim compare\n"
                         "timersim compare --connections 10000 --duration 30 --events events.csv\n"
                         "timersim compare --workload mixed --cpus 4 --duration 300\n"
                         "timersim compare --hz 1000 --nohz --format json -o out.json\n"
-                        "timersim compare --design classic,modern --slack off --plot plots",
+                        "timersim compare --design classic,modern --slack off --plot plots\n"
+                        "timersim compare --ticks 2500 --by level --format csv\n"
+                        "timersim compare --cpus 2 --hist --bucket-size 2 --entries 32",
         });
     if (!vm) return kExitOk;
     refuse_output_onto_input(*vm, {"output", "events"}, {"trace", "ftrace"});
@@ -96,6 +110,7 @@ int run_compare(std::span<const std::string> args) {
         run_length_option(*vm, machine.hz).value_or(static_cast<std::uint64_t>(kDefaultDurationS * machine.hz)));
     fit_machine_to_workload(machine, workload, *vm, kDefaultDurationS);
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
+    const ReportChoice choice = report_choice(*vm, format, machine);
     unsigned jobs = (*vm)["jobs"].as<unsigned>();
     if (jobs > 1024) throw UsageError(fmt::format("--jobs: must be 0..1024, got {}", jobs));
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -121,9 +136,18 @@ int run_compare(std::span<const std::string> args) {
             events_file->commit();
         }
     }
-    const std::string report = format == "json"  ? format_comparison_json(result)
-                               : format == "csv" ? format_comparison_csv(result)
-                                                 : format_comparison_text(result);
+    std::string report;
+    if (choice.hist) {
+        for (const RunResult& r : result.runs)
+            report += (report.empty() ? "" : "\n") + format_latency_histogram(r, *choice.hist);
+    } else if (format == "csv" && choice.by_given) {
+        report = group_csv_header();
+        for (const RunResult& r : result.runs) report += group_csv_rows(to_string(r.design), r.groups);
+    } else {
+        report = format == "json"  ? format_comparison_json(result)
+                 : format == "csv" ? format_comparison_csv(result)
+                                   : format_comparison_text(result, choice.group_rows);
+    }
     if (output) {
         output->write(report);
         output->commit();

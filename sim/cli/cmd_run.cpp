@@ -3,9 +3,11 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/machine/engine_run.hpp"
+#include "sim/report/latency_histogram_report.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/cli/machine_options.hpp"
 #include "sim/cli/progress.hpp"
+#include "sim/cli/report_options.hpp"
 #include "sim/cli/workload_options.hpp"
 
 #include <fmt/core.h>
@@ -26,9 +28,10 @@ int run_run(std::span<const std::string> args) {
     add_machine_options(options, 60);
     add_workload_options(options);
     options.add_options()
-        ("format", po::value<std::string>()->default_value("text"), "text or json")
+        ("format", po::value<std::string>()->default_value("text"), "text, json or csv (csv: the table of --by groups; schemas: docs/output.md)")
         ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)")
         ("events", po::value<std::string>(), "write the event log (CSV: one row per enqueue, fire, cancel, cascade move and softirq run; docs/output.md) to FILE, as -o does");
+    add_report_options(options);
     const auto vm = parse_command_line(
         args, options,
         {
@@ -55,7 +58,10 @@ int run_run(std::span<const std::string> args) {
                         "timersim run --design classic --nohz --workload connection-churn --connections 50\n"
                         "timersim run --cpus 4 --format json\n"
                         "timersim run --connections 200000 --max-expiries-per-softirq 1000\n"
-                        "timersim run --design classic --duration 10 --events events.csv",
+                        "timersim run --design classic --duration 10 --events events.csv\n"
+
+                        "timersim run --ftrace capture.trace --by function\n"
+                        "timersim run --cpus 4 --hist --hist-unit us --bucket-size 100 --entries 50",
         });
     if (!vm) return kExitOk;
     refuse_output_onto_input(*vm, {"output", "events"}, {"trace", "ftrace"});
@@ -73,7 +79,8 @@ int run_run(std::span<const std::string> args) {
     const Design design = design_option(*vm);
     const WorkloadChoice workload = workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(60ull * config.hz));
     fit_machine_to_workload(config, workload, *vm, 60);
-    const std::string format = choice_option(*vm, "format", {"text", "json"});
+    const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
+    const ReportChoice choice = report_choice(*vm, format, config);
     fit_jobs_to_memory(workload.memory, 1);
 
     RunResult result;
@@ -87,7 +94,10 @@ int run_run(std::span<const std::string> args) {
             events_file->commit();
         }
     }
-    const std::string report = format == "json" ? format_run_json(result) : format_run_text(result);
+    const std::string report = choice.hist         ? format_latency_histogram(result, *choice.hist)
+                               : format == "json" ? format_run_json(result)
+                               : format == "csv"  ? format_run_csv(result)
+                                                  : format_run_text(result, choice.group_rows);
     if (output) {
         output->write(report);
         output->commit();

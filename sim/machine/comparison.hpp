@@ -1,7 +1,10 @@
 // A comparison: one workload on the same simulated machine, once per timer
 // queue (`timersim compare`). Each design gets a fresh machine and a fresh
-// instance of the workload, so all of them see the same operations at the
-// same simulated times; only the queue differs.
+// instance of the workload (a generator with the same seed, a trace with
+// the same events), so operations that do not depend on fires come at the
+// same simulated times for every design; what a workload does when a
+// timer fires (re-arms, a trace's callback events) comes when that design
+// fires it. Only the queue differs.
 #pragma once
 
 #include "sim/machine/design.hpp"

@@ -28,6 +28,7 @@
 
 #include "sim/machine/event_log.hpp"
 #include "sim/machine/event_queue.hpp"
+#include "sim/machine/group_metrics.hpp"
 #include "sim/machine/metrics.hpp"
 #include "softirq/cost_model.hpp"
 #include "softirq/softirq.hpp"
@@ -38,6 +39,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace timersim {
@@ -65,6 +67,11 @@ struct EngineConfig {
     // and the tick raises TIMER_SOFTIRQ while any is left. 0: no bound, the
     // kernel.
     std::uint32_t max_expiries_per_softirq = 0;
+    // Per-group metrics (group_table()): timers grouped by this.
+    GroupBy group_by = GroupBy::function;
+    // Also CpuMetrics::error_us, an exact histogram of the error in us (a
+    // map insertion per fire, so only when asked for: --hist-unit us).
+    bool error_us_histogram = false;
     // Softirq cost over time: sums per window of this many ticks (0: none).
     std::uint64_t series_window_ticks = 0;
     // At most this many windows; work of later windows counts in the last
@@ -115,11 +122,16 @@ public:
     // Softirq cost per window (EngineConfig::series_window_ticks); windows
     // after the last one with a run may be missing.
     const std::vector<SeriesPoint>& series() const noexcept { return series_; }
+    // Arms, fires, cancels, errors and softirq time per group of timers
+    // (EngineConfig::group_by), non-empty groups only; call it from outside
+    // the softirq, as metrics().
+    GroupTable group_table() const;
     // Bytes the engine keeps per timer besides the queue's node: its slot,
-    // its requested expiry, and (several CPUs) the node's entry in its
-    // CPU's node-to-timer map: 20, or 16 with one CPU.
+    // its requested expiry, its group (group_metrics.hpp) and (several
+    // CPUs) the node's entry in its CPU's node-to-timer map: 24, or 20 with
+    // one CPU.
     std::size_t bytes_per_timer() const noexcept {
-        return sizeof(TimerSlot) + sizeof(Jiffies) + (single_ ? 0 : sizeof(TimerId));
+        return sizeof(TimerSlot) + sizeof(Jiffies) + sizeof(std::uint32_t) + (single_ ? 0 : sizeof(TimerId));
     }
 
     // The workload whose hooks the engine calls (it may need the engine to
@@ -160,8 +172,12 @@ public:
     unsigned current_cpu() const override { return current_cpu_; }
     std::uint64_t next_tick_ns() const override;
     TimerId create_timer(TimerFlags flags = {}) override;
+    void label_timer(TimerId id, std::string_view label) override;
     void reserve_timers(std::size_t n) override;
-    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) override;
+    // flatten: the queue's own arm() inlined into the fast path, which GCC
+    // stopped doing on its own as engine.cpp grew (callgrind: +7 M
+    // instructions per 300k arms; arm_general() stays out, noinline).
+    [[gnu::flatten]] ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) override;
     ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu) override;
     bool cancel(TimerId id) override;
     void schedule_action(std::uint64_t time_ns, const Action& action) override;
@@ -212,6 +228,8 @@ private:
     void log_fire(const CpuState& c);
     void log_softirq(const CpuState& c, TimerEvent e);
     static void log_cascade(void* engine, TimerId node, unsigned from_array, unsigned from_slot);
+    void count_arm(TimerId id, unsigned base, TimerId node);
+    [[gnu::noinline, gnu::cold]] void regroup(TimerId id, unsigned base, TimerId node);
 
     // The event loop (engine_impl.hpp).
     Key compute_key(const CpuState& c) const noexcept;
@@ -250,13 +268,19 @@ private:
     Jiffies start_jiffies_ = 0;
     Jiffies jiffies_ = 0;
     bool single_ = false; // one CPU: timer id == node id, always on CPU 0
-    bool fast_ = false;   // single_ and no event log: arm() and cancel() take the short path
+    bool fast_ = false;   // single_, no event log, groups by function: arm() and cancel() take the short path
     std::vector<CpuState> cpus_;
     std::vector<TimerSlot> timers_;
     std::vector<Jiffies> requested_; // by timer: the expiry the workload asked for last
     std::vector<Key> keys_;            // by CPU, padded to a power of two
     std::vector<std::uint32_t> tree_;  // winner tree over keys_: tree_[1] is the next event's CPU
     std::vector<SeriesPoint> series_;
+    // Groups (group_metrics.hpp): each timer's group index, the groups, and
+    // for GroupBy::function the labels seen so far.
+    std::vector<std::uint32_t> timer_group_;
+    std::vector<GroupAccumulator> groups_;
+    std::vector<std::string> label_names_;
+    std::unordered_map<std::string, std::uint32_t> label_groups_;
     std::uint64_t time_ns_ = 0;        // time of the latest event (or run_until's end)
     std::uint64_t end_ns_ = 0;         // run_until's end
     unsigned runs_started_by_end_ = 0; // softirqs in progress that started by end_ns_

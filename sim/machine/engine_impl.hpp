@@ -150,6 +150,7 @@ struct Engine<Q>::CpuState {
     std::uint64_t run_moves_before = 0;
     std::uint64_t run_expiries = 0;
     std::size_t run_window = 0;
+    std::uint64_t step_start_ns = 0; // clock at the start of the queue step in progress (group softirq time)
     FiredTimer fired{};
     TimerId running_timer = kNoTimer; // fired, callback not finished (base->running_timer)
 };
@@ -227,6 +228,7 @@ ArmOutcome Engine<Q>::arm(TimerId id, Jiffies expires, ArmCall call) {
             ++c.metrics.rearm_dequeues;
             c.extra_ns += config_.costs.dequeue_ns;
         }
+        ++groups_[timer_group_[id]].metrics.arms; // by function: fast_ is only set then
         return outcome;
     }
     return arm_general(id, expires, call);
@@ -238,7 +240,10 @@ bool Engine<Q>::cancel(TimerId id) {
         if (id >= timers_.size()) [[unlikely]] no_such_timer(id);
         CpuState& c = cpus_[0];
         const bool removed = c.queue->cancel(id);
-        if (removed) ++c.metrics.cancelled;
+        if (removed) {
+            ++c.metrics.cancelled;
+            ++groups_[timer_group_[id]].metrics.cancelled;
+        }
         return removed;
     }
     return cancel_general(id);
@@ -272,6 +277,28 @@ bool Engine<Q>::key_less(unsigned a, unsigned b) const noexcept {
     if (x.time != y.time) return x.time < y.time;
     if (x.rank != y.rank) return x.rank < y.rank;
     return a < b;
+}
+
+// An arm counts in the group the timer is in after it: by function its
+// label's; by cpu the base that holds it (`base`); by level the level its
+// node `node` was queued at (an arm that left it idle: the group it had).
+// By function (every run's default) this is two loads and an increment
+// (arm()'s fast path has it inline); the others move the timer's group
+// first, out of line.
+template <TimerQueue Q>
+inline void Engine<Q>::count_arm(TimerId id, unsigned base, TimerId node) {
+    if (config_.group_by != GroupBy::function) [[unlikely]] regroup(id, base, node);
+    ++groups_[timer_group_[id]].metrics.arms;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::regroup(TimerId id, unsigned base, TimerId node) {
+    if (config_.group_by == GroupBy::cpu) {
+        timer_group_[id] = base;
+        return;
+    }
+    const Placement p = cpus_[base].queue->placement(node);
+    if (p.pending) timer_group_[id] = p.level;
 }
 
 // ---------------------------------------------------------------------------
@@ -356,7 +383,8 @@ Engine<Q>::Engine(std::span<Q> queues, const EngineConfig& config, Workload* wor
     if (queues.empty() || queues.size() > kMaxCpus) throw std::invalid_argument("the engine needs 1..65535 CPUs");
     start_jiffies_ = jiffies_ = queues[0].jiffies();
     single_ = queues.size() == 1;
-    fast_ = single_;
+    // --by cpu or level moves a timer's group at every arm: the general path.
+    fast_ = single_ && config.group_by == GroupBy::function;
     cpus_.reserve(queues.size());
     for (std::size_t i = 0; i < queues.size(); ++i) {
         if (queues[i].jiffies() != start_jiffies_)
@@ -387,6 +415,14 @@ Engine<Q>::Engine(std::span<Q> queues, const EngineConfig& config, Workload* wor
     for (std::size_t i = p; i-- > 1;)
         tree_[i] = key_less(tree_[2 * i], tree_[2 * i + 1]) ? tree_[2 * i] : tree_[2 * i + 1];
     for (unsigned c = 0; c < cpus_.size(); ++c) update_key(c);
+    // Every group index a timer can get exists from the start (none is
+    // added on the hot path): the CPUs, the levels (no queue has 16), or
+    // "no label" (labels add theirs in label_timer()).
+    switch (config_.group_by) {
+    case GroupBy::function: groups_.resize(1); label_names_.push_back("(no label)"); break;
+    case GroupBy::cpu: groups_.resize(cpus_.size()); break;
+    case GroupBy::level: groups_.resize(16); break;
+    }
 }
 
 template <TimerQueue Q>
@@ -397,22 +433,75 @@ TimerId Engine<Q>::create_timer(TimerFlags flags) {
         if (id >= timers_.size()) {
             timers_.resize(std::size_t{id} + 1);
             requested_.resize(std::size_t{id} + 1, 0);
+            timer_group_.resize(std::size_t{id} + 1, 0);
         }
         timers_[id] = TimerSlot{.node = id, .cpu = 0, .deferrable = flags.deferrable, .live = true};
         requested_[id] = 0;
+        timer_group_[id] = 0;
         return id;
     }
     if (timers_.size() >= kNoTimer) throw std::length_error("too many timers");
     const auto id = static_cast<TimerId>(timers_.size());
     timers_.push_back(TimerSlot{.deferrable = flags.deferrable, .live = true});
     requested_.push_back(0);
+    timer_group_.push_back(0);
     return id;
+}
+
+template <TimerQueue Q>
+void Engine<Q>::label_timer(TimerId id, std::string_view label) {
+    slot(id); // throws for no such timer
+    if (config_.group_by != GroupBy::function) return;
+    // Generators label their timers one after another with the same name:
+    // the last one is tried before the map.
+    std::uint32_t g = 0;
+    if (label_names_.size() > 1 && label_names_.back() == label) {
+        g = static_cast<std::uint32_t>(label_names_.size() - 1);
+    } else {
+        const auto [it, added] = label_groups_.try_emplace(std::string(label), static_cast<std::uint32_t>(label_names_.size()));
+        if (added) {
+            label_names_.emplace_back(label);
+            groups_.emplace_back();
+        }
+        g = it->second;
+    }
+    timer_group_[id] = g;
+}
+
+template <TimerQueue Q>
+GroupTable Engine<Q>::group_table() const {
+    GroupTable t;
+    t.by = config_.group_by;
+    t.no_levels = config_.group_by == GroupBy::level && !kHasBuckets;
+    std::uint64_t softirq_ns = 0;
+    for (const CpuState& c : cpus_) softirq_ns += c.metrics.softirq_work_ns;
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+        const GroupMetrics m = groups_[g].result();
+        softirq_ns -= m.softirq_ns;
+        if (m.empty()) continue;
+        std::string name;
+        switch (config_.group_by) {
+        case GroupBy::function: name = label_names_[g]; break;
+        case GroupBy::cpu: name = std::to_string(g); break;
+        case GroupBy::level:
+            // The queue's own numbering: classic tv1..tv5, modern level 0..8.
+            name = !kHasBuckets                         ? std::string("none (heap)")
+                   : Q::name == std::string_view("classic") ? "tv" + std::to_string(g)
+                                                            : "level " + std::to_string(g);
+            break;
+        }
+        t.names.push_back(std::move(name));
+        t.groups.push_back(m);
+    }
+    t.unattributed_softirq_ns = softirq_ns;
+    return t;
 }
 
 template <TimerQueue Q>
 void Engine<Q>::reserve_timers(std::size_t n) {
     timers_.reserve(n);
     requested_.reserve(n);
+    timer_group_.reserve(n);
     if (single_) cpus_[0].queue->reserve(n); // with one CPU every node lives there
 }
 
@@ -556,6 +645,7 @@ ArmOutcome Engine<Q>::arm_in_place(unsigned base, TimerId id, TimerId node, Jiff
         if (was_pending) log_cancel(base, id, was);
         log_enqueue(base, id, node);
     }
+    count_arm(id, base, node);
     return outcome;
 }
 
@@ -584,6 +674,7 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
     const ArmOutcome first = remote(home, [&] { return home.queue->arm_detach(node, e, call); });
     if (first != ArmOutcome::queued) {
         if (first != ArmOutcome::not_pending) requested_[id] = expires;
+        count_arm(id, t.cpu, node);
         return first;
     }
     if (was_pending) {
@@ -596,6 +687,7 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
     me.queue->arm(here, e, ArmCall::mod_timer_pinned); // slack already applied
     requested_[id] = expires;
     if (events_) log_enqueue(cpu, id, here);
+    count_arm(id, cpu, here);
     return ArmOutcome::queued;
 }
 
@@ -615,6 +707,7 @@ ArmOutcome Engine<Q>::arm_on(TimerId id, Jiffies expires, unsigned cpu) {
     const ArmOutcome outcome = remote(target, [&] { return target.queue->arm(node, expires, ArmCall::mod_timer_pinned); });
     requested_[id] = expires;
     if (events_) log_enqueue(cpu, id, node);
+    count_arm(id, cpu, node);
     if (cpu != current_cpu_) maybe_kick(cpu, id);
     return outcome;
 }
@@ -637,6 +730,7 @@ bool Engine<Q>::cancel_general(TimerId id) {
     const bool removed = remote(home, [&] { return home.queue->cancel(node); });
     if (removed) {
         ++cpus_[current_cpu_].metrics.cancelled;
+        ++groups_[timer_group_[id]].metrics.cancelled;
         if (events_) log_cancel(base, id, was);
     }
     return removed;

@@ -39,7 +39,7 @@ template <TimerQueue Q>
 void Engine<Q>::set_event_log(EventLog* log, std::string_view design) {
     events_ = log;
     design_ = std::string(design);
-    fast_ = single_ && !events_;
+    fast_ = single_ && !events_ && config_.group_by == GroupBy::function;
     if (!events_) {
         names_.clear();
         labels_.clear();

@@ -55,6 +55,7 @@ RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig&
     result.operations_past_end =
         workload->operations_past(tick_time_ns(config.ticks, config.hz) + config.tick_jitter_ns);
     for (unsigned c = 0; c < config.cpus; ++c) result.per_cpu.push_back(engine.metrics(c));
+    result.groups = engine.group_table();
     result.total = result.per_cpu.front();
     for (unsigned c = 1; c < config.cpus; ++c) result.total.merge(result.per_cpu[c]);
     // Every window, also those in which no softirq ran at all.

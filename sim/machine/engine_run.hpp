@@ -63,6 +63,9 @@ struct RunResult {
     // total.max_softirq_ns.
     std::uint64_t series_window_ticks = 0;
     std::vector<SeriesPoint> series;
+    // Timers grouped by config.group_by (sim/machine/group_metrics.hpp):
+    // the groups' counts sum to total's, their error histograms merge to it.
+    GroupTable groups;
 };
 
 // Throws std::invalid_argument for a configuration the engine cannot run.

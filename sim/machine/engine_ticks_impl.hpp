@@ -94,6 +94,7 @@ template <TimerQueue Q>
 void Engine<Q>::queue_step(CpuState& c, bool resume) {
     // One expiry of the queue's pass: start it, or go on with the paused one.
     sync(c);
+    c.step_start_ns = c.clock_ns;
     c.has_fired = false;
     const auto take = [&c](const FiredTimer& f) {
         c.fired = f;
@@ -156,6 +157,15 @@ void Engine<Q>::run_callback(CpuState& c) {
     m.error_jiffies.add(error_j);
     m.error_ns.add(error_ns);
     if (error_j < 0) ++m.early;
+    if (config_.error_us_histogram) m.error_us.add(error_ns >= 0 ? error_ns / 1000 : -((999 - error_ns) / 1000));
+    // Its group as of now: the callback may re-arm it into another.
+    const std::uint32_t group = timer_group_[id];
+    {
+        GroupAccumulator& g = groups_[group];
+        ++g.metrics.fired;
+        g.add_error(error_j);
+        if (error_j < 0) ++g.metrics.early;
+    }
     if (events_) log_fire(c);
     std::uint64_t callback_ns = config_.costs.callback_ns;
     if (workload_) {
@@ -164,7 +174,12 @@ void Engine<Q>::run_callback(CpuState& c) {
         if (const auto ns = workload_->callback_cost_ns(record)) callback_ns = *ns;
     }
     c.running_timer = kNoTimer;
+    // The callback's own work (its re-arms) is charged here rather than with
+    // the next step, so that it counts in this timer's group; the clock and
+    // every total come out the same.
+    charge_queue_work(c);
     charge(c, callback_ns);
+    groups_[group].metrics.softirq_ns += c.clock_ns - c.step_start_ns;
 }
 
 template <TimerQueue Q>

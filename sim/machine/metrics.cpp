@@ -9,6 +9,7 @@ void CpuMetrics::merge(const CpuMetrics& o) {
     error_jiffies.merge(o.error_jiffies);
     error_ns.merge(o.error_ns);
     early += o.early;
+    error_us.merge(o.error_us);
     softirq_ns.merge(o.softirq_ns);
     max_softirq_ns = std::max(max_softirq_ns, o.max_softirq_ns);
     max_expired_per_softirq = std::max(max_expired_per_softirq, o.max_expired_per_softirq);
@@ -37,6 +38,7 @@ void CpuMetrics::merge(const CpuMetrics& o) {
 
 bool CpuMetrics::operator==(const CpuMetrics& o) const {
     return error_jiffies.counts() == o.error_jiffies.counts() && error_ns == o.error_ns && early == o.early &&
+           error_us.counts() == o.error_us.counts() &&
            softirq_ns == o.softirq_ns && max_softirq_ns == o.max_softirq_ns &&
            max_expired_per_softirq == o.max_expired_per_softirq &&
            max_cascade_moves_per_softirq == o.max_cascade_moves_per_softirq &&

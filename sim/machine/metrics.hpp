@@ -22,6 +22,7 @@ struct CpuMetrics {
     ErrorHistogram error_jiffies;   // fired jiffy - requested expiry (exact)
     Log2Histogram error_ns;         // fire time - nominal time of the requested expiry tick
     std::uint64_t early = 0;        // fired before the requested jiffy
+    ErrorHistogram error_us;        // error_ns in whole us, rounded down (only with EngineConfig::error_us_histogram)
     Log2Histogram softirq_ns;       // duration of each handle_softirqs() run that ran TIMER_SOFTIRQ
     std::uint64_t max_softirq_ns = 0;
     std::uint64_t max_expired_per_softirq = 0;

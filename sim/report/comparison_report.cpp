@@ -1,9 +1,11 @@
 #include "sim/report/comparison_report.hpp"
 
 #include "sim/report/format_time.hpp"
+#include "sim/report/group_report.hpp"
 #include "sim/report/json.hpp"
 #include "sim/report/percentiles.hpp"
 #include "sim/report/seed_costs.hpp"
+#include "sim/report/relative_summary.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -43,6 +45,7 @@ struct Summary {
     bool work_beyond_span = false;        // some CPU's timer work did not fit in the run's span
 
     std::int64_t error(double p) const { return m->error_jiffies.percentile(p); }
+    bool fired() const { return m->fired > 0; } // without fires, error statistics are n/a
 };
 
 // p99 of the softirq cost over every tick, ticks that ran no timer softirq
@@ -288,12 +291,16 @@ std::vector<Row> table_rows(unsigned hz, const std::vector<Summary>& summaries) 
     count("  cancelled", [](const Summary& s) { return s.m->cancelled; });
     count("  pending at end", [](const Summary& s) { return s.m->pending; });
     heading(fmt::format("Precision error (1 j = {})", jiffies_time(1, hz)));
-    rows.push_back({"  mean", [](const Summary& s) { return fmt::format("{:+.3f} j", s.m->error_jiffies.mean()); }});
+    rows.push_back({"  mean", [](const Summary& s) {
+                        return s.fired() ? fmt::format("{:+.3f} j", s.m->error_jiffies.mean()) : std::string("n/a");
+                    }});
     for (double p : kPercentiles)
-        rows.push_back({"  " + percentile_name(p), [p](const Summary& s) { return error_cell(s.error(p), s.hz); }});
+        rows.push_back({"  " + percentile_name(p), [p](const Summary& s) {
+                            return s.fired() ? error_cell(s.error(p), s.hz) : std::string("n/a");
+                        }});
     count("  fired early", [](const Summary& s) { return s.m->early; });
     rows.push_back({"  max, in time incl. delays", [](const Summary& s) {
-                        return ns_time(static_cast<double>(s.m->error_ns.max()));
+                        return s.fired() ? ns_time(static_cast<double>(s.m->error_ns.max())) : std::string("n/a");
                     }});
     heading("Cascades");
     count("  timers moved", [](const Summary& s) { return s.m->counters.cascade_moves; });
@@ -301,7 +308,9 @@ std::vector<Row> table_rows(unsigned hz, const std::vector<Summary>& summaries) 
     heading("Softirq cost per tick");
     rows.push_back({"  mean", [](const Summary& s) { return ns_time(s.softirq_mean_per_tick_ns); }});
     rows.push_back({"  p99", [](const Summary& s) { return ns_time(static_cast<double>(s.softirq_p99_per_tick_ns)); }});
-    rows.push_back({"  max stall (longest run)", [](const Summary& s) { return ns_time(static_cast<double>(s.max_stall_ns)); }});
+    rows.push_back({"  max stall (longest run)", [](const Summary& s) {
+                        return s.softirq_runs ? ns_time(static_cast<double>(s.max_stall_ns)) : std::string("n/a");
+                    }});
     count("  runs", [](const Summary& s) { return s.softirq_runs; });
     count("  most expiries in one run", [](const Summary& s) { return s.m->max_expired_per_softirq; });
     heading("Timer CPU time");
@@ -470,8 +479,10 @@ std::string json_run_percentiles(const std::vector<SeriesPoint>& series, double 
 
 std::string error_jiffies_json(const Summary& s) {
     const ErrorHistogram& h = s.m->error_jiffies;
-    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.total(), json_number(h.mean()), h.min());
-    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), h.percentile(p));
+    const bool k = !h.empty();
+    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.total(),
+                                  k ? json_number(h.mean()) : "null", json_or_null(k, h.min()));
+    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, h.percentile(p)));
     out += fmt::format(", \"early\": {}", s.m->early);
     std::vector<std::string> bins;
     for (const auto& [value, count] : h.counts()) bins.push_back(fmt::format("[{}, {}]", value, count));
@@ -481,7 +492,7 @@ std::string error_jiffies_json(const Summary& s) {
 
 std::string error_ms_json(const Summary& s) {
     const ErrorHistogram& h = s.m->error_jiffies;
-    auto ms = [&](double j) { return json_number(j * 1000.0 / s.hz); };
+    auto ms = [&](double j) { return h.empty() ? std::string("null") : json_number(j * 1000.0 / s.hz); };
     std::string out = fmt::format("{{\"mean\": {}, \"min\": {}", ms(h.mean()), ms(static_cast<double>(h.min())));
     for (double p : kPercentiles)
         out += fmt::format(", \"{}\": {}", percentile_name(p), ms(static_cast<double>(h.percentile(p))));
@@ -489,9 +500,11 @@ std::string error_ms_json(const Summary& s) {
 }
 
 std::string log2_stats_json(const Log2Histogram& h) {
-    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.count(), json_number(h.mean()), h.min());
+    const bool k = !h.empty();
+    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.count(),
+                                  k ? json_number(h.mean()) : "null", json_or_null(k, h.min()));
     for (double p : kPercentiles)
-        out += fmt::format(", \"{}\": {}", percentile_name(p), p == 100 ? h.max() : h.percentile(p));
+        out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, p == 100 ? h.max() : h.percentile(p)));
     return out + "}";
 }
 
@@ -516,7 +529,7 @@ std::string design_json(const Summary& s) {
         "\"deferrals\": {}, \"per_tick_mean_ns\": {}, \"per_tick_p99_ns\": {}, \"max_stall_ns\": {}, "
         "\"max_expired_per_run\": {}, \"run_ns\": {}}},\n",
         s.softirq_runs, sq.runs_irq_exit, sq.runs_ksoftirqd, sq.restarts, sq.deferrals,
-        json_number(s.softirq_mean_per_tick_ns), s.softirq_p99_per_tick_ns, s.max_stall_ns,
+        json_number(s.softirq_mean_per_tick_ns), s.softirq_p99_per_tick_ns, json_or_null(s.softirq_runs > 0, s.max_stall_ns),
         m.max_expired_per_softirq, log2_stats_json(m.softirq_ns));
     out += fmt::format(
         "      \"timer_work_ns\": {{\"total\": {}, \"softirq\": {}, \"task\": {}, \"cascades\": {}, "
@@ -539,10 +552,12 @@ std::string design_json(const Summary& s) {
             "        {{\"cpu\": {}, \"arms\": {}, \"fired\": {}, \"cancelled\": {}, \"pending_at_end\": {}, "
             "\"error_jiffies_p99\": {}, \"error_jiffies_max\": {}, \"cascade_moves\": {}, \"softirq_max_ns\": {}, "
             "\"softirq_work_ns\": {}, \"task_work_ns\": {}, \"peak_pending\": {}}}",
-            i, c.arms, c.fired, c.cancelled, c.pending, c.error_jiffies.percentile(99), c.error_jiffies.max(),
+            i, c.arms, c.fired, c.cancelled, c.pending, json_or_null(c.fired > 0, c.error_jiffies.percentile(99)),
+            json_or_null(c.fired > 0, c.error_jiffies.max()),
             c.counters.cascade_moves, c.max_softirq_ns, c.softirq_work_ns, c.task_work_ns, c.counters.peak_pending));
     }
     out += fmt::format("      \"per_cpu\": [\n{}\n      ],\n", fmt::join(cpus, ",\n"));
+    out += fmt::format("      \"groups\": {},\n", group_table_json(r.groups));
     out += fmt::format(
         "      \"series\": {{\"window_ticks\": {}, \"start_ns\": {}, \"softirq_ns\": {}, \"max_softirq_ns\": {}, "
         "\"cascade_moves\": {}, \"expired\": {}, \"runs\": {}, \"p50_softirq_ns\": {}, \"p99_softirq_ns\": {}, "
@@ -571,6 +586,13 @@ std::string comparison_verdict(const Comparison& comparison) {
     std::vector<std::string> parts;
     for (const Summary& s : summaries) {
         const std::int64_t p99 = s.error(99);
+        if (!s.fired()) {
+            parts.push_back(fmt::format("{}: no timer fired, {} cascade moves, longest softirq {}, timer CPU time {}",
+                                        to_string(s.design), short_count(s.m->counters.cascade_moves),
+                                        s.softirq_runs ? ns_time(static_cast<double>(s.max_stall_ns)) : "n/a",
+                                        ns_time(static_cast<double>(s.m->timer_work_ns()))));
+            continue;
+        }
         parts.push_back(fmt::format("{}: {} cascade moves, p99 error {:+} jiffies ({}), max {:+} ({}), "
                                     "longest softirq {}, timer CPU time {}",
                                     to_string(s.design), short_count(s.m->counters.cascade_moves), p99,
@@ -585,7 +607,8 @@ std::string comparison_verdict(const Comparison& comparison) {
     if (classic && modern) {
         const std::int64_t diff = modern->error(99) - classic->error(99);
         const std::string precision =
-            diff == 0 ? "has the same p99 error"
+            !modern->fired() || !classic->fired() ? "cannot be compared on p99 error (no timer fired)"
+            : diff == 0 ? "has the same p99 error"
                       : fmt::format("fires p99 {} jiffies ({}) {}", diff < 0 ? -diff : diff,
                                     jiffies_time(diff < 0 ? -diff : diff, hz), diff > 0 ? "later" : "earlier");
         const std::uint64_t moves = classic->m->counters.cascade_moves;
@@ -598,6 +621,8 @@ std::string comparison_verdict(const Comparison& comparison) {
                 modern->m->counters.cascade_moves == 0 ? std::string("none")
                                                        : short_count(modern->m->counters.cascade_moves),
                 precision);
+        } else if (!classic->fired() && !modern->fired()) {
+            out += " Trade-off: nothing fired and nothing was cascaded, so this run shows none.";
         } else {
             out += fmt::format(
                 " Trade-off: no timer of this run stayed long enough in the classic wheel's outer arrays to be "
@@ -608,7 +633,8 @@ std::string comparison_verdict(const Comparison& comparison) {
     if (heap && (classic || modern)) {
         const Summary* wheel = modern ? modern : classic;
         const std::string error =
-            heap->m->error_jiffies.min() == 0 && heap->error(100) == 0
+            !heap->fired() ? std::string("fired no timer")
+            : heap->m->error_jiffies.min() == 0 && heap->error(100) == 0
                 ? std::string("fired every timer on the jiffy it asked for")
             : heap->m->error_jiffies.min() == heap->error(100)
                 ? fmt::format("fired every timer {:+} jiffies from its request", heap->error(100))
@@ -638,7 +664,7 @@ std::string past_end_text(const Comparison& comparison) {
                 "  note      ", "            ");
 }
 
-std::string format_comparison_text(const Comparison& comparison) {
+std::string format_comparison_text(const Comparison& comparison, std::size_t group_rows) {
     if (comparison.runs.empty()) return "";
     const auto summaries = summarize(comparison);
     const RunResult& first = comparison.runs.front();
@@ -664,6 +690,9 @@ std::string format_comparison_text(const Comparison& comparison) {
                     "all of its work, so the share is at most 100 %)",
                     kWidth, "(", " ");
     out += histogram_text(summaries, hz);
+    for (const RunResult& r : comparison.runs)
+        out += "\n" + group_table_text(r.groups, group_rows, fmt::format(", {}", to_string(r.design)));
+    out += relative_summary_text(comparison);
     out += "\n" + wrap(comparison_verdict(comparison), kWidth, "Verdict: ", "");
     return out;
 }
@@ -694,6 +723,7 @@ std::string format_comparison_json(const Comparison& comparison) {
     std::vector<std::string> designs;
     for (const Summary& s : summaries) designs.push_back(design_json(s));
     out += fmt::format("  \"designs\": [\n{}\n  ],\n", fmt::join(designs, ",\n"));
+    out += fmt::format("  \"summary\": {},\n", relative_summary_json(comparison));
     out += fmt::format("  \"verdict\": {}\n", json_string(comparison_verdict(comparison)));
     out += "}\n";
     return out;
@@ -705,6 +735,11 @@ std::string format_comparison_csv(const Comparison& comparison) {
         const CpuMetrics& m = *s.m;
         const auto name = to_string(s.design);
         auto row = [&](std::string_view metric, auto value) { out += fmt::format("{},{},{}\n", name, metric, value); };
+        // A statistic of no samples: an empty value (n/a), not 0.
+        const bool f = m.fired > 0;
+        auto stat = [&](std::string_view metric, auto value) {
+            out += f ? fmt::format("{},{},{}\n", name, metric, value) : fmt::format("{},{},\n", name, metric);
+        };
         row("arms", m.arms);
         row("same_expiry_shortcuts", m.counters.same_expiry_shortcuts);
         row("same_bucket_shortcuts", m.counters.same_bucket_shortcuts);
@@ -713,18 +748,21 @@ std::string format_comparison_csv(const Comparison& comparison) {
         row("cancelled", m.cancelled);
         row("pending_at_end", m.pending);
         row("early", m.early);
-        row("error_mean_jiffies", json_number(m.error_jiffies.mean()));
-        row("error_min_jiffies", m.error_jiffies.min());
-        for (double p : kPercentiles) row("error_" + percentile_name(p) + "_jiffies", s.error(p));
+        stat("error_mean_jiffies", json_number(m.error_jiffies.mean()));
+        stat("error_min_jiffies", m.error_jiffies.min());
+        for (double p : kPercentiles) stat("error_" + percentile_name(p) + "_jiffies", s.error(p));
         for (double p : kPercentiles)
-            row("error_" + percentile_name(p) + "_ms", json_number(static_cast<double>(s.error(p)) * 1000.0 / s.hz));
-        row("error_max_ns", m.error_ns.max());
+            stat("error_" + percentile_name(p) + "_ms", json_number(static_cast<double>(s.error(p)) * 1000.0 / s.hz));
+        stat("error_max_ns", m.error_ns.max());
         row("cascade_moves", m.counters.cascade_moves);
         row("max_cascade_moves_per_softirq", m.max_cascade_moves_per_softirq);
         row("softirq_runs", s.softirq_runs);
         row("softirq_per_tick_mean_ns", json_number(s.softirq_mean_per_tick_ns));
         row("softirq_per_tick_p99_ns", s.softirq_p99_per_tick_ns);
-        row("softirq_max_stall_ns", s.max_stall_ns);
+        if (s.softirq_runs)
+            row("softirq_max_stall_ns", s.max_stall_ns);
+        else
+            row("softirq_max_stall_ns", "");
         row("max_expired_per_softirq", m.max_expired_per_softirq);
         row("timer_work_ns", m.timer_work_ns());
         row("softirq_work_ns", m.softirq_work_ns);

@@ -5,6 +5,7 @@
 
 #include "sim/machine/comparison.hpp"
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -13,7 +14,9 @@ namespace timersim {
 // The JSON's "schema" value; bump it when a field changes meaning or goes.
 inline constexpr std::string_view kCompareJsonSchema = "timersim.compare.v2";
 
-std::string format_comparison_text(const Comparison& comparison);
+// Each design's table of timer groups (Comparison's RunResult::groups)
+// shows its `group_rows` groups that fired most (0: all, for --by).
+std::string format_comparison_text(const Comparison& comparison, std::size_t group_rows = 10);
 std::string format_comparison_json(const Comparison& comparison);
 // One row per design and metric: design,metric,value (units in the names).
 std::string format_comparison_csv(const Comparison& comparison);

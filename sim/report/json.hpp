@@ -10,6 +10,8 @@
 // and of golden outputs; nlohmann's dump() has one layout of its own.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <string>
 #include <string_view>
 
@@ -20,5 +22,10 @@ std::string json_string(std::string_view s);
 // A finite double as JSON (shortest round-trip digits); NaN and infinities,
 // which JSON cannot spell, as null.
 std::string json_number(double v);
+// A statistic as JSON, or null when it is not known (of no samples: not 0).
+template <class T>
+std::string json_or_null(bool known, const T& v) {
+    return known ? fmt::format("{}", v) : std::string("null");
+}
 
 } // namespace timersim

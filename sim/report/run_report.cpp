@@ -1,6 +1,8 @@
 #include "sim/report/run_report.hpp"
 
 #include "sim/report/format_time.hpp"
+#include "sim/report/group_report.hpp"
+#include "sim/report/json.hpp"
 #include "sim/report/percentiles.hpp"
 #include "sim/report/seed_costs.hpp"
 
@@ -15,8 +17,10 @@ namespace timersim {
 namespace {
 
 std::string jiffy_stats_json(const ErrorHistogram& h) {
-    std::string out = fmt::format("{{\"count\": {}, \"mean\": {:.6f}, \"min\": {}", h.total(), h.mean(), h.min());
-    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), h.percentile(p));
+    const bool k = !h.empty();
+    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.total(),
+                                  k ? fmt::format("{:.6f}", h.mean()) : "null", json_or_null(k, h.min()));
+    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, h.percentile(p)));
     std::vector<std::string> bins;
     for (const auto& [value, count] : h.counts()) bins.push_back(fmt::format("[{}, {}]", value, count));
     out += fmt::format(", \"histogram\": [{}]}}", fmt::join(bins, ", "));
@@ -24,8 +28,10 @@ std::string jiffy_stats_json(const ErrorHistogram& h) {
 }
 
 std::string ns_stats_json(const Log2Histogram& h) {
-    std::string out = fmt::format("{{\"count\": {}, \"mean\": {:.1f}, \"min\": {}", h.count(), h.mean(), h.min());
-    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), h.percentile(p));
+    const bool k = !h.empty();
+    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.count(),
+                                  k ? fmt::format("{:.1f}", h.mean()) : "null", json_or_null(k, h.min()));
+    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, h.percentile(p)));
     // Buckets as [lowest value, count], negatives first.
     std::vector<std::string> bins;
     for (unsigned b = Log2Histogram::kBuckets; b-- > 0;)
@@ -38,7 +44,7 @@ std::string ns_stats_json(const Log2Histogram& h) {
 
 } // namespace
 
-std::string format_run_text(const RunResult& r) {
+std::string format_run_text(const RunResult& r, std::size_t group_rows) {
     const MachineConfig& c = r.config;
     const CpuMetrics& m = r.total;
     const auto& s = m.softirq;
@@ -72,14 +78,18 @@ std::string format_run_text(const RunResult& r) {
     out += fmt::format("  bytes per timer             {}\n\n", r.bytes_per_timer);
 
     out += "Precision error (fired - requested)\n";
-    out += fmt::format("  {:<8} {:>12} {:>14}\n", "", "jiffies", "time");
-    out += fmt::format("  {:<8} {:>12.3f} {:>14}\n", "mean", m.error_jiffies.mean(),
-                       format_ns(static_cast<std::int64_t>(m.error_ns.mean())));
-    out += fmt::format("  {:<8} {:>12} {:>14}\n", "min", m.error_jiffies.min(), format_ns(m.error_ns.min()));
-    for (double p : kPercentiles)
-        out += fmt::format("  {:<8} {:>12} {:>14}\n", percentile_name(p), m.error_jiffies.percentile(p),
-                           format_ns(p == 100 ? m.error_ns.max() : m.error_ns.percentile(p)));
-    out += "  (time percentiles are bucket upper bounds, within 12.5 %; min, mean and max are exact)\n\n";
+    if (m.fired == 0) {
+        out += "  n/a: no timer fired\n\n";
+    } else {
+        out += fmt::format("  {:<8} {:>12} {:>14}\n", "", "jiffies", "time");
+        out += fmt::format("  {:<8} {:>12.3f} {:>14}\n", "mean", m.error_jiffies.mean(),
+                           format_ns(static_cast<std::int64_t>(m.error_ns.mean())));
+        out += fmt::format("  {:<8} {:>12} {:>14}\n", "min", m.error_jiffies.min(), format_ns(m.error_ns.min()));
+        for (double p : kPercentiles)
+            out += fmt::format("  {:<8} {:>12} {:>14}\n", percentile_name(p), m.error_jiffies.percentile(p),
+                               format_ns(p == 100 ? m.error_ns.max() : m.error_ns.percentile(p)));
+        out += "  (time percentiles are bucket upper bounds, within 12.5 %; min, mean and max are exact)\n\n";
+    }
 
     out += "Ticks\n";
     out += fmt::format("  ticks                       {}\n", m.ticks);
@@ -104,9 +114,12 @@ std::string format_run_text(const RunResult& r) {
     out += fmt::format("  deferred to ksoftirqd       {} (time limit {}, restart limit {})\n", s.deferrals,
                        s.deferrals_by_time, s.deferrals_by_restarts);
     out += fmt::format("  irq_exit left to ksoftirqd  {}\n", s.irq_exit_skipped);
-    out += fmt::format("  duration                    mean {}, p99 {}, max {}\n",
-                       format_ns(static_cast<std::int64_t>(m.softirq_ns.mean())),
-                       format_ns(m.softirq_ns.percentile(99)), format_ns(static_cast<std::int64_t>(m.max_softirq_ns)));
+    if (m.softirq_ns.empty())
+        out += "  duration                    n/a (no timer softirq ran)\n";
+    else
+        out += fmt::format("  duration                    mean {}, p99 {}, max {}\n",
+                           format_ns(static_cast<std::int64_t>(m.softirq_ns.mean())),
+                           format_ns(m.softirq_ns.percentile(99)), format_ns(static_cast<std::int64_t>(m.max_softirq_ns)));
     out += fmt::format("  most expired in one         {}\n", m.max_expired_per_softirq);
     out += fmt::format("  most cascade moves in one   {}\n\n", m.max_cascade_moves_per_softirq);
 
@@ -135,7 +148,12 @@ std::string format_run_text(const RunResult& r) {
                                format_ns(static_cast<std::int64_t>(p.softirq_work_ns)));
         }
     }
+    out += "\n" + group_table_text(r.groups, group_rows);
     return out;
+}
+
+std::string format_run_csv(const RunResult& r) {
+    return group_csv_header() + group_csv_rows(to_string(r.design), r.groups);
 }
 
 namespace {
@@ -210,6 +228,7 @@ std::string format_run_json(const RunResult& r) {
     }
     out += "  ],\n";
     out += "  \"total\": " + cpu_json(r, r.total, std::nullopt, "  ") + ",\n";
+    out += "  \"groups\": " + group_table_json(r.groups) + ",\n";
     std::vector<std::string> points;
     points.reserve(r.series.size());
     for (const SeriesPoint& p : r.series)

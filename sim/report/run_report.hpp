@@ -4,11 +4,16 @@
 
 #include "sim/machine/engine_run.hpp"
 
+#include <cstddef>
 #include <string>
 
 namespace timersim {
 
-std::string format_run_text(const RunResult& result);
+// The table of timer groups (RunResult::groups) shows the `group_rows`
+// groups that fired most (0: all, for --by).
+std::string format_run_text(const RunResult& result, std::size_t group_rows = 10);
 std::string format_run_json(const RunResult& result);
+// The group table as CSV (sim/report/group_report.hpp; docs/output.md).
+std::string format_run_csv(const RunResult& result);
 
 } // namespace timersim

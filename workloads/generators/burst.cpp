@@ -18,6 +18,7 @@ public:
         sim.reserve_timers(size_);
         for (std::uint32_t i = 0; i < size_; ++i) {
             const TimerId id = sim.create_timer();
+            sim.label_timer(id, "burst");
             if (i == 0) first_timer_ = id;
             if (id != first_timer_ + i) throw std::logic_error("burst: timer ids must be consecutive");
         }

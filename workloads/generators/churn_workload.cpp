@@ -23,7 +23,10 @@ public:
         const std::uint32_t n = churn_.connections();
         sim.reserve_timers(n);
         ids_.resize(n);
-        for (std::uint32_t c = 0; c < n; ++c) ids_[c] = sim.create_timer(TimerFlags{});
+        for (std::uint32_t c = 0; c < n; ++c) {
+            ids_[c] = sim.create_timer(TimerFlags{});
+            sim.label_timer(ids_[c], to_string(churn_.kind(c)));
+        }
         schedule_next(sim);
     }
 

@@ -37,6 +37,7 @@ public:
             ranges_.push_back(OwnedRange{id, id + 1, part_});
         return id;
     }
+    void label_timer(TimerId id, std::string_view label) override { base_->label_timer(id, label); }
     void reserve_timers(std::size_t n) override { base_->reserve_timers(n); }
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) override {
         return base_->arm(id, expires, call);

@@ -34,6 +34,7 @@ public:
         conns_.resize(n);
         for (std::uint32_t c = 0; c < n; ++c) {
             const TimerId id = sim.create_timer();
+            sim.label_timer(id, "tcp_keepalive_timer"); // 6.1 sk_timer's callback for TCP
             if (c == 0) first_timer_ = id;
             if (id != first_timer_ + c) throw std::logic_error("keepalive: timer ids must be consecutive");
             conns_[c].rng = SeededRandom::for_stream(config.seed, c);

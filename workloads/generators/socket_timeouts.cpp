@@ -32,6 +32,10 @@ public:
         for (std::uint32_t c = 0; c < n; ++c) {
             const TimerId idle = sim.create_timer();
             const TimerId receive = sim.create_timer();
+            // The idle timeout is the protocol's own sk_timer; a receive
+            // timeout is schedule_timeout()'s on-stack timer (6.1 process_timeout).
+            sim.label_timer(idle, "sk_idle_timer");
+            sim.label_timer(receive, "process_timeout");
             if (c == 0) first_timer_ = idle;
             if (idle != first_timer_ + 2 * c || receive != idle + 1)
                 throw std::logic_error("socket-timeouts: timer ids must be consecutive");

@@ -47,6 +47,7 @@ public:
         conns_.resize(n);
         for (std::uint32_t c = 0; c < n; ++c) {
             const TimerId id = sim.create_timer();
+            sim.label_timer(id, "tcp_write_timer"); // 6.1 icsk_retransmit_timer's callback
             if (c == 0) first_timer_ = id;
             if (id != first_timer_ + c) throw std::logic_error("tcp-retransmit: timer ids must be consecutive");
             Connection& conn = conns_[c];

@@ -29,6 +29,7 @@ public:
         slots_.resize(n);
         for (std::uint32_t c = 0; c < n; ++c) {
             const TimerId id = sim.create_timer();
+            sim.label_timer(id, "tw_timer_handler"); // 6.1 inet_timewait_sock's tw_timer
             if (c == 0) first_timer_ = id;
             if (id != first_timer_ + c) throw std::logic_error("time-wait: timer ids must be consecutive");
             slots_[c].rng = SeededRandom::for_stream(config.seed, c);

@@ -24,6 +24,7 @@ public:
         timers_.resize(config.timers);
         for (std::uint32_t i = 0; i < config.timers; ++i) {
             const TimerId id = sim.create_timer();
+            sim.label_timer(id, "uniform");
             if (i == 0) first_timer_ = id;
             if (id != first_timer_ + i) throw std::logic_error("uniform: timer ids must be consecutive");
             timers_[i].rng = SeededRandom::for_stream(config.seed, i);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,6 +33,14 @@ public:
         if (id >= timers_.size()) timers_.resize(std::size_t{id} + 1);
         timers_[id] = TimerInfo{.deferrable = flags.deferrable, .written = false};
         return id;
+    }
+    // The label goes to the trace with the timer's first event (label=), so
+    // a replay groups it as the recording did.
+    void label_timer(TimerId id, std::string_view label) override {
+        real_.label_timer(id, label);
+        if (id >= timers_.size()) timers_.resize(std::size_t{id} + 1);
+        if (labels_.empty() || labels_.back() != label) labels_.emplace_back(label);
+        timers_[id].label = static_cast<std::uint32_t>(labels_.size() - 1);
     }
     void reserve_timers(std::size_t n) override {
         timers_.reserve(n);
@@ -97,9 +107,11 @@ public:
     }
 
 private:
+    static constexpr std::uint32_t kNoLabel = 0xFFFFFFFFu;
     struct TimerInfo {
         bool deferrable = false;
         bool written = false; // first event written (it carried the creation flags)
+        std::uint32_t label = kNoLabel; // in labels_
     };
     struct Scheduled {
         std::uint64_t time_ns = 0;
@@ -134,7 +146,10 @@ private:
             e.expiry = ExpiryForm::at_jiffies;
             e.expiry_value = expires;
         }
-        if (!info.written) e.flags.deferrable = info.deferrable;
+        if (!info.written) {
+            e.flags.deferrable = info.deferrable;
+            if (info.label != kNoLabel) e.label = labels_[info.label];
+        }
         info.written = true;
         e.flags.pinned = pinned;
         if (real_.cpus() > 1) e.cpu = cpu;
@@ -149,6 +164,7 @@ private:
     Sim& real_;
     TraceWriter& writer_;
     std::vector<TimerInfo> timers_;
+    std::vector<std::string> labels_; // consecutive timers with one label share an entry
     std::vector<Scheduled> slots_;
     std::vector<std::uint32_t> free_slots_;
     TimerId callback_ = kNoCallback;

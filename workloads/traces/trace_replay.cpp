@@ -15,6 +15,9 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -139,6 +142,20 @@ struct LoadedTrace::Data {
         }
         if (names[id].empty()) names[id] = key.symbolic ? std::string(key.token) : std::to_string(key.number);
         if (labels[id].empty() && !label.empty()) labels[id] = std::string(label);
+    }
+
+    // Each timer's label (its first label=, for ftrace the callback), by
+    // dense id, as an index into label_names; kNone: none.
+    std::vector<std::uint32_t> label_of;
+    std::vector<std::string> label_names;
+
+    void note_label(std::uint32_t timer, std::string_view label,
+                    std::unordered_map<std::string, std::uint32_t>& index) {
+        if (timer >= label_of.size()) label_of.resize(std::size_t{timer} + 1, kNone);
+        if (label_of[timer] != kNone) return;
+        const auto [it, added] = index.try_emplace(std::string(label), static_cast<std::uint32_t>(label_names.size()));
+        if (added) label_names.emplace_back(label);
+        label_of[timer] = it->second;
     }
 
     void push(const StoredEvent& e) {
@@ -308,6 +325,8 @@ private:
         if (t.sim != kNoTimer) return;
         t.sim = sim.create_timer(TimerFlags{.deferrable = e.deferrable});
         if (id < data_.names.size()) sim.name_timer(t.sim, data_.names[id], data_.labels[id]);
+        if (id < data_.label_of.size() && data_.label_of[id] != kNone)
+            sim.label_timer(t.sim, data_.label_names[data_.label_of[id]]);
         if (t.sim >= trace_of_sim_.size()) trace_of_sim_.resize(std::size_t{t.sim} + 1, kNone);
         trace_of_sim_[t.sim] = id;
     }
@@ -584,7 +603,8 @@ std::size_t LoadedTrace::memory_bytes() const noexcept {
     for (const auto* v : {&data_->names, &data_->labels})
         for (const std::string& s : *v) names += s.capacity() > 15 ? s.capacity() + 1 : 0; // beyond the SSO buffer
     return data_->chunks.size() * Data::kChunk * sizeof(StoredEvent) +
-           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]) + names;
+           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]) + names +
+           data_->label_of.capacity() * sizeof(std::uint32_t);
 }
 
 const TraceFilter& LoadedTrace::filter() const noexcept { return data_->filter; }
@@ -630,7 +650,9 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     }
     TraceSummary& summary = data->summary;
     TraceEvent e;
+    std::unordered_map<std::string, std::uint32_t> label_index;
     while (source->next(e)) {
+        if (!e.label.empty()) data->note_label(e.timer, e.label, label_index);
         StoredEvent s;
         s.time_ns = e.time_ns;
         s.value = e.expiry_value;

@@ -46,7 +46,8 @@ struct TraceSummary {
 };
 
 // A trace read once, in one pass over its input, and held in memory as
-// compact events (32 bytes each, labels and annotations dropped) for any
+// compact events (32 bytes each; each timer's first label kept apart, by
+// timer; annotations dropped) for any
 // number of replays: compare replays it once per design, on several
 // threads, without reading the input again, so pipes, FIFOs and process
 // substitution work and a compressed trace is decompressed once. Immutable.

@@ -1,0 +1,80 @@
+#include "sim/report/relative_summary.hpp"
+
+#include "sim/report/format_time.hpp"
+#include "sim/report/json.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+namespace timersim {
+
+namespace {
+
+std::string design_noun(Design d) { return d == Design::heap ? "the heap's" : fmt::format("the {} wheel's", to_string(d)); }
+
+} // namespace
+
+std::optional<RelativeSummary> relative_summary(const Comparison& comparison) {
+    const auto& runs = comparison.runs;
+    if (runs.size() < 2) return std::nullopt;
+    std::size_t ref = 0;
+    for (std::size_t i = 1; i < runs.size(); ++i)
+        if (runs[i].total.softirq_work_ns < runs[ref].total.softirq_work_ns) ref = i;
+    const CpuMetrics& r = runs[ref].total;
+    RelativeSummary s;
+    s.reference = runs[ref].design;
+    s.reference_softirq_ns = r.softirq_work_ns;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (i == ref) continue;
+        const CpuMetrics& m = runs[i].total;
+        RelativeRow row;
+        row.design = runs[i].design;
+        if (r.softirq_work_ns > 0)
+            row.softirq_ratio = static_cast<double>(m.softirq_work_ns) / static_cast<double>(r.softirq_work_ns);
+        if (m.fired > 0 && r.fired > 0)
+            row.p99_diff_jiffies = m.error_jiffies.percentile(99) - r.error_jiffies.percentile(99);
+        s.others.push_back(row);
+    }
+    return s;
+}
+
+std::string relative_summary_text(const Comparison& comparison) {
+    const auto s = relative_summary(comparison);
+    if (!s) return "";
+    std::string out = fmt::format("\nSummary: {} spent the least time in the timer softirq ({})\n",
+                                  s->reference == Design::heap ? std::string("the heap")
+                                                               : fmt::format("the {} wheel", to_string(s->reference)),
+                                  format_ns(static_cast<std::int64_t>(s->reference_softirq_ns)));
+    for (const RelativeRow& row : s->others) {
+        const std::string ratio =
+            row.softirq_ratio ? fmt::format("{:.2f}x {} softirq time", *row.softirq_ratio, design_noun(s->reference))
+                              : fmt::format("softirq time n/a ({} is 0)", design_noun(s->reference));
+        std::string error;
+        if (!row.p99_diff_jiffies) {
+            error = "p99 error n/a (no timer fired)";
+        } else if (*row.p99_diff_jiffies == 0) {
+            error = "the same p99 error";
+        } else {
+            const std::int64_t d = *row.p99_diff_jiffies;
+            const auto a = static_cast<Jiffies>(d < 0 ? -d : d);
+            error = fmt::format("p99 error {} j {}", a, d > 0 ? "later" : "earlier");
+        }
+        out += fmt::format("  {:<8} {}, {}\n", fmt::format("{}:", to_string(row.design)), ratio, error);
+    }
+    return out;
+}
+
+std::string relative_summary_json(const Comparison& comparison) {
+    const auto s = relative_summary(comparison);
+    if (!s) return "null";
+    std::vector<std::string> rows;
+    for (const RelativeRow& row : s->others)
+        rows.push_back(fmt::format("{{\"name\": \"{}\", \"softirq_ratio\": {}, \"p99_error_diff_jiffies\": {}}}",
+                                   to_string(row.design),
+                                   row.softirq_ratio ? json_number(*row.softirq_ratio) : "null",
+                                   row.p99_diff_jiffies ? fmt::format("{}", *row.p99_diff_jiffies) : "null"));
+    return fmt::format("{{\"reference\": \"{}\", \"reference_softirq_ns\": {}, \"designs\": [{}]}}",
+                       to_string(s->reference), s->reference_softirq_ns, fmt::join(rows, ", "));
+}
+
+} // namespace timersim
