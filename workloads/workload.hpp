@@ -76,6 +76,11 @@ public:
     // del_timer(): true if the timer was pending.
     virtual bool cancel(TimerId id) = 0;
     virtual void schedule_action(std::uint64_t time_ns, const Action& action) = 0;
+    // A hint: timer `id` is armed or cancelled soon. The machine may fetch
+    // what that touches (links: also what unlinking it touches, which needs
+    // what the first call fetched) so that the misses of several coming
+    // operations overlap. Changes nothing.
+    virtual void prefetch_timer(TimerId /*id*/, bool /*links*/) {}
 };
 
 // The workload's hooks. on_fire runs inside the timer's callback, so it may
@@ -86,6 +91,11 @@ public:
     virtual ~Workload() = default;
     virtual void on_action(Sim&, std::uint64_t /*tag*/) {}
     virtual void on_fire(Sim&, const FireRecord&) {}
+    // A hint: the call action with this tag runs soon (a few actions ahead,
+    // as the machine's calendar says). A workload may fetch its own state
+    // for it and pass Sim::prefetch_timer() the timers it will touch, with
+    // `links` as given. Must change nothing: a run is the same without it.
+    virtual void prefetch_action(Sim&, std::uint64_t /*tag*/, bool /*links*/) {}
 };
 
 // Builds a workload for one run on `sim` (creating its timers there). A

@@ -164,6 +164,7 @@ public:
     ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu) override;
     bool cancel(TimerId id) override;
     void schedule_action(std::uint64_t time_ns, const Action& action) override;
+    void prefetch_timer(TimerId id, bool links) override;
 
 private:
     // Where a timer is (8 bytes); the expiry it asked for is in requested_
@@ -186,6 +187,9 @@ private:
     struct CpuState; // one CPU: its queue, tick, softirq and metrics (engine_impl.hpp)
 
     static constexpr bool kHasBuckets = Q::name != std::string_view("heap");
+    // How many actions ahead the event loop prefetches (engine_impl.hpp).
+    static constexpr std::size_t kLookFar = 16;
+    static constexpr std::size_t kLookNear = 8;
 
     [[noreturn, gnu::noinline, gnu::cold]] static void no_such_timer(TimerId id);
     const TimerSlot& slot(TimerId id) const {
@@ -201,6 +205,7 @@ private:
     ArmOutcome arm_in_place(unsigned base, TimerId id, TimerId node, Jiffies expires, ArmCall call);
     void maybe_kick(unsigned cpu, TimerId id);
     void run_action(const Action& action);
+    void prefetch_action(const Action& action, bool links);
     void log_enqueue(unsigned cpu, TimerId id, TimerId node);
     void log_event(TimerEvent e, unsigned cpu, TimerId id, Jiffies expires);
 

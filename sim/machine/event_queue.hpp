@@ -16,24 +16,25 @@
 // 1M pending). This is a calendar queue (Brown, CACM 1988) with a binary heap
 // for the near future:
 //
-//   near_      a binary heap of every event up to near_last_; pop() takes
-//              its top. Never empty unless the whole queue is.
+//   near_      every event up to near_last_: the current bucket, sorted
+//              (run_, taken in order, so the next events can be looked at
+//              ahead: peek()), and a binary heap of events scheduled into
+//              that range since (late_). Never empty unless the whole queue is.
 //   buckets_   the current epoch, (near_last_, epoch_last_]: bucket i holds the
 //              events of [base_ + i * 2^shift_, base_ + (i+1) * 2^shift_),
 //              unsorted; when near_ runs empty the next non-empty bucket
-//              becomes near_ (a heap of a few hundred events, in cache).
+//              is sorted and becomes near_ (a few hundred events, in cache).
 //   overflow_  events after epoch_last_, unsorted. When the buckets are
 //              used up, a new epoch is laid over overflow_ from its earliest
 //              event (start_epoch() says how wide its buckets are).
 //
 // The sides are split by time alone (near_ <= near_last_ < buckets_ <=
-// epoch_last_ < overflow_), so events at one time are always on one side and near_'s
-// order is the order of the whole queue. With at most kSmall events it is
-// exactly the binary heap it replaces (near_last_ = UINT64_MAX: everything
-// in near_).
+// epoch_last_ < overflow_), so events at one time are always on one side
+// and near_'s order is the order of the whole queue. With at most kSmall
+// events everything is near (near_last_ = UINT64_MAX), as in one heap.
 //
-// Cost: push O(1) (an append to a bucket or to overflow_), pop O(log of a
-// bucket's size), plus a few passes over overflow_ per epoch; a few cache
+// Cost: push O(1) (an append to a bucket or to overflow_), pop O(1) from the
+// sorted run (O(log) from late_), a sort per bucket, plus a few passes over overflow_ per epoch; a few cache
 // lines per event instead of log2(N). tests/machine/test_event_queue.cpp
 // checks every pop against the binary heap.
 #pragma once
@@ -55,16 +56,16 @@ public:
         Payload payload;
     };
 
-    void reserve(std::size_t n) { near_.reserve(std::min<std::size_t>(n, kSmall * 2)); }
+    void reserve(std::size_t n) { late_.reserve(std::min<std::size_t>(n, kSmall * 2)); }
     void push(std::uint64_t time_ns, const Payload& payload) {
         const Event e{time_ns, next_seq_++, payload};
         ++size_;
         ++ops_since_epoch_;
         if (time_ns <= near_last_) {
-            near_.push_back(e);
-            std::push_heap(near_.begin(), near_.end(), Later{});
-            // Everything in one heap that has grown large: lay an epoch over it.
-            if (near_last_ == UINT64_MAX && near_.size() > kLargeHeap) spread_near();
+            late_.push_back(e);
+            std::push_heap(late_.begin(), late_.end(), Later{});
+            // Everything near and a large heap: lay an epoch over it.
+            if (near_last_ == UINT64_MAX && late_.size() > kLargeHeap) spread_near();
         } else if (time_ns <= epoch_last_) {
             buckets_[(time_ns - base_) >> shift_].push_back(e);
             ++in_buckets_;
@@ -74,17 +75,28 @@ public:
     }
     bool empty() const noexcept { return size_ == 0; }
     std::size_t size() const noexcept { return size_; }
-    const Event& top() const { return near_.front(); }
+    const Event& top() const { return late_first() ? late_.front() : run_[pos_]; }
     // Time of the earliest event; UINT64_MAX when empty.
-    std::uint64_t next_time() const noexcept { return near_.empty() ? UINT64_MAX : near_.front().time_ns; }
+    std::uint64_t next_time() const noexcept { return size_ == 0 ? UINT64_MAX : top().time_ns; }
     Event pop() {
-        std::pop_heap(near_.begin(), near_.end(), Later{});
-        Event e = near_.back();
-        near_.pop_back();
+        Event e;
+        if (late_first()) {
+            std::pop_heap(late_.begin(), late_.end(), Later{});
+            e = late_.back();
+            late_.pop_back();
+        } else {
+            e = run_[pos_++];
+        }
         --size_;
         ++ops_since_epoch_;
-        if (near_.empty()) refill();
+        if (pos_ == run_.size() && late_.empty()) refill();
         return e;
+    }
+    // A look ahead, for prefetching: the event k places after top() in the
+    // current bucket's order, or nullptr past its end. Events scheduled since
+    // the bucket was taken may come before it: a hint, not the order.
+    const Event* peek(std::size_t k) const noexcept {
+        return pos_ + k < run_.size() ? &run_[pos_ + k] : nullptr;
     }
 
 private:
@@ -101,6 +113,9 @@ private:
             return a.time_ns != b.time_ns ? a.time_ns > b.time_ns : a.seq > b.seq;
         }
     };
+    struct Earlier {
+        bool operator()(const Event& a, const Event& b) const noexcept { return Later{}(b, a); }
+    };
 
     // The last ns of the first n buckets (UINT64_MAX if they reach past it).
     static std::uint64_t last_of(std::uint64_t base, std::size_t n, unsigned shift) noexcept {
@@ -110,6 +125,8 @@ private:
 
     // near_ is empty: the next bucket, or a new epoch, becomes near_.
     void refill() {
+        run_.clear();
+        pos_ = 0;
         if (size_ == 0) {
             near_last_ = epoch_last_ = UINT64_MAX;
             return;
@@ -125,9 +142,9 @@ private:
         }
         std::vector<Event>& b = buckets_[next_];
         in_buckets_ -= b.size();
-        near_.swap(b);
-        std::vector<Event>().swap(b); // frees near_'s old buffer: a used bucket gets no more events
-        std::make_heap(near_.begin(), near_.end(), Later{});
+        run_.swap(b);
+        std::vector<Event>().swap(b); // frees run_'s old buffer: a used bucket gets no more events
+        std::sort(run_.begin(), run_.end(), Earlier{});
         ++next_;
         near_last_ = last_of(base_, next_, shift_);
     }
@@ -143,8 +160,8 @@ private:
         size_at_epoch_ = n;
         ops_since_epoch_ = 0;
         if (n <= kSmall) {
-            near_.swap(overflow_);
-            std::make_heap(near_.begin(), near_.end(), Later{});
+            run_.swap(overflow_);
+            std::sort(run_.begin(), run_.end(), Earlier{});
             near_last_ = epoch_last_ = UINT64_MAX;
             return false;
         }
@@ -177,11 +194,12 @@ private:
         return true;
     }
 
-    // near_ holds every event (one heap) and has grown large: make them an
+    // near_ holds every event and its heap has grown large: make them an
     // epoch and take its first bucket as near_.
     void spread_near() {
-        overflow_.insert(overflow_.end(), near_.begin(), near_.end());
-        near_.clear();
+        overflow_.insert(overflow_.end(), run_.begin() + static_cast<std::ptrdiff_t>(pos_), run_.end());
+        overflow_.insert(overflow_.end(), late_.begin(), late_.end());
+        late_.clear();
         refill(); // more than kSmall: a new epoch, its first bucket near_
     }
 
@@ -195,7 +213,11 @@ private:
         start_epoch(); // more than kSmall events: true
     }
 
-    std::vector<Event> near_;
+    bool late_first() const noexcept { return !late_.empty() && (pos_ == run_.size() || Earlier{}(late_.front(), run_[pos_])); }
+
+    std::vector<Event> run_;  // near_: the current bucket, sorted, from pos_ on
+    std::size_t pos_ = 0;
+    std::vector<Event> late_; // near_: events scheduled into it since, a heap
     std::vector<std::vector<Event>> buckets_;
     std::vector<Event> overflow_;
     std::uint64_t near_last_ = UINT64_MAX;  // near_ holds exactly the events up to it
