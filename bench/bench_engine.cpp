@@ -2,6 +2,8 @@
 // one CPU), as opposed to bench_queues.cpp's single queue operations.
 // scripts/bench engine runs it; figures in docs/performance.md ("Engine").
 //
+//   engine_mixed+prefetch/Q    the same, the workload handing the engine its
+//                              next timers (kLookAhead below) to prefetch
 //   engine_mixed/Q/pending:N   a mixed workload (MixedWorkload below) on the
 //                              engine: bursts of arms, re-arms and cancels
 //                              from task context, expiries whose callbacks
@@ -117,24 +119,43 @@ struct Mix {
     std::uint64_t ops() const noexcept { return arms + cancels + fires; }
 };
 
+// Look-ahead (engine_mixed+prefetch): the timers of the bursts are drawn
+// kLookAhead operations ahead from their own stream, so the workload knows
+// its next operations, as a generator's calendar does: a drawn index gets
+// its ids_ entry fetched, the one kLookAhead / 2 places on is handed to
+// Sim::prefetch_timer(), the one kLookAhead / 4 on with links. Without
+// prefetching the same indices are drawn at the same points: both variants
+// make the same calls.
+constexpr std::size_t kLookAhead = 32;
+
+template <bool Prefetch = false>
 class MixedWorkload final : public Workload {
 public:
-    MixedWorkload(Sim& sim, std::size_t n, std::uint64_t seed) : mix_{Rng{seed}} {
+    MixedWorkload(Sim& sim, std::size_t n, std::uint64_t seed) : mix_{Rng{seed}}, pick_{seed ^ 0x9E3779B97F4A7C15ull} {
         sim.reserve_timers(n);
         ids_.reserve(n);
         for (std::size_t i = 0; i < n; ++i) {
             ids_.push_back(sim.create_timer());
             sim.arm(ids_.back(), sim.jiffies() + 1 + mix_.rng.below(kLongMax));
         }
+        for (std::uint32_t& i : ahead_) i = static_cast<std::uint32_t>(pick_.below(n));
         sim.schedule_action(kBurstGapNs, Action{.kind = Action::Kind::call});
     }
 
     void on_action(Sim& sim, std::uint64_t) override {
         const Jiffies now = sim.jiffies();
-        for (unsigned i = 0; i < kBurstOps; ++i)
-            mix_.op(ids_[mix_.rng.below(ids_.size())], now,
-                    [&sim](TimerId id, Jiffies e) { sim.arm(id, e); },
-                    [&sim](TimerId id) { sim.cancel(id); });
+        for (unsigned i = 0; i < kBurstOps; ++i) {
+            // The ring holds the next kLookAhead timers' indices: take one, draw one.
+            const TimerId id = ids_[ahead_[head_]];
+            ahead_[head_] = static_cast<std::uint32_t>(pick_.below(ids_.size()));
+            if constexpr (Prefetch) {
+                __builtin_prefetch(&ids_[ahead_[head_]]);
+                sim.prefetch_timer(ids_[ahead_[(head_ + kLookAhead / 2) % kLookAhead]], false);
+                sim.prefetch_timer(ids_[ahead_[(head_ + kLookAhead / 4) % kLookAhead]], true);
+            }
+            head_ = (head_ + 1) % kLookAhead;
+            mix_.op(id, now, [&sim](TimerId t, Jiffies e) { sim.arm(t, e); }, [&sim](TimerId t) { sim.cancel(t); });
+        }
         sim.schedule_action(sim.now_ns() + kBurstGapNs, Action{.kind = Action::Kind::call});
     }
 
@@ -146,7 +167,10 @@ public:
 
 private:
     Mix mix_;
+    Rng pick_; // which timers the bursts operate on
     std::vector<TimerId> ids_;
+    std::array<std::uint32_t, kLookAhead> ahead_{};
+    std::size_t head_ = 0;
 };
 
 template <class Q>
@@ -154,12 +178,12 @@ Q make_queue() {
     return Q(typename Q::Config{.hz = kHz});
 }
 
-template <TimerQueue Q>
+template <TimerQueue Q, bool Prefetch = false>
 void engine_mixed(benchmark::State& state) {
     const std::size_t n = static_cast<std::size_t>(state.range(0));
     Q queue = make_queue<Q>();
     Engine<Q> engine(queue, EngineConfig{.hz = kHz});
-    MixedWorkload workload(engine, n, 0x5eed'e001);
+    MixedWorkload<Prefetch> workload(engine, n, 0x5eed'e001);
     engine.set_workload(&workload);
     engine.run_until(kSimulatedPerIteration); // warm up: the queue reaches its working shape
     const std::uint64_t ops_before = workload.mix().ops();
@@ -277,6 +301,8 @@ void register_queue() {
     const std::string q(Q::name);
     for (const std::int64_t n : {10'000, 100'000, 1'000'000}) {
         benchmark::RegisterBenchmark(("engine_mixed/" + q).c_str(), engine_mixed<Q>)
+            ->ArgName("pending")->Arg(n)->MinTime(0.5)->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("engine_mixed+prefetch/" + q).c_str(), engine_mixed<Q, true>)
             ->ArgName("pending")->Arg(n)->MinTime(0.5)->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(("queue_mixed/" + q).c_str(), queue_mixed<Q>)
             ->ArgName("pending")->Arg(n)->MinTime(0.5)->Unit(benchmark::kMillisecond);

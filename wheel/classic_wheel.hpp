@@ -151,6 +151,13 @@ public:
         pool_.check(id);
         return pool_[id].pending;
     }
+    // A hint for a simulator that knows its next operations: timer `id` is
+    // armed or cancelled soon, so fetch its node, or (links) the nodes an
+    // unlink of it writes. Changes nothing.
+    void prefetch(TimerId id, bool links) const noexcept {
+        if (links) pool_.prefetch_links(id);
+        else pool_.prefetch(id);
+    }
     Placement placement(TimerId id) const;
     // The list the timer is in or was last in, also once it fired or was
     // cancelled (level 1 for a fired timer: only tv1 expires): for the

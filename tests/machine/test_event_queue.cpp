@@ -1,0 +1,129 @@
+// The engine's event queue (sim/machine/event_queue.hpp), a calendar queue,
+// against a plain binary heap on (time, sequence): every pop must return the
+// same event, at every size (one heap below a few thousand events, buckets
+// above), across epochs, with events scheduled before the last pop, many at
+// one time, and at the ends of the time range.
+#include "sim/machine/event_queue.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <queue>
+#include <random>
+#include <tuple>
+#include <vector>
+
+using namespace timersim;
+
+namespace {
+
+// The reference: the binary heap the engine used before.
+struct Reference {
+    using Item = std::tuple<std::uint64_t, std::uint64_t, int>; // time, seq, payload
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
+    std::uint64_t seq = 0;
+    void push(std::uint64_t t, int p) { heap.emplace(t, seq++, p); }
+    Item pop() {
+        Item i = heap.top();
+        heap.pop();
+        return i;
+    }
+};
+
+struct Pair {
+    EventQueue<int> q;
+    Reference ref;
+    int next_payload = 0;
+    std::uint64_t now = 0; // time of the last pop
+
+    void push(std::uint64_t t) {
+        q.push(t, next_payload);
+        ref.push(t, next_payload);
+        ++next_payload;
+    }
+    void pop() {
+        REQUIRE(!q.empty());
+        REQUIRE(q.next_time() == std::get<0>(ref.heap.top()));
+        REQUIRE(q.top().seq == std::get<1>(ref.heap.top()));
+        const auto e = q.pop();
+        const auto r = ref.pop();
+        REQUIRE(e.time_ns == std::get<0>(r));
+        REQUIRE(e.seq == std::get<1>(r));
+        REQUIRE(e.payload == std::get<2>(r));
+        now = e.time_ns;
+        REQUIRE(q.size() == ref.heap.size());
+    }
+    void drain() {
+        while (!ref.heap.empty()) pop();
+        CHECK(q.empty());
+        CHECK(q.next_time() == UINT64_MAX);
+    }
+};
+
+} // namespace
+
+TEST_CASE("event queue: a few events come out by time, then in push order") {
+    Pair p;
+    for (const std::uint64_t t : {5u, 3u, 5u, 1u, 3u, 3u}) p.push(t);
+    p.drain();
+}
+
+TEST_CASE("event queue: random streams give the heap's order at every size") {
+    std::mt19937_64 rng(12);
+    for (const std::size_t target : {10u, 300u, 5000u, 40000u}) {
+        CAPTURE(target);
+        Pair p;
+        // Grow to the target, hold it with one pop per push, shrink to
+        // empty, and grow again: every mode and every change between them.
+        for (int phase = 0; phase < 2; ++phase) {
+            auto gap = [&]() -> std::uint64_t {
+                switch (rng() % 8) {
+                case 0: return std::uint64_t{0};                     // same time as now
+                case 1: return rng() % 16;                           // very near
+                case 2: return rng() % 100'000'000'000ull;           // far: next epochs
+                default: return rng() % (1'000'000'000ull + 1);      // a Poisson-like spread
+                }
+            };
+            auto schedule = [&] {
+                // A fifth before the last pop (allowed: it comes out next).
+                if (rng() % 5 == 0 && p.now > 0) p.push(p.now - rng() % (p.now + 1));
+                else p.push(p.now + gap());
+            };
+            while (p.q.size() < target) schedule();
+            for (std::size_t i = 0; i < 3 * target; ++i) {
+                p.pop();
+                schedule();
+            }
+            while (p.q.size() > target / 3) p.pop();
+        }
+        p.drain();
+    }
+}
+
+TEST_CASE("event queue: many events at one time stay in push order") {
+    Pair p;
+    for (int i = 0; i < 20000; ++i) p.push(1'000);
+    for (int i = 0; i < 10000; ++i) p.pop();
+    for (int i = 0; i < 10000; ++i) p.push(i % 2 ? 1'000 : 2'000);
+    p.drain();
+}
+
+TEST_CASE("event queue: the ends of the time range") {
+    Pair p;
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 10000; ++i) {
+        switch (i % 4) {
+        case 0: p.push(UINT64_MAX); break;
+        case 1: p.push(UINT64_MAX - rng() % 1000); break;
+        case 2: p.push(rng() % 1000); break;
+        default: p.push(rng()); break;
+        }
+    }
+    for (int i = 0; i < 6000; ++i) p.pop();
+    for (int i = 0; i < 6000; ++i) p.push(i % 3 ? UINT64_MAX : p.now + rng() % 1000);
+    p.drain();
+    for (int i = 0; i < 6000; ++i) p.push(UINT64_MAX);
+    for (int i = 0; i < 3000; ++i) p.pop();
+    for (int i = 0; i < 6000; ++i) p.push(UINT64_MAX - i % 2);
+    p.drain();
+}
