@@ -7,6 +7,7 @@ std::string_view to_string(Design d) {
     case Design::classic: return "classic";
     case Design::modern: return "modern";
     case Design::heap: return "heap";
+    case Design::wheel: return "wheel";
     }
     return "?";
 }
@@ -14,6 +15,7 @@ std::string_view to_string(Design d) {
 std::optional<Design> design_from_string(std::string_view name) {
     for (Design d : all_designs())
         if (to_string(d) == name) return d;
+    if (name == "wheel") return Design::wheel;
     return std::nullopt;
 }
 

@@ -9,7 +9,9 @@
 
 namespace timersim {
 
-enum class Design : std::uint8_t { classic, modern, heap };
+// wheel: the configurable hierarchical wheel (wheel/wheel_spec.hpp); its
+// geometry travels in MachineConfig::wheel. Not in all_designs().
+enum class Design : std::uint8_t { classic, modern, heap, wheel };
 std::string_view to_string(Design d);
 std::optional<Design> design_from_string(std::string_view name);
 std::vector<Design> all_designs(); // classic, modern, heap

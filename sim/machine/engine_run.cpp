@@ -1,7 +1,9 @@
 #include "sim/machine/engine_run.hpp"
 
+#include "wheel/cascading_wheel.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/heap_queue.hpp"
+#include "wheel/in_place_wheel.hpp"
 #include "wheel/modern_wheel.hpp"
 
 #include <fmt/core.h>
@@ -62,6 +64,11 @@ RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig&
 
 } // namespace
 
+std::string design_name(const RunResult& r) {
+    if (r.design == Design::wheel && r.config.wheel) return to_string(*r.config.wheel);
+    return std::string(to_string(r.design));
+}
+
 RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
                       const ProgressFn& progress, EventLog* events) {
     const unsigned hz = config.hz;
@@ -89,6 +96,20 @@ RunResult run_machine(Design design, const MachineConfig& config, const Workload
     case Design::heap:
         return drive<HeapQueue>([&] { return HeapQueue(HeapQueue::Config{.hz = hz, .start_jiffies = start}); },
                                 design, config, workload, progress, events);
+    case Design::wheel: {
+        if (!config.wheel) throw std::invalid_argument("the wheel design needs a geometry");
+        const WheelGeometry g = config.wheel->geometry(hz);
+        if (g.mode == WheelMode::cascade)
+            return drive<CascadingWheel>(
+                [&] {
+                    return CascadingWheel(CascadingWheel::Config{
+                        .hz = hz, .start_jiffies = start, .geometry = g, .slack = config.classic_slack});
+                },
+                design, config, workload, progress, events);
+        return drive<InPlaceWheel>(
+            [&] { return InPlaceWheel(InPlaceWheel::Config{.hz = hz, .start_jiffies = start, .geometry = g}); },
+            design, config, workload, progress, events);
+    }
     }
     throw std::invalid_argument("unknown design");
 }
