@@ -95,7 +95,7 @@ WheelSpec parse_wheel_spec(std::string_view text) {
     if (text.empty()) fail("empty wheel spec (give a preset or bits=...)");
     WheelSpec s;
     std::optional<unsigned> depth;
-    bool first = true;
+    bool first = true, round_given = false;
     while (!text.empty()) {
         const auto colon = text.find(':');
         const std::string_view item = text.substr(0, colon);
@@ -115,11 +115,14 @@ WheelSpec parse_wheel_spec(std::string_view text) {
             first = false;
             continue;
         }
+        round_given = round_given || item.starts_with("round=");
         apply_key(s, item, depth);
         s.modified = true;
         first = false;
     }
     if (s.bits.empty()) fail("bits: missing (give a preset or bits=...)");
+    // Without a preset or round=, a cascading wheel rounds down (exact, as 4.x).
+    if (s.preset.empty() && s.mode == WheelMode::cascade && !round_given) s.round = WheelRound::down;
     if (depth) {
         // depth=N keeps the first N levels, or repeats the last one.
         s.bits.resize(*depth, s.bits.back());

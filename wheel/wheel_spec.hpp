@@ -33,7 +33,7 @@
 //   base=G                          level 0 granularity 2^G jiffies (in-place)
 //   depth=N or depth=hz             number of levels (hz: 6.1 LVL_DEPTH, one
 //                                   level fewer at HZ <= 100)
-//   mode=cascade|in-place   round=up|down
+//   mode=cascade|in-place   round=up|down (default: up in place, down cascading)
 // Presets: see wheel_presets().
 #pragma once
 

@@ -2,6 +2,7 @@
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/design_option.hpp"
 #include "sim/machine/engine_run.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/cli/machine_options.hpp"
@@ -21,17 +22,13 @@ namespace po = boost::program_options;
 int run_run(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("design", po::value<std::string>()->default_value("modern"), "timer queue: classic, modern or heap");
+        ("design", po::value<std::string>()->default_value("modern"), "timer queue: classic, modern, heap or wheel:SPEC (below)");
     add_machine_options(options, 60);
     add_workload_options(options);
     options.add_options()
         ("format", po::value<std::string>()->default_value("text"), "text or json")
         ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)");
-    const auto vm = parse_command_line(
-        args, options,
-        {
-            .usage = "timersim run [options]",
-            .description =
+    const std::string description = std::string(
                 "Run one workload (a generator, --workload, or a recorded or kernel trace,\n"
                 "--trace/--ftrace) on the simulated machine with one design: --cpus CPUs, each\n"
                 "with its own timer base, tick and softirq; a tick every jiffy at its exact\n"
@@ -42,7 +39,12 @@ int run_run(std::span<const std::string> args) {
                 "in ns (timers behind a long softirq fire late), softirq durations, restarts,\n"
                 "deferrals and the CPU time spent on timers. With --nohz the tick stops while\n"
                 "the CPU is idle and the next timer is more than a tick away;\n"
-                "--max-expiries-per-softirq N bounds each softirq run and carries the rest over.",
+                "--max-expiries-per-softirq N bounds each softirq run and carries the rest over.") + "\n\n" + wheel_spec_help();
+    const auto vm = parse_command_line(
+        args, options,
+        {
+            .usage = "timersim run [options]",
+            .description = description,
             .examples = "timersim run\n"
                         "timersim run --design classic --hz 1000 --duration 30 --connections 20000\n"
                         "timersim run --workload tcp-retransmit --loss 0.05 --design classic\n"
@@ -52,7 +54,9 @@ int run_run(std::span<const std::string> args) {
                         "timersim run --zero-cost --design heap --duration 10\n"
                         "timersim run --design classic --nohz --workload connection-churn --connections 50\n"
                         "timersim run --cpus 4 --format json\n"
-                        "timersim run --connections 200000 --max-expiries-per-softirq 1000",
+                        "timersim run --connections 200000 --max-expiries-per-softirq 1000\n"
+                        "timersim run --design wheel:rfc-2015\n"
+                        "timersim run --design wheel:bits=6x7:shift=2:mode=in-place:round=up",
         });
     if (!vm) return kExitOk;
     refuse_output_onto_input(*vm, {"output"}, {"trace", "ftrace"});
@@ -61,7 +65,9 @@ int run_run(std::span<const std::string> args) {
     std::optional<AtomicOutputFile> output;
     if (vm->count("output")) output.emplace((*vm)["output"].as<std::string>());
     MachineConfig config = machine_config(*vm);
-    const Design design = *design_from_string(choice_option(*vm, "design", {"classic", "modern", "heap"}));
+    const DesignChoice choice = design_choice((*vm)["design"].as<std::string>(), {"classic", "modern", "heap"}, config.hz);
+    const Design design = choice.design;
+    config.wheel = choice.wheel;
     const WorkloadChoice workload = workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(60ull * config.hz));
     fit_machine_to_workload(config, workload, *vm, 60);
     const std::string format = choice_option(*vm, "format", {"text", "json"});

@@ -15,7 +15,6 @@ std::string_view to_string(Design d) {
 std::optional<Design> design_from_string(std::string_view name) {
     for (Design d : all_designs())
         if (to_string(d) == name) return d;
-    if (name == "wheel") return Design::wheel;
     return std::nullopt;
 }
 
