@@ -75,3 +75,11 @@ expect_usage_error "^timersim: junk.jsonl:1: not a sweep cell" "try 'timersim sw
 sed 's/"fired": [0-9]*/"fired": 1/' one/cells/"$(basename -- "$victim")" >changed.jsonl
 run sweep --merge cells.jsonl changed.jsonl -o bad
 expect_usage_error "given twice with different results" "try 'timersim sweep --help'"
+
+# --plot: one Pareto chart per workload, when matplotlib is there.
+if python3 -c 'import matplotlib' 2>/dev/null; then
+  run sweep --merge one -o plotted --plot
+  expect_status 0
+  [[ -s plotted/pareto-tcp-retransmit.png && -s plotted/pareto-uniform.png ]] || fail "no Pareto charts"
+  diff one/results.csv plotted/results.csv >/dev/null || fail "plotting changed results.csv"
+fi
