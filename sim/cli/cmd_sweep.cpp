@@ -53,6 +53,7 @@ PreparedCell prepare(const Cell& cell) {
         add_machine_options(options, kCellDefaultSeconds);
         add_workload_options(options);
         const auto vm = parse_command_line(cell.args, options, {"timersim sweep --cell LINE", "", ""});
+        if (!vm) throw UsageError("--help is not a run option of a cell"); // parse_command_line printed the help
         PreparedCell p{Design::modern, machine_config(*vm), {}};
         const DesignChoice d = design_choice((*vm)["design"].as<std::string>(), {"classic", "modern", "heap"}, p.machine.hz);
         p.design = d.design;

@@ -63,6 +63,7 @@ std::string option_name(std::string_view name, const std::string& where) {
         throw UsageError(fmt::format("{}: '{}': give the run option without dashes", where, name));
     for (const char* fixed : {"design", "hz", "workload", "seed", "duration", "ticks"})
         if (name == fixed) throw UsageError(fmt::format("{}: '{}' is a grid axis of its own", where, name));
+    if (name == "help" || name == "h") throw UsageError(fmt::format("{}: '{}' is not a run option of a cell", where, name));
     check_word(name, where);
     return std::string(name);
 }

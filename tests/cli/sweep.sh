@@ -83,3 +83,7 @@ if python3 -c 'import matplotlib' 2>/dev/null; then
   [[ -s plotted/pareto-tcp-retransmit.png && -s plotted/pareto-uniform.png ]] || fail "no Pareto charts"
   diff one/results.csv plotted/results.csv >/dev/null || fail "plotting changed results.csv"
 fi
+
+# A cell cannot ask for help: that would print instead of running.
+run sweep --design classic --set help -o bad
+expect_usage_error "^timersim: --set: 'help' is not a run option of a cell" "try 'timersim sweep --help'"
