@@ -1,5 +1,8 @@
 #include "wheel/explain.hpp"
 
+#include "wheel/cascading_wheel.hpp"
+#include "wheel/in_place_wheel.hpp"
+
 namespace timersim {
 
 ModernExplanation explain_modern(Jiffies jiffies, Jiffies expires, unsigned hz, std::optional<Jiffies> clk) {
@@ -52,6 +55,47 @@ ClassicExplanation explain_classic(Jiffies jiffies, Jiffies expires, std::option
         }
         t = next;
     }
+    return e;
+}
+
+// In place: one placement (InPlaceWheel::index_of()). Cascading: level L's
+// slot s is cascaded at the first step T' >= T that is a multiple of
+// level L's slot width with (T' >> shift) & mask == s (the lower levels'
+// indices are all 0 then, so __run_timers() does cascade it), and the timer
+// is placed again from there.
+WheelExplanation explain_wheel(const WheelGeometry& g, Jiffies jiffies, Jiffies expires, std::optional<Jiffies> clk) {
+    WheelExplanation e{};
+    e.geometry = g;
+    e.expires = expires;
+    Jiffies t = clk.value_or(jiffies);
+    if (g.mode == WheelMode::in_place) {
+        const InPlaceWheel::Index ix = InPlaceWheel::index_of(g, expires, t);
+        const Jiffies delta = expires - t;
+        e.hops.push_back({t, ix.level, ix.idx - g.offset(ix.level), static_cast<std::int64_t>(delta) < 0,
+                          static_cast<std::int64_t>(delta) >= 0 && delta >= g.cutoff()});
+        e.fires_at = ix.bucket_expiry;
+    } else {
+        constexpr std::size_t kMaxHops = 24;
+        for (;;) {
+            const CascadingWheel::Slot s = CascadingWheel::slot_of(g, expires, t);
+            e.hops.push_back({t, s.level, s.slot, s.past, s.clamped});
+            if (s.level == 0) {
+                e.fires_at = s.past ? t : expires;
+                break;
+            }
+            if (e.hops.size() == kMaxHops) {
+                e.truncated = true;
+                e.fires_at = expires; // the laps end at level 0, exactly (rounding up: checked by the tests)
+                break;
+            }
+            const unsigned shift = g.shift[s.level];
+            const unsigned mask = g.slots(s.level) - 1;
+            const Jiffies k0 = (t >> shift) + ((t & ((Jiffies{1} << shift) - 1)) != 0 ? 1 : 0);
+            const Jiffies k = k0 + ((s.slot - static_cast<unsigned>(k0 & mask)) & mask);
+            t = k << shift;
+        }
+    }
+    e.late = jiffies_diff(e.fires_at, expires);
     return e;
 }
 

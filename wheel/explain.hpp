@@ -6,6 +6,7 @@
 #include "wheel/classic_levels.hpp"
 #include "wheel/jiffies.hpp"
 #include "wheel/modern_levels.hpp"
+#include "wheel/wheel_spec.hpp"
 
 #include <optional>
 #include <vector>
@@ -56,5 +57,29 @@ struct ClassicExplanation {
 ClassicExplanation explain_classic(Jiffies jiffies, Jiffies expires, std::optional<std::int64_t> slack,
                                    const classic::Geometry& geometry,
                                    std::optional<Jiffies> timer_jiffies = std::nullopt);
+
+// Any geometry of the configurable wheel (wheel/wheel_spec.hpp). `clk` is
+// base->clk (in place) or timer_jiffies (cascade) when the timer is placed,
+// by default `jiffies`, as in the two explanations above. No slack: the
+// cascading wheel's mod_timer() slack is explain_classic()'s business.
+struct WheelHop {
+    Jiffies clock;  // clk / timer_jiffies when the timer is (re)placed
+    unsigned level; // 0-based
+    unsigned slot;  // inside the level
+    bool past;
+    bool clamped;
+};
+
+struct WheelExplanation {
+    WheelGeometry geometry;
+    Jiffies expires;
+    std::vector<WheelHop> hops; // in place: one; cascade: the placement, then one per cascade
+    bool truncated = false;     // a clamped timer lapping the last level: the first laps only
+    Jiffies fires_at;           // the jiffy it runs at on a ticking CPU
+    std::int64_t late;          // fires_at - expires (negative: EARLY)
+};
+
+WheelExplanation explain_wheel(const WheelGeometry& g, Jiffies jiffies, Jiffies expires,
+                               std::optional<Jiffies> clk = std::nullopt);
 
 } // namespace timersim

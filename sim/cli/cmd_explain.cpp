@@ -2,6 +2,7 @@
 #include "sim/cli/cli.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/design_option.hpp"
 #include "sim/report/format_time.hpp"
 #include "sim/cli/timeout_arg.hpp"
 #include "wheel/explain.hpp"
@@ -128,6 +129,43 @@ std::string explain_classic_text(Jiffies now, Jiffies expires, unsigned hz, std:
     return out;
 }
 
+std::string explain_wheel_text(Jiffies now, Jiffies expires, unsigned hz, const std::string& name,
+                               const WheelGeometry& g, std::optional<Jiffies> clk) {
+    const WheelExplanation e = explain_wheel(g, now, expires, clk);
+    std::string out = fmt::format("Configurable wheel {} ({}, HZ={})\n", name, to_string(g), hz);
+    const auto line = [&](const std::string& s) { out += "  " + s + "\n"; };
+    const bool cascade = g.mode == WheelMode::cascade;
+    const char* clock = cascade ? "timer_jiffies" : "clk";
+    for (std::size_t i = 0; i < e.hops.size(); ++i) {
+        const WheelHop& h = e.hops[i];
+        const Jiffies d = expires - h.clock;
+        std::string why;
+        if (h.past)
+            why = fmt::format("the expiry is in the past: level 0, the slot of {} itself", clock);
+        else if (h.clamped)
+            why = cascade ? fmt::format("d exceeds MAX_TVAL = {}: placed as if at {} + MAX_TVAL", g.max_tval(), clock)
+                          : fmt::format("d is at or beyond the cutoff {}: clamped to {} + {} in the last level",
+                                        g.cutoff(), clock, g.timeout_max());
+        else
+            why = fmt::format("level {} (granularity {}) holds it; slot = ({}) >> {} & {}", h.level,
+                              jiffies_word(g.granularity(h.level)),
+                              g.round == WheelRound::up && h.level > 0 ? "expires rounded up" : "expires", g.shift[h.level],
+                              g.slots(h.level) - 1);
+        const std::string where = fmt::format("level {} slot {} (bucket {})", h.level, h.slot, g.offset(h.level) + h.slot);
+        if (i == 0)
+            line(fmt::format("At {} {}: d = {} ({}); {} -> {}.", clock, h.clock, d, format_jiffies_as_time(d, hz), why, where));
+        else
+            line(fmt::format("At jiffy {} that slot is cascaded: d = {}; {} -> {}.", h.clock, jiffies_diff(expires, h.clock),
+                             why, where));
+    }
+    if (e.truncated) line("... and so on: it keeps lapping the last level until its expiry is in range.");
+    line(fmt::format("It fires at jiffy {}{}: {}.", e.fires_at,
+                     cascade ? fmt::format(", after {} cascade{}", e.hops.size() - 1, e.hops.size() == 2 ? "" : "s")
+                             : std::string(", never moving"),
+                     late_words(e.late, hz)));
+    return out;
+}
+
 } // namespace
 
 int run_explain(std::span<const std::string> args) {
@@ -142,8 +180,8 @@ int run_explain(std::span<const std::string> args) {
          "the wheel's own clock the placement is computed from: modern base->clk (after forward_timer_base()), "
          "classic timer_jiffies (default: --now; right after a tick's softirq ran, both are jiffies + 1)")
         ("design", po::value<std::string>()->default_value("both"),
-         "modern, classic or both, or one of the seeds' wheels: scheme4, scheme5, scheme6, netty, cog "
-         "(scheme1 and scheme2 are lists: nothing to explain)");
+         "modern, classic or both, wheel:SPEC (timersim levels --help), or one of the seeds' wheels: scheme4, "
+         "scheme5, scheme6, netty, cog (scheme1 and scheme2 are lists: nothing to explain)");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -153,7 +191,8 @@ int run_explain(std::span<const std::string> args) {
             .examples = "timersim explain --hz 1000 --timeout 36\n"
                         "timersim explain --hz 250 --timeout 60s\n"
                         "timersim explain --now 0 --expires 16640 --design classic --slack off\n"
-                        "timersim explain --now 1000 --clk 1001 --expires 1063 --design modern",
+                        "timersim explain --now 1000 --clk 1001 --expires 1063 --design modern\n"
+                        "timersim explain --hz 1000 --timeout 36 --design wheel:rfc-2015",
         });
     if (!vm) return kExitOk;
     const unsigned hz = hz_option(*vm);
@@ -172,8 +211,11 @@ int run_explain(std::span<const std::string> args) {
     }
     std::optional<Jiffies> clk;
     if (vm->count("clk")) clk = parse_jiffies((*vm)["clk"].as<std::string>(), "--clk");
+    std::optional<DesignChoice> wheel;
+    if ((*vm)["design"].as<std::string>().starts_with("wheel"))
+        wheel = design_choice((*vm)["design"].as<std::string>(), {}, hz);
     const std::string design_text = (*vm)["design"].as<std::string>();
-    if (design_text != "both" && design_text != "modern" && design_text != "classic") {
+    if (!wheel && design_text != "both" && design_text != "modern" && design_text != "classic") {
         const Design d = parse_design(design_text);
         if (d == Design::heap) throw UsageError("explain does not apply to heap: it has no buckets");
         const std::string text = explain_seed_text(d, now, expires, hz, clk);
@@ -182,13 +224,17 @@ int run_explain(std::span<const std::string> args) {
                    hz, text);
         return kExitOk;
     }
-    const std::string design = choice_option(*vm, "design", {"modern", "classic", "both"});
+    const std::string design = wheel ? "wheel" : choice_option(*vm, "design", {"modern", "classic", "both"});
     const std::optional<std::int64_t> slack = slack_option(*vm);
     const classic::Geometry geometry = geometry_option(*vm);
 
     std::string out = fmt::format("A timer armed at jiffies {} to expire at {} ({:+} jiffies, {}), HZ={}.\n\n", now,
                                   expires, jiffies_diff(expires, now),
                                   format_seconds(static_cast<long double>(jiffies_diff(expires, now)) / hz), hz);
+    if (wheel) {
+        fmt::print("{}{}", out, explain_wheel_text(now, expires, hz, wheel->name, wheel->wheel->geometry(hz), clk));
+        return kExitOk;
+    }
     if (design != "classic") out += explain_modern_text(now, expires, hz, clk);
     if (design == "both") out += "\n";
     if (design != "modern") out += explain_classic_text(now, expires, hz, slack, geometry, clk);

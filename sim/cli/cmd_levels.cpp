@@ -2,6 +2,7 @@
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/seed_views.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/design_option.hpp"
 #include "sim/report/format_time.hpp"
 #include "wheel/classic_levels.hpp"
 #include "wheel/modern_levels.hpp"
@@ -70,6 +71,50 @@ std::string classic_table(unsigned hz, const classic::Geometry& g, bool small) {
     return out;
 }
 
+// Any geometry of the configurable wheel: the same columns as the kernel
+// wheels' tables, from wheel/wheel_spec.hpp's rules.
+std::string wheel_table(unsigned hz, const std::string& name, const WheelGeometry& g) {
+    const bool cascade = g.mode == WheelMode::cascade;
+    const bool up = g.round == WheelRound::up;
+    std::string out = fmt::format(
+        "Configurable wheel {} at HZ={}:\n{}\n{} levels, {} buckets ({}), rounding {}.\n\n", name, hz, to_string(g),
+        g.depth, g.buckets(),
+        cascade ? "cascading: placed by distance, moved down a level as it shrinks"
+                : "in place: placed once by delta = expires - clk, expired from that bucket",
+        up ? "up" : "down");
+    out += fmt::format("{:>5} {:>6} {:>6}  {:<28}  {:<28}  {}\n", "Level", "Offset", "Slots", "Granularity",
+                       "Delta range (jiffies)", "Range (time)");
+    for (unsigned level = 0; level < g.depth; ++level) {
+        const Jiffies gran = g.granularity(level);
+        const bool last = level + 1 == g.depth;
+        const Jiffies lo = cascade ? (level == 0 ? 0 : g.range_end(level - 1)) : g.level_start(level);
+        const Jiffies hi = cascade ? (last ? g.max_tval() : g.range_end(level) - 1)
+                                   : (last ? g.cutoff() : g.level_start(level + 1)) - 1;
+        out += fmt::format("{:>5} {:>6} {:>6}  {:<28}  {:<28}  {} .. {}{}\n", level, g.offset(level), g.slots(level),
+                           fmt::format("{} ({})", jiffies_word(gran), format_jiffies_as_time(gran, hz)),
+                           fmt::format("{} .. {}", lo, hi), format_jiffies_as_time(lo, hz),
+                           format_jiffies_as_time(hi, hz), last ? (cascade ? " (+ laps)" : " (+ clamped)") : "");
+    }
+    out += "\n";
+    if (cascade && !up)
+        out += fmt::format("Every timer fires exactly at its expiry, after up to {} cascades. Beyond MAX_TVAL = {} jiffies\n"
+                           "({}) a timer is placed as if at MAX_TVAL and laps the last level.\n",
+                           g.depth - 1, g.max_tval(), format_jiffies_as_time(g.max_tval(), hz));
+    else if (cascade)
+        out += fmt::format("A timer above level 0 sits in the slot of its expiry rounded up to the slot width and is\n"
+                           "cascaded once, at that time, straight into the slot that runs: up to one granularity late,\n"
+                           "never early. Beyond MAX_TVAL = {} jiffies ({}) it laps the last level.\n",
+                           g.max_tval(), format_jiffies_as_time(g.max_tval(), hz));
+    else
+        out += fmt::format("A timer at level L fires {} its expiry ({}). Deltas >= the cutoff {} jiffies ({}) are\n"
+                           "clamped to clk + {} jiffies ({}) and fire early. Expiries in the past fire at the next softirq.\n",
+                           up ? "1 .. granularity(L) jiffies after" : "0 .. granularity(L)-1 jiffies BEFORE",
+                           up ? "never early" : "rounding down in place fires EARLY", g.cutoff(),
+                           format_jiffies_as_time(g.cutoff(), hz), g.timeout_max(),
+                           format_jiffies_as_time(g.timeout_max(), hz));
+    return out;
+}
+
 } // namespace
 
 int run_levels(std::span<const std::string> args) {
@@ -77,19 +122,28 @@ int run_levels(std::span<const std::string> args) {
     add_hz_option(options);
     options.add_options()
         ("design", po::value<std::string>()->default_value("both"),
-         "modern, classic or both, or one of the seeds' wheels: scheme4, scheme5, scheme6, netty, cog")
+         "modern, classic or both, wheel:SPEC (below), or one of the seeds' wheels: scheme4, scheme5, scheme6, netty, cog")
         ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (64-slot tv1, 16-slot tv2..tv5)");
+    const std::string description = "Print each wheel's levels: bucket offset, granularity and the range of\n"
+                                    "timeouts it holds, in jiffies and in time at the chosen HZ.\n\n" +
+                                    wheel_spec_help();
     const auto vm = parse_command_line(
         args, options,
         {
             .usage = "timersim levels [options]",
-            .description = "Print each wheel's levels: bucket offset, granularity and the range of\n"
-                           "timeouts it holds, in jiffies and in time at the chosen HZ.",
+            .description = description,
             .examples = "timersim levels\ntimersim levels --hz 1000 --design modern\n"
-                        "timersim levels --hz 100 --design classic --base-small",
+                        "timersim levels --hz 100 --design classic --base-small\n"
+                        "timersim levels --design wheel:rfc-2015\n"
+                        "timersim levels --design wheel:bits=8x4:mode=cascade",
         });
     if (!vm) return kExitOk;
     const unsigned hz = hz_option(*vm);
+    if ((*vm)["design"].as<std::string>().starts_with("wheel")) {
+        const DesignChoice c = design_choice((*vm)["design"].as<std::string>(), {}, hz);
+        fmt::print("{}", wheel_table(hz, c.name, c.wheel->geometry(hz)));
+        return kExitOk;
+    }
     const std::string design_text = (*vm)["design"].as<std::string>();
     if (design_text != "both" && design_text != "modern" && design_text != "classic") {
         const Design d = parse_design(design_text);

@@ -2,6 +2,7 @@
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/design_option.hpp"
 #include "sim/machine/engine_run.hpp"
 #include "sim/report/latency_histogram_report.hpp"
 #include "sim/report/run_report.hpp"
@@ -23,7 +24,7 @@ namespace po = boost::program_options;
 int run_run(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("design", po::value<std::string>()->default_value("modern"), "timer queue: classic, modern, heap, or one of the seeds' designs: scheme1, scheme2, scheme4, "
+        ("design", po::value<std::string>()->default_value("modern"), "timer queue: classic, modern, heap, wheel:SPEC (below), or one of the seeds' designs: scheme1, scheme2, scheme4, "
          "scheme5, scheme6 (Varghese-Lauck), netty (HashedWheelTimer), cog (docs/designs-schemes.md)");
     add_machine_options(options, 60);
     add_workload_options(options);
@@ -32,11 +33,7 @@ int run_run(std::span<const std::string> args) {
         ("output,o", po::value<std::string>(), "write the report to FILE (atomically; a device or FIFO is written into; -: stdout)")
         ("events", po::value<std::string>(), "write the event log (CSV: one row per enqueue, fire, cancel, cascade move and softirq run; docs/output.md) to FILE, as -o does");
     add_report_options(options);
-    const auto vm = parse_command_line(
-        args, options,
-        {
-            .usage = "timersim run [options]",
-            .description =
+    const std::string description = std::string(
                 "Run one workload (a generator, --workload, or a recorded or kernel trace,\n"
                 "--trace/--ftrace) on the simulated machine with one design: --cpus CPUs, each\n"
                 "with its own timer base, tick and softirq; a tick every jiffy at its exact\n"
@@ -47,7 +44,12 @@ int run_run(std::span<const std::string> args) {
                 "in ns (timers behind a long softirq fire late), softirq durations, restarts,\n"
                 "deferrals and the CPU time spent on timers. With --nohz the tick stops while\n"
                 "the CPU is idle and the next timer is more than a tick away;\n"
-                "--max-expiries-per-softirq N bounds each softirq run and carries the rest over.",
+                "--max-expiries-per-softirq N bounds each softirq run and carries the rest over.") + "\n\n" + wheel_spec_help();
+    const auto vm = parse_command_line(
+        args, options,
+        {
+            .usage = "timersim run [options]",
+            .description = description,
             .examples = "timersim run\n"
                         "timersim run --design classic --hz 1000 --duration 30 --connections 20000\n"
                         "timersim run --workload tcp-retransmit --loss 0.05 --design classic\n"
@@ -59,9 +61,10 @@ int run_run(std::span<const std::string> args) {
                         "timersim run --cpus 4 --format json\n"
                         "timersim run --connections 200000 --max-expiries-per-softirq 1000\n"
                         "timersim run --design classic --duration 10 --events events.csv\n"
-
                         "timersim run --ftrace capture.trace --by function\n"
-                        "timersim run --cpus 4 --hist --hist-unit us --bucket-size 100 --entries 50",
+                        "timersim run --cpus 4 --hist --hist-unit us --bucket-size 100 --entries 50\n"
+                        "timersim run --design wheel:rfc-2015\n"
+                        "timersim run --design wheel:bits=6x7:shift=2:mode=in-place:round=up",
         });
     if (!vm) return kExitOk;
     refuse_output_onto_input(*vm, {"output", "events"}, {"trace", "ftrace"});
@@ -76,7 +79,9 @@ int run_run(std::span<const std::string> args) {
     std::optional<AtomicOutputFile> events_file;
     if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
     MachineConfig config = machine_config(*vm);
-    const Design design = design_option(*vm);
+    const DesignChoice design_chosen = design_choice((*vm)["design"].as<std::string>(), {}, config.hz);
+    const Design design = design_chosen.design;
+    config.wheel = design_chosen.wheel;
     const WorkloadChoice workload = workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(60ull * config.hz));
     fit_machine_to_workload(config, workload, *vm, 60);
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});

@@ -12,6 +12,7 @@ constexpr std::array kCommands{
     Command{"levels", "print the level tables of both wheels (granularity and range per level)", run_levels},
     Command{"explain", "explain where one timer lands in each wheel, why, and when it fires", run_explain},
     Command{"step", "watch the wheels tick by tick: buckets, clock, firings, cascades, cost", run_step},
+    Command{"sweep", "run a grid of designs x HZ x workloads x parameters x seeds; Pareto charts; GNU parallel jobs", run_sweep},
     Command{"gen", "run a workload and record it as a timersim trace (replay it with run --trace)", run_gen},
     Command{"import", "convert a kernel timer trace (ftrace, trace-cmd, perf script, trace.dat) to a timersim trace", run_import},
     Command{"validate", "replay a real Linux 6.1 timer trace through the modern wheel and check it event by event", run_validate},

@@ -40,6 +40,7 @@ int run_levels(std::span<const std::string> args);
 int run_explain(std::span<const std::string> args);
 int run_step(std::span<const std::string> args);
 int run_gen(std::span<const std::string> args);
+int run_sweep(std::span<const std::string> args);
 int run_import(std::span<const std::string> args);
 int run_validate(std::span<const std::string> args);
 

@@ -72,7 +72,8 @@ std::string choice_option(const po::variables_map& vm, std::string_view name,
 }
 
 Design parse_design(std::string_view value, std::string_view option) {
-    if (const auto d = design_from_string(value)) return *d;
+    if (const auto d = design_from_string(value); d && *d != Design::wheel) return *d;
+    // The configurable wheel needs its geometry (sim/cli/design_option.hpp).
     throw UsageError(fmt::format("--{}: expected {}, got '{}'", option, design_names(), value));
 }
 

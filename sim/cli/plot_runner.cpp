@@ -62,30 +62,36 @@ void draw_plots(const std::string& json, const std::string& dir) {
     prepare_plot_dir(dir);
     const std::string data = (std::filesystem::path(dir) / "compare.json").string();
     write_file_atomically(data, json);
+    run_plot_script("timersim-plot", {"--out", dir, data});
+}
 
-    const auto script = find_plot_script();
-    if (!script) {
-        fmt::print(stderr, "timersim: --plot: timersim-plot is not installed next to timersim; plots skipped ({} written)\n",
-                   data);
+void run_plot_script(const std::string& name, const std::vector<std::string>& script_args) {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const auto found = exe.parent_path() / name;
+    if (ec || ::access(found.c_str(), X_OK) != 0) {
+        fmt::print(stderr, "timersim: --plot: {} is not installed next to timersim; plots skipped\n", name);
         return;
     }
+    const std::string script = found.string();
     if (!on_path("python3")) {
         fmt::print(stderr, "timersim: --plot: python3 is not installed; plots skipped (install: {})\n", kInstallHint);
         return;
     }
-    std::vector<std::string> args{*script, "--out", dir, data};
+    std::vector<std::string> args{script};
+    args.insert(args.end(), script_args.begin(), script_args.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
-    if (const int err = ::posix_spawn(&pid, script->c_str(), nullptr, nullptr, argv.data(), environ); err != 0)
-        throw std::runtime_error(fmt::format("--plot: cannot run {} ({})", *script, std::strerror(err)));
+    if (const int err = ::posix_spawn(&pid, script.c_str(), nullptr, nullptr, argv.data(), environ); err != 0)
+        throw std::runtime_error(fmt::format("--plot: cannot run {} ({})", script, std::strerror(err)));
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) throw std::runtime_error(fmt::format("--plot: lost {} ({})", *script, std::strerror(errno)));
+        if (errno != EINTR) throw std::runtime_error(fmt::format("--plot: lost {} ({})", script, std::strerror(errno)));
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (code == 0 || code == kPlotExitNoMatplotlib) return;
-    throw std::runtime_error(fmt::format("--plot: {} failed (exit status {})", *script, code));
+    throw std::runtime_error(fmt::format("--plot: {} failed (exit status {})", script, code));
 }
 
 } // namespace timersim

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace timersim {
 
@@ -23,5 +24,10 @@ void prepare_plot_dir(const std::string& dir);
 // succeeded. Throws std::runtime_error when DIR cannot be written or the
 // script fails.
 void draw_plots(const std::string& json, const std::string& dir);
+
+// Runs the script `name` found next to the binary with `args`, with the
+// same rules: a missing script or python3 is one line on stderr and a
+// return, a failing script a std::runtime_error.
+void run_plot_script(const std::string& name, const std::vector<std::string>& args);
 
 } // namespace timersim

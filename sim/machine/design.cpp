@@ -19,6 +19,7 @@ const std::vector<DesignInfo>& table() {
         {Design::scheme6, "scheme6", {"hashed-unsorted"}, "Varghese-Lauck 6: hashed wheel, unsorted slots, rounds", true, false},
         {Design::netty, "netty", {"hashed-wheel-timer"}, "Netty HashedWheelTimer: 512-tick ring, rounds, deferred cancel", true, true},
         {Design::cog, "cog", {}, "cog: base-64 cascading rings, block buckets, tombstone cancel", true, true},
+        {Design::wheel, "wheel", {}, "configurable hierarchical wheel: --design wheel:SPEC", false, false},
     };
     return rows;
 }
@@ -47,17 +48,18 @@ std::vector<Design> all_designs() { return {Design::classic, Design::modern, Des
 
 std::vector<Design> every_design() {
     std::vector<Design> all;
-    for (const DesignInfo& info : table()) all.push_back(info.design);
+    for (const DesignInfo& info : table())
+        if (info.design != Design::wheel) all.push_back(info.design); // it needs a geometry
     return all;
 }
 
 std::string design_names() {
     std::string out;
-    for (const DesignInfo& info : table()) {
+    for (const Design d : every_design()) {
         if (!out.empty()) out += ", ";
-        out += info.name;
+        out += to_string(d);
     }
-    return out;
+    return out + ", wheel:SPEC";
 }
 
 } // namespace timersim

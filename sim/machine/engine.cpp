@@ -4,9 +4,11 @@
 #include "sim/machine/engine_log_impl.hpp"
 #include "sim/machine/engine_ticks_impl.hpp"
 
+#include "wheel/cascading_wheel.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/cog_wheel.hpp"
 #include "wheel/heap_queue.hpp"
+#include "wheel/in_place_wheel.hpp"
 #include "wheel/modern_wheel.hpp"
 #include "wheel/netty_wheel.hpp"
 #include "wheel/scheme1_queue.hpp"
@@ -27,5 +29,7 @@ template class Engine<Scheme5Queue>;
 template class Engine<Scheme6Queue>;
 template class Engine<NettyWheel>;
 template class Engine<CogWheel>;
+template class Engine<CascadingWheel>;
+template class Engine<InPlaceWheel>;
 
 } // namespace timersim

@@ -1,8 +1,10 @@
 #include "sim/machine/engine_run.hpp"
 
 #include "sim/machine/seed_queues.hpp"
+#include "wheel/cascading_wheel.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/heap_queue.hpp"
+#include "wheel/in_place_wheel.hpp"
 #include "wheel/modern_wheel.hpp"
 
 #include <fmt/core.h>
@@ -82,6 +84,11 @@ RunResult drive_default(Design design, unsigned hz, Jiffies start, const Machine
 
 } // namespace
 
+std::string design_name(const RunResult& r) {
+    if (r.design == Design::wheel && r.config.wheel) return to_string(*r.config.wheel);
+    return std::string(to_string(r.design));
+}
+
 RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
                       const ProgressFn& progress, EventLog* events) {
     const unsigned hz = config.hz;
@@ -119,6 +126,20 @@ RunResult run_machine(Design design, const MachineConfig& config, const Workload
         return with_seed_queue(design, [&]<class Q>() {
             return drive_default<Q>(design, hz, start, config, workload, progress, events);
         });
+    case Design::wheel: {
+        if (!config.wheel) throw std::invalid_argument("the wheel design needs a geometry");
+        const WheelGeometry g = config.wheel->geometry(hz);
+        if (g.mode == WheelMode::cascade)
+            return drive<CascadingWheel>(
+                [&] {
+                    return CascadingWheel(CascadingWheel::Config{
+                        .hz = hz, .start_jiffies = start, .geometry = g, .slack = config.classic_slack});
+                },
+                design, config, workload, progress, events);
+        return drive<InPlaceWheel>(
+            [&] { return InPlaceWheel(InPlaceWheel::Config{.hz = hz, .start_jiffies = start, .geometry = g}); },
+            design, config, workload, progress, events);
+    }
     }
     throw std::invalid_argument("unknown design");
 }

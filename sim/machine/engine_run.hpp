@@ -8,6 +8,7 @@
 #include "sim/machine/event_log.hpp"
 #include "workloads/workload.hpp"
 #include "wheel/classic_levels.hpp"
+#include "wheel/wheel_spec.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -31,6 +32,8 @@ struct MachineConfig : EngineConfig {
     std::uint64_t ticks = 30000;
     std::optional<std::int64_t> classic_slack = -1; // nullopt: off; -1: kernel default; N: fixed
     classic::Geometry classic_geometry = classic::Geometry::normal();
+    // Design::wheel: its geometry (a cascading one takes classic_slack).
+    std::optional<WheelSpec> wheel;
     // series_window_ticks (EngineConfig) means here: 0, chosen so that a run
     // has at most kDefaultSeriesWindows windows; given, at most 1e6 windows.
     // series_max_windows is set by run_machine() from it.
@@ -71,6 +74,9 @@ struct RunResult {
 // Throws std::invalid_argument for a configuration the engine cannot run.
 // With `events`, every enqueue, fire and cancel is logged (Engine::
 // set_event_log(), design column to_string(design)); the caller flushes it.
+// The design as reports name it: to_string(design), or the wheel's spec.
+std::string design_name(const RunResult& r);
+
 RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
                       const ProgressFn& progress = {}, EventLog* events = nullptr);
 

@@ -51,7 +51,7 @@ std::string format_run_text(const RunResult& r, std::size_t group_rows) {
     const CostModel& k = c.costs;
     const unsigned cpus = static_cast<unsigned>(r.per_cpu.size());
     std::string out;
-    out += fmt::format("timersim run: {} design, HZ={}, {} ticks ({} simulated), {} CPU{}\n", to_string(r.design),
+    out += fmt::format("timersim run: {} design, HZ={}, {} ticks ({} simulated), {} CPU{}\n", design_name(r),
                        c.hz, c.ticks, format_ns(static_cast<std::int64_t>(r.end_ns)), c.cpus, c.cpus == 1 ? "" : "s");
     out += fmt::format("workload: {}\n", r.workload_description);
     if (r.operations_past_end)
@@ -207,7 +207,7 @@ std::string format_run_json(const RunResult& r) {
     const CostModel& k = c.costs;
     std::string out = "{\n";
     out += "  \"schema\": \"timersim.run.v1\",\n";
-    out += fmt::format("  \"design\": \"{}\",\n", to_string(r.design));
+    out += fmt::format("  \"design\": \"{}\",\n", design_name(r));
     out += fmt::format(
         "  \"machine\": {{\"hz\": {}, \"cpus\": {}, \"ticks\": {}, \"start_jiffies\": {}, \"end_ns\": {}, "
         "\"ksoftirqd_delay_ns\": {}, \"tick_jitter_ns\": {}, \"jitter_seed\": {}, \"nohz_idle\": {}, "
