@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sim/machine/stepper.hpp"
+#include "wheel/heap_queue.hpp"
 
 #include <cstdint>
 #include <string>
@@ -31,6 +32,7 @@ std::string render_text(const ClassicWheel& q, const TickReport& r, const View& 
 std::string render_text(const ModernWheel& q, const TickReport& r, const View& v);
 std::string render_json(const ClassicWheel& q, const TickReport& r, const View& v);
 std::string render_json(const ModernWheel& q, const TickReport& r, const View& v);
+std::string render_json(const HeapQueue& q, const TickReport& r, const View& v);
 
 // Appends `text` as one or more lines of at most kStepColumns, breaking at
 // spaces and indenting continuation lines by `indent`.
