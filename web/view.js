@@ -178,7 +178,7 @@ const View = (() => {
         title: "select: explain, cancel or re-arm",
       }, `#${id} ${p.label}`);
       b.addEventListener("click", () => ctx.onTimer(id));
-      li.append(b, el("span", {}, ` ${design === "heap" ? "expires" : bucketName(design, p.level, p.slot) + ","} due tick ${p.bucket_expiry - ctx.start}`));
+      li.append(b, el("span", {}, ` ${design === "heap" ? "" : bucketName(design, p.level, p.slot) + ","} due tick ${p.bucket_expiry - ctx.start}`));
       ol.append(li);
     }
     return ol;
