@@ -70,6 +70,9 @@ const View = (() => {
     if (frame.design === "classic") parts.push(`timer_jiffies ${frame.timer_jiffies}`);
     if (frame.design === "modern") parts.push(`clk ${frame.clk}`, `next_expiry ${frame.next_expiry}`);
     parts.push(`${frame.pending} pending`);
+    // 6.1 queues deferrable timers on a base of their own (BASE_DEF); its
+    // levels are not drawn, and the timer lists do not tell the bases apart.
+    if (frame.deferrable_base) parts.push(`${frame.deferrable_base.pending} on the deferrable base (not drawn)`);
     return parts.join(" \u00b7 ");
   }
 

@@ -216,9 +216,23 @@ async function main() {
       await page.click(`.wheel[data-design=${design}] .pending button[data-timer]`);
       assert((await page.$$(".wheel")).length === 1, "more than one design shown");
       await page.screenshot({ path: path.join(shots, `${design}-1280x720.png`) });
-      await (await page.$(".wheel")).screenshot({ path: path.join(shots, `${design}-panel.png`) });
     });
   }
+
+  await check("screenshots: each design's panel, the three side by side at 1280x720", async () => {
+    await open(`#hz=250`);
+    await page.selectOption("#preset", "tcp");
+    await page.click("#add-preset");
+    await page.fill("#run-n", "80");
+    await page.click("#run");
+    await page.click(`.wheel[data-design=modern] .pending button[data-timer]`);
+    for (const design of ["classic", "modern", "heap"]) {
+      const panel = await page.$(`.wheel[data-design=${design}]`);
+      assert(panel, `no ${design} panel`);
+      await panel.screenshot({ path: path.join(shots, `${design}-panel.png`) });
+    }
+    await (await page.$("#selected")).screenshot({ path: path.join(shots, "explain.png") });
+  });
 
   await check("load kernel ftrace text (tests/data/kernel/small-6.1-hz250.txt) and step through it", async () => {
     await open();
