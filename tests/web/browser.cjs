@@ -92,6 +92,10 @@ async function main() {
     }, [design, timer]);
   const firedIn = (design, timer) =>
     page.evaluate(([d, t]) => [...document.querySelectorAll(`.wheel[data-design=${d}] .events li`)].some((li) => li.textContent.startsWith(`fired #${t} `)), [design, timer]);
+  async function addPreset(name) {
+    await page.selectOption("#preset", name);
+    await page.click("#add-preset");
+  }
   async function runTo(tick) {
     const now = await currentTick();
     assert(tick >= now, `cannot run back from ${now} to ${tick}`);
@@ -165,8 +169,7 @@ async function main() {
 
   await check("cancel and re-arm by clicking a timer", async () => {
     await open(`#hz=250`);
-    await page.selectOption("#preset", "burst");
-    await page.click("#add-preset");
+    await addPreset("burst");
     await page.fill("#timeout", "5s");
     await page.click("#add");
     const id = 100;
@@ -191,10 +194,8 @@ async function main() {
 
   await check("every key and the batch, TCP and socket presets work; next expiry stops at a fire", async () => {
     await open(`#hz=250`);
-    await page.selectOption("#preset", "tcp");
-    await page.click("#add-preset");
-    await page.selectOption("#preset", "socket");
-    await page.click("#add-preset");
+    await addPreset("tcp");
+    await addPreset("socket");
     await page.fill("#batch-count", "50");
     await page.click("#batch");
     await page.keyboard.press("n");
@@ -209,8 +210,7 @@ async function main() {
   for (const design of ["classic", "modern", "heap"]) {
     await check(`screenshot: ${design} alone, TCP preset, 80 ticks, a timer selected`, async () => {
       await open(`#hz=250&d=${design}`);
-      await page.selectOption("#preset", "tcp");
-      await page.click("#add-preset");
+      await addPreset("tcp");
       await page.fill("#run-n", "80");
       await page.click("#run");
       await page.click(`.wheel[data-design=${design}] .pending button[data-timer]`);
@@ -221,8 +221,7 @@ async function main() {
 
   await check("screenshots: each design's panel, the three side by side at 1280x720", async () => {
     await open(`#hz=250`);
-    await page.selectOption("#preset", "tcp");
-    await page.click("#add-preset");
+    await addPreset("tcp");
     await page.fill("#run-n", "80");
     await page.click("#run");
     await page.click(`.wheel[data-design=modern] .pending button[data-timer]`);
@@ -281,8 +280,7 @@ async function main() {
   await check("phone viewport (390x844): the buckets fit the width, no horizontal scroll", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await open(`#hz=250&d=modern`);
-    await page.selectOption("#preset", "tcp");
-    await page.click("#add-preset");
+    await addPreset("tcp");
     await page.keyboard.press("n");
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     assert(width <= 390, `the page is ${width} px wide`);
