@@ -106,12 +106,8 @@ public:
         const std::size_t n = w.timers();
         queue_.reserve(n);
         ids_.reserve(n);
-        requested_.assign(n, 0);
-        for (std::size_t t = 0; t < n; ++t) {
-            ids_.push_back(queue_.create(TimerFlags{}));
-            if (timer_of_.size() <= ids_.back()) timer_of_.resize(ids_.back() + 1);
-            timer_of_[ids_.back()] = static_cast<std::uint32_t>(t);
-        }
+        requested_.reserve(n);
+        for (std::size_t t = 0; t < n; ++t) add_timer();
         if (w.churn) churn_.emplace(*w.churn, start_);
         for (std::size_t t = 0; t < w.timeouts.size(); ++t)
             arm(static_cast<std::uint32_t>(t), start_ + w.timeouts[t], &start_arms_);
@@ -161,6 +157,31 @@ public:
         return r;
     }
 
+    // Interactive use (the browser playground, web/): between two ticks, a
+    // new timer (timer_setup()), and mod_timer() or del_timer() at the
+    // current jiffy, as a trace's operations after that jiffy's tick.
+    std::uint32_t add_timer(TimerFlags flags = {}) {
+        ids_.push_back(queue_.create(flags));
+        if (timer_of_.size() <= ids_.back()) timer_of_.resize(ids_.back() + 1);
+        timer_of_[ids_.back()] = static_cast<std::uint32_t>(ids_.size() - 1);
+        requested_.push_back(0);
+        return static_cast<std::uint32_t>(ids_.size() - 1);
+    }
+    Armed arm_now(std::uint32_t t, Jiffies expires) {
+        std::vector<Armed> log;
+        arm(t, expires, &log);
+        return log.front();
+    }
+    Armed cancel_now(std::uint32_t t) {
+        const Placement before = queue_.placement(ids_.at(t));
+        queue_.cancel(ids_[t]);
+        return {t, 0, ArmOutcome::not_pending, before, true};
+    }
+    std::size_t timers() const noexcept { return ids_.size(); }
+    Placement placement(std::uint32_t t) const { return queue_.placement(ids_.at(t)); }
+    Jiffies requested(std::uint32_t t) const { return requested_.at(t); }
+    Jiffies tick() const noexcept { return tick_; }
+
 private:
     void arm(std::uint32_t t, Jiffies expires, std::vector<Armed>* log, ArmCall call = ArmCall::mod_timer) {
         requested_[t] = expires;
@@ -172,12 +193,7 @@ private:
     // (timer_setup()) at its first event, with that event's flags.
     void apply(const std::vector<TraceOp>& ops, std::vector<Armed>* log) {
         for (const TraceOp& op : ops) {
-            while (ids_.size() <= op.timer) {
-                ids_.push_back(queue_.create(feed_->first_flags()[ids_.size()]));
-                if (timer_of_.size() <= ids_.back()) timer_of_.resize(ids_.back() + 1);
-                timer_of_[ids_.back()] = static_cast<std::uint32_t>(ids_.size() - 1);
-                requested_.push_back(0);
-            }
+            while (ids_.size() <= op.timer) add_timer(feed_->first_flags()[ids_.size()]);
             if (op.cancel) {
                 const Placement before = queue_.placement(ids_[op.timer]);
                 queue_.cancel(ids_[op.timer]);

@@ -369,6 +369,12 @@ std::string render_json(const ModernWheel& q, const TickReport& r, const View& v
                        json_events<ModernWheel>(r, v), json_levels(s.levels, "L"), deferrable);
 }
 
+// The heap has no buckets: its frame is the events and the pending count
+// (level 0, slot = heap position, in the placements), for the playground.
+std::string render_json(const HeapQueue& q, const TickReport& r, const View& v) {
+    return json_head("heap", r, v) +
+           fmt::format(",\"pending\":{},{},\"levels\":[]}}\n", q.pending(), json_events<HeapQueue>(r, v));
+}
 
 // ---------------------------------------------------------------------------
 // The seeds' designs: rows from their QueueLayout.

@@ -6,6 +6,7 @@
 
 #include "sim/machine/stepper.hpp"
 #include "wheel/queue_layout.hpp"
+#include "wheel/heap_queue.hpp"
 
 #include <cstdint>
 #include <string>
@@ -32,6 +33,7 @@ std::string render_text(const ClassicWheel& q, const TickReport& r, const View& 
 std::string render_text(const ModernWheel& q, const TickReport& r, const View& v);
 std::string render_json(const ClassicWheel& q, const TickReport& r, const View& v);
 std::string render_json(const ModernWheel& q, const TickReport& r, const View& v);
+std::string render_json(const HeapQueue& q, const TickReport& r, const View& v);
 
 // The seeds' designs (schemes, netty, cog): their QueueLayout, drawn as
 // rows of buckets (rings) and list lengths.

@@ -1,10 +1,15 @@
 #include "workloads/traces/input_file.hpp"
 
 #include <fcntl.h>
-#include <lzma.h>
 #include <unistd.h>
+// The WebAssembly build of the playground (web/, scripts/build-web) defines
+// TIMERSIM_NO_DECOMPRESSORS: Debian ships liblzma, zlib and libzstd for the
+// host only. That build refuses compressed input by name instead.
+#ifndef TIMERSIM_NO_DECOMPRESSORS
+#include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -57,6 +62,7 @@ namespace {
 
 using Status = InputFile::Decoder::Status;
 
+#ifndef TIMERSIM_NO_DECOMPRESSORS
 // xz (liblzma), concatenated streams as `xz -dc` reads them.
 class XzDecoder final : public InputFile::Decoder {
 public:
@@ -172,6 +178,8 @@ private:
     bool frame_done_ = false;
 };
 
+#endif
+
 } // namespace
 
 InputFile::InputFile(const std::string& path) : name_(path == "-" ? "<stdin>" : path) {
@@ -198,9 +206,16 @@ InputFile::InputFile(const std::string& path) : name_(path == "-" ? "<stdin>" : 
     compression_ = sniff(reinterpret_cast<const unsigned char*>(raw_.get()), raw_end_);
     switch (compression_) {
     case Compression::none: break;
+#ifndef TIMERSIM_NO_DECOMPRESSORS
     case Compression::xz: decoder_ = std::make_unique<XzDecoder>(); break;
     case Compression::gzip: decoder_ = std::make_unique<GzipDecoder>(); break;
     case Compression::zstd: decoder_ = std::make_unique<ZstdDecoder>(); break;
+#else
+    default:
+        if (owns_fd_) ::close(fd_);
+        throw InputError(name_ + ": " + to_string(compression_) +
+                         "-compressed: this build reads uncompressed input only (decompress it first)");
+#endif
     }
 }
 

@@ -1,0 +1,32 @@
+// The sentences of `timersim explain`: where a timer armed with mod_timer()
+// lands in each wheel and why, step by step (wheel/explain.hpp computes the
+// steps). The CLI prints them; the browser playground (web/) shows the same
+// text for the timer a user selects.
+#pragma once
+
+#include "wheel/classic_levels.hpp"
+#include "wheel/jiffies.hpp"
+#include "wheel/wheel_spec.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace timersim {
+
+// "exactly on time", "3 jiffies (12 ms) late", "1 jiffy (4 ms) EARLY".
+std::string late_words(std::int64_t late, unsigned hz);
+
+// `clk`: the wheel's own clock (modern base->clk, classic timer_jiffies) when
+// it is not `now`; see explain_modern() and explain_classic().
+std::string explain_modern_text(Jiffies now, Jiffies expires, unsigned hz, std::optional<Jiffies> clk);
+std::string explain_classic_text(Jiffies now, Jiffies expires, unsigned hz, std::optional<std::int64_t> slack,
+                                 const classic::Geometry& g, std::optional<Jiffies> clk);
+
+// The first line: "A timer armed at jiffies N to expire at E (+D jiffies, T), HZ=H."
+std::string explain_wheel_text(Jiffies now, Jiffies expires, unsigned hz, const std::string& name,
+                               const WheelGeometry& g, std::optional<Jiffies> clk);
+
+std::string explain_title(Jiffies now, Jiffies expires, unsigned hz);
+
+} // namespace timersim
