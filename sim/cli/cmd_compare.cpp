@@ -34,7 +34,16 @@ std::vector<Design> parse_designs(const std::string& list) {
         const auto comma = rest.find(',');
         const std::string_view name = rest.substr(0, comma);
         const auto d = design_from_string(name);
-        if (!d) throw UsageError(fmt::format("--design: unknown design '{}' (choose from {}, or all)", name, design_names()));
+        // The configurable wheel needs a geometry, which compare cannot take
+        // yet (run, levels, explain and sweep do: --design wheel:SPEC).
+        if (d == Design::wheel || name.starts_with("wheel:"))
+            throw UsageError(fmt::format("--design: compare does not take the configurable wheel '{}' yet; "
+                                         "use timersim run or timersim sweep --design wheel:SPEC", name));
+        if (!d) {
+            std::vector<std::string_view> names;
+            for (const Design e : every_design()) names.push_back(to_string(e));
+            throw UsageError(fmt::format("--design: unknown design '{}' (choose from {}, or all)", name, fmt::join(names, ", ")));
+        }
         if (std::find(designs.begin(), designs.end(), *d) != designs.end())
             throw UsageError(fmt::format("--design: '{}' given twice", name));
         designs.push_back(*d);

@@ -79,9 +79,7 @@ int run_explain(std::span<const std::string> args) {
         const Design d = parse_design(design_text);
         if (d == Design::heap) throw UsageError("explain does not apply to heap: it has no buckets");
         const std::string text = explain_seed_text(d, now, expires, hz, clk);
-        fmt::print("A timer armed at jiffies {} to expire at {} ({:+} jiffies, {}), HZ={}.\n\n{}", now, expires,
-                   jiffies_diff(expires, now), format_seconds(static_cast<long double>(jiffies_diff(expires, now)) / hz),
-                   hz, text);
+        fmt::print("{}\n{}", explain_title(now, expires, hz), text);
         return kExitOk;
     }
     const std::string design = wheel ? "wheel" : choice_option(*vm, "design", {"modern", "classic", "both"});
