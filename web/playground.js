@@ -293,14 +293,16 @@
       const jiffies = Number(f[3]);
       const tick = jiffies - start;
       if (tick < 0) throw new Error(`${name}:${i + 1}: jiffies ${jiffies} is before INITIAL_JIFFIES at HZ=${state.hz}: pick the log's HZ first`);
-      if (f[4] === "fire") continue;
+      // Fires, cascades and softirq runs are the queue's own doing: the
+      // playground's wheel makes them again from the operations.
+      if (f[4] === "fire" || f[4] === "cascade" || f[4] === "softirq_start" || f[4] === "softirq_end") continue;
       const known = dense.has(f[5]);
       if (!known) dense.set(f[5], dense.size);
       const timer = dense.get(f[5]);
       let op;
       if (f[4] === "enqueue") op = { tick, k: known ? "r" : "a", timer, absolute: Number(f[6]), label: `t${f[5]}` };
       else if (f[4] === "cancel") { if (!known) continue; op = { tick, k: "c", timer }; }
-      else throw new Error(`${name}:${i + 1}: event: expected enqueue, fire or cancel, got '${f[4]}'`);
+      else throw new Error(`${name}:${i + 1}: event: expected enqueue, cancel, fire, cascade, softirq_start or softirq_end, got '${f[4]}'`);
       if (!ops.has(tick)) ops.set(tick, []);
       ops.get(tick).push(op);
       count++;
