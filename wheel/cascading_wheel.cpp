@@ -1,3 +1,11 @@
+// The classic wheel's rules (Linux 4.4, kernel/time/timer.c) for any
+// geometry: slot_of() follows internal_add_timer()'s choice of tv1..tvN by
+// idx = expires - timer_jiffies (the past to tv1's current slot, beyond
+// MAX_TVAL clamped); cascade() follows cascade(), re-placing one slot's
+// timers a level down when the index of the level below wraps to 0; the run
+// loop follows __run_timers(); next_timer_scan() follows __next_timer_interrupt().
+// Our own code, checked in lock step against ClassicWheel
+// (tests/wheel/test_configurable_wheel.cpp).
 #include "wheel/cascading_wheel.hpp"
 
 namespace timersim {
