@@ -5,6 +5,15 @@ set -euo pipefail
 
 timersim=${1:?usage: $0 path/to/timersim}
 
+# tests/cli/run starts each test in a fresh empty directory. Run by hand, a test
+# would write its files into the caller's directory (once, into the checkout),
+# so it moves to a scratch directory of its own first.
+if [[ -z ${TIMERSIM_CLI_WORKDIR:-} ]]; then
+  timersim=$(realpath -- "$timersim")
+  TIMERSIM_CLI_WORKDIR=$(mktemp -d)
+  cd "$TIMERSIM_CLI_WORKDIR"
+fi
+
 # run ARGS...: runs timersim, setting $status, $out (stdout) and $err (stderr).
 run() {
   local out_file err_file
