@@ -113,6 +113,7 @@ public:
     virtual std::string explain(std::uint32_t timer) const = 0;
     virtual std::string explain_command(std::uint32_t timer) const = 0;
     virtual std::string placement(std::uint32_t timer) const = 0;
+    virtual std::string placements() const = 0;
     virtual double jiffies() const = 0;
     virtual double start_jiffies() const = 0;
     virtual unsigned hz() const = 0;
@@ -142,12 +143,14 @@ typename Q::Config queue_config(const Options& o, Jiffies start) {
 
 // The wheel's own clock a mod_timer() at this instant computes the placement
 // from: modern base->clk after forward_timer_base() (read back after the
-// arm), classic timer_jiffies; the heap and the seeds' queues have none.
+// arm), classic timer_jiffies, cog's clk; the heap and the other seeds'
+// queues place from jiffies.
 template <class Q>
 Jiffies own_clock(const Q& q) {
     if constexpr (std::is_same_v<Q, ModernWheel>) return snapshot(q).clk;
     else if constexpr (std::is_same_v<Q, InPlaceWheel>) return q.clk();
     else if constexpr (std::is_same_v<Q, ClassicWheel> || std::is_same_v<Q, CascadingWheel>) return q.timer_jiffies();
+    else if constexpr (std::is_same_v<Q, CogWheel>) return q.clk(); // the next tick it processes
     else return q.jiffies();
 }
 
@@ -275,6 +278,21 @@ public:
                            "\"expires\":{},\"bucket_expiry\":{},\"requested\":{}}}",
                            p.pending, p.deferrable_base, p.level, p.slot, raw.slot, p.expires, p.bucket_expiry,
                            stepper_.requested(timer));
+    }
+
+    // Every pending timer as [timer, level, slot, bucket_expiry], drawn as
+    // the frames draw them: what the page's timer lists are refreshed from,
+    // since some moves are no call of ours and not in any frame (netty's
+    // transfer from its queue, scheme 4's overflow walk).
+    std::string placements() const override {
+        std::string out = "[";
+        for (std::uint32_t t = 0; t < stepper_.timers(); ++t) {
+            const Placement p = drawn(stepper_.queue(), stepper_.placement(t));
+            if (!p.pending) continue;
+            if (out.size() > 1) out += ',';
+            out += fmt::format("[{},{},{},{}]", t, p.level, p.slot, p.bucket_expiry);
+        }
+        return out + "]";
     }
 
     std::string explain(std::uint32_t timer) const override {
@@ -546,6 +564,7 @@ EMSCRIPTEN_BINDINGS(timersim_playground) {
         .function("explain", &Session::explain)
         .function("explainCommand", &Session::explain_command)
         .function("placement", &Session::placement)
+        .function("placements", &Session::placements)
         .function("jiffies", &Session::jiffies)
         .function("startJiffies", &Session::start_jiffies)
         .function("hz", &Session::hz)
