@@ -172,7 +172,9 @@ const View = (() => {
     if (ring) {
       // One ring of slots, clockwise from the top, the hand at its slot.
       ctx.ringSize = ring.counts.length;
-      ctx.ringLevel = ring.level;
+      // Rounds: a hashed ring's timers can be revolutions away; scheme 4
+      // keeps those on its overflow list instead.
+      ctx.ringLevel = allRows.some((r) => r.name === "overflow") ? -1 : ring.level;
       const box = el("div", { class: "ring", role: "grid", "aria-label": `${frame.design} ring of ${ring.counts.length} slots` });
       const n = ring.counts.length;
       ring.counts.forEach((count, slot) => {
