@@ -1,13 +1,15 @@
 // The browser playground's C++ side: timersim's own queues, driven tick by
 // tick by the same Stepper as `timersim step` (sim/machine/stepper.hpp), each
 // frame rendered by the same JSON writer (sim/report/step_report.hpp,
-// schema timersim.step.v1), the explain text from the same functions as
-// `timersim explain` (sim/report/explain_report.hpp), and the trace readers
+// schema timersim.step.v1; wheel:SPEC, which step does not draw, in the
+// seeds' row layout), the explain text from the same functions as
+// `timersim explain` (sim/report/explain_report.hpp, and for the seeds'
+// queues sim/cli/seed_views.cpp, compiled here as it is), and the trace readers
 // of workloads/traces/. Compiled to WebAssembly by scripts/build-web only;
 // the native build never sees this file.
 //
-//   const s = Module.openSession("modern", '{"hz":250}');
-//   const t = s.addTimer("300ms");            // timer_setup()
+//   const s = Module.openSession("modern", '{"hz":250}');   // or "cog", "wheel:rfc-2015", ...
+//   const t = s.addTimer("300ms", false);     // timer_setup(); true: TIMER_DEFERRABLE
 //   s.arm(t, s.parseTimeout("300ms"));        // mod_timer(jiffies + 75): JSON frame
 //   s.tick();                                 // one tick: JSON frame of what it did
 //   s.explain(t);                             // the `timersim explain` text
