@@ -368,6 +368,14 @@ async function main() {
     await open(url.slice(url.indexOf("#")));
     assert(/file small\.trace/.test(await statusText()) && (await currentTick()) === 120, `the link opened: ${await statusText()}`);
     assert((await page.textContent('.wheel[data-design="modern"] .pending summary')) === before, "the link's file gave other frames");
+    // A trace that deflates to more than the cap stays out of the link, and the page says so.
+    const big = path.join(dir, "big.trace");
+    native(["gen", "--workload", "connection-churn", "--connections", "3000", "--duration", "20", "-o", big]);
+    await open("#hz=250&d=heap");
+    await page.setInputFiles("#file", big);
+    await page.waitForFunction(() => /file big\.trace/.test(document.getElementById("status").textContent));
+    assert(/too big to travel in the link/.test(await statusText()), `no word of the size: ${await statusText()}`);
+    assert(!/file=/.test(page.url()), "a file over the cap went into the link");
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
