@@ -61,13 +61,19 @@
     }
     // The queue's own word on where every pending timer is (Session::
     // placements()), before drawing: moves no frame reports are taken too.
+    // Returns those moves, as {timer, from, to}, for the page to animate.
     sync(list) {
       const now = new Map();
+      const moved = [];
       for (const [id, level, slot, due] of list) {
-        const p = this.timers.get(id) || { requested: due, label: "" };
-        now.set(id, Object.assign(p, { level: level + this.base(id), slot, bucket_expiry: due }));
+        const old = this.timers.get(id);
+        const p = old || { requested: due, label: "" };
+        const to = { level: level + this.base(id), slot };
+        if (old && (old.level !== to.level || old.slot !== to.slot)) moved.push({ timer: id, from: { level: old.level, slot: old.slot }, to });
+        now.set(id, Object.assign(p, to, { bucket_expiry: due }));
       }
       this.timers = now;
+      return moved;
     }
     place(id) { return this.timers.get(id); }
     lastPlace(id) { return this.last.get(id); }
@@ -462,13 +468,15 @@
     const panels = new Map([...wheels.children].map((p) => [p.dataset.design, p]));
     wheels.replaceChildren();
     for (const x of sessions) {
-      x.book.sync(JSON.parse(x.s.placements()));
+      // Moves no frame reported (netty's queue to its wheel, scheme 4's
+      // overflow to a slot) glide like cascades.
+      const silent = x.book.sync(JSON.parse(x.s.placements()));
       const panel = panels.get(x.design) || document.createElement("section");
       panel.className = "wheel";
       panel.dataset.design = x.design;
       View.renderPanel(panel, x.frame, x.book, ctx);
       wheels.append(panel);
-      if (animate) View.animateCascades(panel, x.frame);
+      if (animate) View.animateCascades(panel, [...x.frame.cascaded, ...silent]);
     }
     const hz = state.hz;
     const ms = (state.tick * 1000) / hz;

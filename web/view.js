@@ -322,12 +322,15 @@ const View = (() => {
   // Cascades as they happen: a dot per moved timer (at most 24) glides
   // from the bucket it left to the one it went to. Nothing moves when the
   // reader asked for reduced motion: the cells' outlines still mark both.
-  function animateCascades(panel, frame) {
-    if (!frame.cascaded.length || !panel.animate) return;
+  // `moves`: {timer, from, to} with from and to as {level, slot}.
+  function animateCascades(panel, moves) {
+    if (!moves.length || !panel.animate) return;
     if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
-    const cellOf = (p) => panel.querySelector(`.cell[data-level="${p.level}"][data-slot="${p.slot}"]`);
+    // A bucket's cell, or a list's box (netty's queue, scheme 4's overflow).
+    const cellOf = (p) => panel.querySelector(`.cell[data-level="${p.level}"][data-slot="${p.slot}"]`) ||
+      panel.querySelector(`.list[data-level="${p.level}"] .lname`);
     const base = panel.getBoundingClientRect();
-    for (const m of frame.cascaded.slice(0, 24)) {
+    for (const m of moves.slice(0, 24)) {
       const a = cellOf(m.from);
       const b = cellOf(m.to);
       if (!a || !b) continue;
