@@ -279,6 +279,21 @@ async function main() {
     assert(await firedIn("cog", 0), `did not fire at tick ${seedFires}`);
   });
 
+  await check("netty: new timeouts wait in its queue, the next tick moves them into the wheel, gliding there", async () => {
+    await open("#hz=250&d=netty");
+    await page.fill("#timeout", "5000");
+    await page.click("#add");
+    const queue = await page.$eval('.wheel[data-design="netty"] .list[data-level="1"]', (e) => e.dataset.count);
+    assert(queue === "1", `the queue holds ${queue}`);
+    assert((await bucketOf("netty", 0)) === null, "a new timeout is in the wheel before the tick");
+    await page.keyboard.press("t");
+    const b = await bucketOf("netty", 0);
+    // deadline & 511 from the native explain.
+    const slot = Number(/bucket max\(deadline, tick\) & 511 = (\d+)/.exec(native(["explain", "--hz", "250", "--timeout", "5000", "--design", "netty"]))[1]);
+    assert(b && b.level === 0 && b.slot === slot, `after the tick: ${JSON.stringify(b)}, explain says bucket ${slot}`);
+    assert((await page.$$(".wheel .mover")).length === 1, "the transfer does not glide");
+  });
+
   const wheel = "wheel:rfc-2015";
   const wheelText = native(["explain", "--hz", "250", "--timeout", "5000", "--design", wheel]);
   const wheelPlace = /-> level (\d+) slot (\d+)/.exec(wheelText);
