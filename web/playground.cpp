@@ -1,13 +1,15 @@
 // The browser playground's C++ side: timersim's own queues, driven tick by
 // tick by the same Stepper as `timersim step` (sim/machine/stepper.hpp), each
 // frame rendered by the same JSON writer (sim/report/step_report.hpp,
-// schema timersim.step.v1), the explain text from the same functions as
-// `timersim explain` (sim/report/explain_report.hpp), and the trace readers
+// schema timersim.step.v1; wheel:SPEC, which step does not draw, in the
+// seeds' row layout), the explain text from the same functions as
+// `timersim explain` (sim/report/explain_report.hpp, and for the seeds'
+// queues sim/cli/seed_views.cpp, compiled here as it is), and the trace readers
 // of workloads/traces/. Compiled to WebAssembly by scripts/build-web only;
 // the native build never sees this file.
 //
-//   const s = Module.openSession("modern", '{"hz":250}');
-//   const t = s.addTimer("300ms");            // timer_setup()
+//   const s = Module.openSession("modern", '{"hz":250}');   // or "cog", "wheel:rfc-2015", ...
+//   const t = s.addTimer("300ms", false);     // timer_setup(); true: TIMER_DEFERRABLE
 //   s.arm(t, s.parseTimeout("300ms"));        // mod_timer(jiffies + 75): JSON frame
 //   s.tick();                                 // one tick: JSON frame of what it did
 //   s.explain(t);                             // the `timersim explain` text
@@ -15,13 +17,19 @@
 //
 // Every call that can fail on user input returns {"error": "..."} (JSON) or
 // throws nothing across the boundary: JS sees the message, never an abort.
+#include "sim/cli/cli.hpp"
+#include "sim/cli/seed_views.hpp"
 #include "sim/machine/design.hpp"
+#include "sim/machine/seed_queues.hpp"
 #include "sim/machine/stepper.hpp"
 #include "sim/report/explain_report.hpp"
 #include "sim/report/json.hpp"
 #include "sim/report/step_report.hpp"
 #include "sim/cli/timeout_arg.hpp"
+#include "wheel/cascading_wheel.hpp"
 #include "wheel/heap_queue.hpp"
+#include "wheel/in_place_wheel.hpp"
+#include "wheel/wheel_spec.hpp"
 #include "wheel/wheel_snapshot.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/hz_inference.hpp"
@@ -51,6 +59,8 @@ std::string error_json(const std::string& what) { return fmt::format("{{\"error\
 // "churn":{"connections":200,"message_interval_ms":1000,"seed":1} or
 // "trace":"/path/in/the/wasm/fs" (a timersim trace v1, whose header fixes HZ).
 struct Options {
+    std::optional<WheelSpec> wheel; // the configurable wheel's spec (Design::wheel)
+    std::string wheel_name;         // as the CLI prints it: "wheel:rfc-2015", ...
     unsigned hz = 250;
     std::optional<std::int64_t> slack = -1;
     classic::Geometry geometry = classic::Geometry::normal();
@@ -98,12 +108,14 @@ public:
     virtual std::string start_frame() = 0;
     virtual std::string tick() = 0;
     virtual void run_quiet(double ticks) = 0;
-    virtual std::uint32_t add_timer(const std::string& label) = 0;
+    // deferrable: TIMER_DEFERRABLE (the modern wheels queue it on their second base)
+    virtual std::uint32_t add_timer(const std::string& label, bool deferrable) = 0;
     virtual std::string arm(std::uint32_t timer, double timeout_jiffies) = 0;
     virtual std::string cancel(std::uint32_t timer) = 0;
     virtual std::string explain(std::uint32_t timer) const = 0;
     virtual std::string explain_command(std::uint32_t timer) const = 0;
     virtual std::string placement(std::uint32_t timer) const = 0;
+    virtual std::string placements() const = 0;
     virtual double jiffies() const = 0;
     virtual double start_jiffies() const = 0;
     virtual unsigned hz() const = 0;
@@ -112,28 +124,97 @@ public:
 };
 
 template <class Q>
+constexpr bool is_configurable = std::is_same_v<Q, CascadingWheel> || std::is_same_v<Q, InPlaceWheel>;
+
+template <class Q>
 typename Q::Config queue_config(const Options& o, Jiffies start) {
-    if constexpr (std::is_same_v<Q, ClassicWheel>)
-        return {.hz = o.hz, .start_jiffies = start, .geometry = o.geometry, .slack = o.slack};
-    else
-        return {.hz = o.hz, .start_jiffies = start};
+    typename Q::Config c;
+    c.hz = o.hz;
+    c.start_jiffies = start;
+    if constexpr (std::is_same_v<Q, ClassicWheel>) {
+        c.geometry = o.geometry;
+        c.slack = o.slack;
+    } else if constexpr (std::is_same_v<Q, CascadingWheel>) {
+        c.geometry = o.wheel->geometry(o.hz);
+        c.slack = o.slack; // as run_machine() builds it (MachineConfig::classic_slack)
+    } else if constexpr (std::is_same_v<Q, InPlaceWheel>) {
+        c.geometry = o.wheel->geometry(o.hz);
+    }
+    return c;
 }
 
 // The wheel's own clock a mod_timer() at this instant computes the placement
 // from: modern base->clk after forward_timer_base() (read back after the
-// arm), classic timer_jiffies; the heap has none.
+// arm), classic timer_jiffies, cog's clk; the heap and the other seeds'
+// queues place from jiffies.
 template <class Q>
 Jiffies own_clock(const Q& q) {
     if constexpr (std::is_same_v<Q, ModernWheel>) return snapshot(q).clk;
-    else if constexpr (std::is_same_v<Q, ClassicWheel>) return q.timer_jiffies();
+    else if constexpr (std::is_same_v<Q, InPlaceWheel>) return q.clk();
+    else if constexpr (std::is_same_v<Q, ClassicWheel> || std::is_same_v<Q, CascadingWheel>) return q.timer_jiffies();
+    else if constexpr (std::is_same_v<Q, CogWheel>) return q.clk(); // the next tick it processes
     else return q.jiffies();
+}
+
+// A placement as the frames draw it: modern slots inside their level (idx
+// apart); the configurable wheel's as (row, slot in the row), rows counted
+// from 0 with the deferrable base's levels after the standard ones; every
+// other design's as its queue gives it (QueueLayout rows, classic tv1..5).
+template <class Q>
+Placement drawn(const Q& q, Placement p) {
+    if constexpr (std::is_same_v<Q, CascadingWheel>) {
+        if (p.pending) --p.level; // 1-based, as ClassicWheel's tv arrays
+    } else if constexpr (std::is_same_v<Q, InPlaceWheel>) {
+        if (p.pending) {
+            p.slot -= q.geometry().offset(p.level);
+            if (p.deferrable_base) p.level += q.geometry().depth;
+        }
+    } else if constexpr (std::is_same_v<Q, ModernWheel>) {
+        p.slot %= modern::kLevelSize;
+    }
+    return p;
+}
+
+// The configurable wheel drawn as the seeds' queues are (QueueLayout): one
+// row per level, each bucket's count taken from the placements of every
+// timer, the hand at the level's bits of the wheel's clock.
+template <class Q>
+QueueLayout wheel_layout(const Stepper<Q>& st, bool deferrable) {
+    const Q& q = st.queue();
+    const WheelGeometry& g = q.geometry();
+    QueueLayout l;
+    const unsigned bases = std::is_same_v<Q, InPlaceWheel> && deferrable ? 2 : 1;
+    for (unsigned b = 0; b < bases; ++b) {
+        Jiffies clk = own_clock(q);
+        if constexpr (std::is_same_v<Q, InPlaceWheel>) clk = q.clk(b);
+        for (unsigned level = 0; level < g.depth; ++level) {
+            LayoutRow row;
+            row.name = fmt::format("{}L{}", b ? "d" : "", level);
+            row.counts.assign(g.slots(level), 0);
+            row.pointer = static_cast<unsigned>((clk >> g.shift[level]) & (g.slots(level) - 1));
+            l.rows.push_back(std::move(row));
+        }
+    }
+    for (std::uint32_t t = 0; t < st.timers(); ++t) {
+        const Placement p = drawn(q, st.placement(t));
+        if (!p.pending || p.level >= l.rows.size()) continue;
+        ++l.rows[p.level].counts.at(p.slot);
+        ++l.rows[p.level].total;
+    }
+    if constexpr (std::is_same_v<Q, InPlaceWheel>)
+        l.summary = fmt::format("{} (in place, {} levels): clk {}, {} pending{}", to_string(g), g.depth, q.clk(),
+                                q.pending(), deferrable ? fmt::format(", deferrable base clk {}", q.clk(1)) : "");
+    else
+        l.summary = fmt::format("{} (cascading, {} levels): timer_jiffies {}, {} pending", to_string(g), g.depth,
+                                q.timer_jiffies(), q.pending());
+    return l;
 }
 
 template <class Q>
 class QueueSession final : public Session {
 public:
-    QueueSession(std::string design, const Options& o)
-        : design_(std::move(design)), options_(o),
+    QueueSession(Design d, std::string design, const Options& o)
+        : d_(d), design_(std::move(design)), options_(o),
           input_(o.workload.trace ? std::make_unique<InputFile>(*o.workload.trace) : nullptr),
           feed_(input_ ? std::make_unique<TraceFeed>(*input_) : nullptr),
           hz_(feed_ ? feed_->header().hz : o.hz),
@@ -165,8 +246,9 @@ public:
         for (double t = 0; t < ticks; ++t) stepper_.step(false);
     }
 
-    std::uint32_t add_timer(const std::string& label) override {
-        const std::uint32_t t = stepper_.add_timer();
+    std::uint32_t add_timer(const std::string& label, bool deferrable) override {
+        const std::uint32_t t = stepper_.add_timer(TimerFlags{.deferrable = deferrable});
+        deferrable_ = deferrable_ || deferrable;
         armed_at_.resize(stepper_.timers());
         if (labels().size() < stepper_.timers()) mutable_labels().resize(stepper_.timers());
         mutable_labels()[t] = label;
@@ -192,38 +274,64 @@ public:
 
     std::string placement(std::uint32_t timer) const override {
         if (timer >= stepper_.timers()) return error_json("no such timer");
-        const Placement p = stepper_.placement(timer);
-        // Modern slots as step's JSON has them: inside the level, and idx.
-        const bool modern = std::is_same_v<Q, ModernWheel>;
-        return fmt::format("{{\"pending\":{},\"level\":{},\"slot\":{},\"idx\":{},\"expires\":{},"
-                           "\"bucket_expiry\":{},\"requested\":{}}}",
-                           p.pending, p.level, modern ? p.slot % modern::kLevelSize : p.slot, p.slot, p.expires,
-                           p.bucket_expiry, stepper_.requested(timer));
+        const Placement raw = stepper_.placement(timer);
+        const Placement p = drawn(stepper_.queue(), raw);
+        return fmt::format("{{\"pending\":{},\"deferrable_base\":{},\"level\":{},\"slot\":{},\"idx\":{},"
+                           "\"expires\":{},\"bucket_expiry\":{},\"requested\":{}}}",
+                           p.pending, p.deferrable_base, p.level, p.slot, raw.slot, p.expires, p.bucket_expiry,
+                           stepper_.requested(timer));
+    }
+
+    // Every pending timer as [timer, level, slot, bucket_expiry], drawn as
+    // the frames draw them: what the page's timer lists are refreshed from,
+    // since some moves are no call of ours and not in any frame (netty's
+    // transfer from its queue, scheme 4's overflow walk).
+    std::string placements() const override {
+        std::string out = "[";
+        for (std::uint32_t t = 0; t < stepper_.timers(); ++t) {
+            const Placement p = drawn(stepper_.queue(), stepper_.placement(t));
+            if (!p.pending) continue;
+            if (out.size() > 1) out += ',';
+            out += fmt::format("[{},{},{},{}]", t, p.level, p.slot, p.bucket_expiry);
+        }
+        return out + "]";
     }
 
     std::string explain(std::uint32_t timer) const override {
         if (timer >= stepper_.timers()) return "no such timer";
         const auto [now, clk] = armed_at_[timer];
-        const Jiffies expires = stepper_.requested(timer);
+        const Jiffies expires = explained_expiry(timer);
         const std::optional<Jiffies> own = clk == now ? std::nullopt : std::optional<Jiffies>(clk);
         std::string out = explain_title(now, expires, hz_) + "\n";
         if constexpr (std::is_same_v<Q, ModernWheel>)
             out += explain_modern_text(now, expires, hz_, own);
         else if constexpr (std::is_same_v<Q, ClassicWheel>)
             out += explain_classic_text(now, expires, hz_, options_.slack, options_.geometry, own);
-        else
+        else if constexpr (is_configurable<Q>)
+            out += explain_wheel_text(now, expires, hz_, design_, stepper_.queue().geometry(), own);
+        else if constexpr (std::is_same_v<Q, HeapQueue>)
             out += "Heap: an exact priority queue ordered by expires; the timer fires at the first tick with "
                    "jiffies >= expires, never late and never early.\n";
+        else {
+            // `timersim explain --design NAME` (sim/cli/seed_views.cpp); the
+            // list schemes have no buckets and the CLI says so.
+            try {
+                out += cli::explain_seed_text(d_, now, expires, hz_, own);
+            } catch (const cli::UsageError& e) {
+                out += std::string(e.what()) + "\n";
+            }
+        }
         return out;
     }
 
     // The CLI command that prints the same explanation.
     std::string explain_command(std::uint32_t timer) const override {
-        if (timer >= stepper_.timers() || design_ == "heap") return "";
+        if (timer >= stepper_.timers() || d_ == Design::heap || d_ == Design::scheme1 || d_ == Design::scheme2)
+            return "";
         const auto [now, clk] = armed_at_[timer];
         std::string cmd = fmt::format("timersim explain --hz {} --now {}", hz_, now);
         if (clk != now) cmd += fmt::format(" --clk {}", clk);
-        cmd += fmt::format(" --expires {} --design {}", stepper_.requested(timer), design_);
+        cmd += fmt::format(" --expires {} --design {}", explained_expiry(timer), design_);
         if (design_ == "classic") {
             if (!options_.slack) cmd += " --slack off";
             else if (*options_.slack >= 0) cmd += fmt::format(" --slack {}", *options_.slack);
@@ -249,6 +357,14 @@ private:
         return o;
     }
 
+    // What explain is asked about: the requested expiry, except on the
+    // configurable cascading wheel, whose explain knows no slack: there the
+    // expiry after slack, as the queue holds it.
+    Jiffies explained_expiry(std::uint32_t timer) const {
+        if constexpr (std::is_same_v<Q, CascadingWheel>) return stepper_.placement(timer).expires;
+        return stepper_.requested(timer);
+    }
+
     const std::vector<std::string>& labels() const { return feed_ ? feed_->labels() : labels_; }
     std::vector<std::string>& mutable_labels() {
         if (feed_) throw std::logic_error("a trace session names its own timers");
@@ -268,13 +384,24 @@ private:
     }
 
     std::string render(const TickReport& r) const {
-        static const bool no_deferrable = false;
-        const View view{hz_, start_, labels(), feed_ ? feed_->deferrable_seen() : no_deferrable};
-        return render_json(stepper_.queue(), r, view);
+        deferrable_ = deferrable_ || (feed_ && feed_->deferrable_seen());
+        const View view{hz_, start_, labels(), deferrable_};
+        if constexpr (is_configurable<Q>) {
+            // Frames as the seeds' queues have them, placements in rows.
+            TickReport shown = r;
+            const Q& q = stepper_.queue();
+            for (Moved& m : shown.cascaded) m = {m.timer, drawn(q, m.from), drawn(q, m.to)};
+            for (Armed& a : shown.armed) a.at = drawn(q, a.at);
+            return render_layout_json(design_, wheel_layout(stepper_, deferrable_), shown, view);
+        } else {
+            return render_json(stepper_.queue(), r, view);
+        }
     }
 
+    Design d_;
     std::string design_;
     Options options_;
+    mutable bool deferrable_ = false; // a deferrable timer was added: draw that base
     std::unique_ptr<InputFile> input_; // a trace session's file, read as the feed goes
     std::unique_ptr<TraceFeed> feed_;
     unsigned hz_;
@@ -284,39 +411,74 @@ private:
     std::vector<ArmedAt> armed_at_;
 };
 
-// The design list (sim/machine/design.hpp) decides what the page offers; this
-// maps each to its queue type. A design without a case here is refused by
-// name, and the exactness test (web/test/exactness.mjs), which opens every
-// design all_designs() lists, fails on it.
+// The registry (sim/machine/design.hpp) decides what the page offers: the
+// kernel wheels and the heap by hand, the seeds' queues through
+// with_seed_queue() (so a seed design added there appears here), and the
+// configurable wheel by its spec. A design without a queue here is refused
+// by name, and the exactness test, which opens every design designs()
+// lists, fails on it.
 std::unique_ptr<Session> make_session(Design d, const Options& o) {
+    const std::string name(to_string(d));
     switch (d) {
-    case Design::classic: return std::make_unique<QueueSession<ClassicWheel>>("classic", o);
-    case Design::modern: return std::make_unique<QueueSession<ModernWheel>>("modern", o);
-    case Design::heap: return std::make_unique<QueueSession<HeapQueue>>("heap", o);
+    case Design::classic: return std::make_unique<QueueSession<ClassicWheel>>(d, name, o);
+    case Design::modern: return std::make_unique<QueueSession<ModernWheel>>(d, name, o);
+    case Design::heap: return std::make_unique<QueueSession<HeapQueue>>(d, name, o);
+    case Design::wheel:
+        if (o.wheel->geometry(o.hz).mode == WheelMode::cascade)
+            return std::make_unique<QueueSession<CascadingWheel>>(d, o.wheel_name, o);
+        return std::make_unique<QueueSession<InPlaceWheel>>(d, o.wheel_name, o);
     default: break;
     }
-    throw std::invalid_argument(fmt::format("design {} is not in the playground (web/playground.cpp)", to_string(d)));
+    return with_seed_queue(d, [&]<class Q>() -> std::unique_ptr<Session> {
+        return std::make_unique<QueueSession<Q>>(d, name, o);
+    });
 }
 
 // Errors are returned, never thrown into JS: a null session and the message here.
 std::string last_error;
 
+// `design`: a name or alias of the registry, or wheel:SPEC (a bad spec is
+// refused with the text `timersim --design` prints).
 Session* open_session(const std::string& design, const std::string& options) {
     last_error.clear();
     try {
+        Options o = parse_options(options);
+        if (design == "wheel" || design.starts_with("wheel:")) {
+            try {
+                o.wheel = parse_wheel_spec(design);
+                o.wheel->geometry(o.hz);
+            } catch (const WheelSpecError& e) {
+                throw std::invalid_argument(fmt::format("--design: {}: {}", design, e.what()));
+            }
+            o.wheel_name = to_string(*o.wheel);
+            return make_session(Design::wheel, o).release();
+        }
         const std::optional<Design> d = design_from_string(design);
-        if (!d) throw std::invalid_argument("unknown design " + design);
-        return make_session(*d, parse_options(options)).release();
+        if (!d) throw std::invalid_argument(fmt::format("--design: unknown design '{}' (expected {})", design,
+                                                        design_names()));
+        return make_session(*d, o).release();
     } catch (const std::exception& e) {
         last_error = e.what();
         return nullptr;
     }
 }
 
+// Every design of the registry (every_design()), with its one-line summary.
 std::string designs_json() {
-    std::vector<std::string> names;
-    for (Design d : all_designs()) names.push_back(json_string(to_string(d)));
-    return fmt::format("[{}]", fmt::join(names, ","));
+    std::vector<std::string> rows;
+    for (Design d : every_design())
+        rows.push_back(fmt::format("{{\"name\":{},\"summary\":{}}}", json_string(to_string(d)),
+                                   json_string(design_info(d).summary)));
+    return fmt::format("[{}]", fmt::join(rows, ","));
+}
+
+// The configurable wheel's presets (wheel/wheel_spec.hpp).
+std::string wheel_presets_json() {
+    std::vector<std::string> rows;
+    for (const WheelPreset& p : wheel_presets())
+        rows.push_back(fmt::format("{{\"name\":{},\"spec\":{},\"source\":{}}}", json_string(p.name),
+                                   json_string(p.spec), json_string(p.source)));
+    return fmt::format("[{}]", fmt::join(rows, ","));
 }
 
 // A timeout as the CLI reads it ("36", "300ms", "1.5s") in jiffies at `hz`;
@@ -404,6 +566,7 @@ EMSCRIPTEN_BINDINGS(timersim_playground) {
         .function("explain", &Session::explain)
         .function("explainCommand", &Session::explain_command)
         .function("placement", &Session::placement)
+        .function("placements", &Session::placements)
         .function("jiffies", &Session::jiffies)
         .function("startJiffies", &Session::start_jiffies)
         .function("hz", &Session::hz)
@@ -412,6 +575,7 @@ EMSCRIPTEN_BINDINGS(timersim_playground) {
     function("openSession", &timersim::web::open_session, allow_raw_pointers());
     function("lastError", optional_override([] { return timersim::web::last_error; }));
     function("designs", &timersim::web::designs_json);
+    function("wheelPresets", &timersim::web::wheel_presets_json);
     function("parseTimeout", &timersim::web::parse_timeout);
     function("importFtrace", &timersim::web::import_ftrace);
 }

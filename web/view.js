@@ -38,12 +38,46 @@ const View = (() => {
     return Math.min(b, BINS.length - 1);
   }
 
-  const TITLES = { classic: "classic (Linux <= 4.7)", modern: "modern (Linux 6.1)", heap: "heap (exact)" };
+  // A design's title: its name and the registry's one-line summary
+  // (setTitles() from Module.designs()); a wheel:SPEC names itself.
+  const TITLES = {};
+  function setTitles(designs) {
+    for (const d of designs) TITLES[d.name] = `${d.name}: ${d.summary}`;
+  }
+  function title(design) {
+    return TITLES[design] || (design.startsWith("wheel:") ? `${design}: configurable wheel` : design);
+  }
+
+  // The modern wheel's deferrable base (BASE_DEF) is drawn below the
+  // standard one, its levels numbered from here.
+  const DEF = 100;
+
+  // What a frame draws: the kernel wheels' levels (and the modern wheel's
+  // deferrable base once it is in use), or the rows of the seeds' queues and
+  // of wheel:SPEC (row r is Placement::level r; a row without buckets is a
+  // list). Each as {name, level, counts, pointer, total, list}.
+  function frameRows(frame) {
+    if (frame.rows) return frame.rows.map((r, i) => ({ name: r.name, level: i, counts: r.counts, pointer: r.pointer, total: r.total, list: r.counts.length === 0 }));
+    const out = frame.levels.map((l) => ({ name: l.name, level: l.level, counts: l.counts, pointer: l.pointer, total: l.counts.reduce((a, b) => a + b, 0) }));
+    if (frame.deferrable_base)
+      for (const l of frame.deferrable_base.levels)
+        out.push({ name: `d${l.name}`, level: DEF + l.level, counts: l.counts, pointer: l.pointer, total: l.counts.reduce((a, b) => a + b, 0) });
+    return out;
+  }
+
+  // A ring design (one ring of slots: schemes 4-6, netty) is drawn as a ring.
+  function ringRow(frame, rows) {
+    const rings = rows.filter((r) => !r.list);
+    return frame.rows && rings.length === 1 && rings[0].counts.length >= 128 ? rings[0] : null;
+  }
+
+  // Row names of the last frame of each design, for bucketName().
+  const ROWNAMES = {};
 
   // Where a placement is drawn: [row name, cell index] for a level's bucket.
   function levelRows(frame) {
     const rows = [];
-    for (const level of frame.levels) {
+    for (const level of frameRows(frame).filter((r) => !r.list)) {
       const n = level.counts.length;
       for (let start = 0; start < n; start += ROW) {
         rows.push({
@@ -52,7 +86,7 @@ const View = (() => {
           start,
           counts: level.counts.slice(start, start + ROW),
           pointer: level.pointer >= start && level.pointer < start + ROW ? level.pointer - start : -1,
-          total: start === 0 ? level.counts.reduce((a, b) => a + b, 0) : null,
+          total: start === 0 ? level.total : null,
         });
       }
     }
@@ -61,18 +95,22 @@ const View = (() => {
 
   function bucketName(design, level, slot) {
     if (design === "classic") return `tv${level}[${slot}]`;
-    if (design === "modern") return `L${level}[${slot}] (idx ${level * 64 + slot})`;
-    return `heap position ${slot}`;
+    if (design === "modern") return level >= DEF ? `deferrable L${level - DEF}[${slot}] (idx ${(level - DEF) * 64 + slot})` : `L${level}[${slot}] (idx ${level * 64 + slot})`;
+    if (design === "heap") return `heap position ${slot}`;
+    const row = ROWNAMES[design] && ROWNAMES[design][level];
+    if (!row) return `level ${level}[${slot}]`;
+    return row.list ? row.name : `${row.name}[${slot}]`;
   }
 
   function clockLine(frame) {
     const parts = [`tick ${frame.tick}`, `jiffies ${frame.jiffies}`];
     if (frame.design === "classic") parts.push(`timer_jiffies ${frame.timer_jiffies}`);
     if (frame.design === "modern") parts.push(`clk ${frame.clk}`, `next_expiry ${frame.next_expiry}`);
-    parts.push(`${frame.pending} pending`);
-    // 6.1 queues deferrable timers on a base of their own (BASE_DEF); its
-    // levels are not drawn, and the timer lists do not tell the bases apart.
-    if (frame.deferrable_base) parts.push(`${frame.deferrable_base.pending} on the deferrable base (not drawn)`);
+    if (frame.summary) parts.push(frame.summary);
+    else parts.push(`${frame.pending} pending`);
+    // 6.1 queues deferrable timers on a base of their own (BASE_DEF), drawn
+    // as the rows dL0.. once a deferrable timer was added.
+    if (frame.deferrable_base) parts.push(`deferrable base: clk ${frame.deferrable_base.clk}, ${frame.deferrable_base.pending} pending`);
     return parts.join(" \u00b7 ");
   }
 
@@ -99,40 +137,91 @@ const View = (() => {
   // One design's panel; `book` is playground.js's TimerBook of that design.
   function renderPanel(panel, frame, book, ctx) {
     panel.replaceChildren();
-    panel.append(el("h2", {}, TITLES[frame.design] || frame.design));
+    panel.append(el("h2", {}, title(frame.design)));
     panel.append(el("p", { class: "clock" }, clockLine(frame)));
+    const allRows = frameRows(frame);
+    ROWNAMES[frame.design] = allRows;
+    ctx.ringSize = 0;
+    ctx.now = frame.jiffies;
 
     const fired = new Set(frame.fired.map((f) => book.lastPlace(f.timer)).filter(Boolean).map(key));
     const cascadedTo = new Set(frame.cascaded.map((m) => key(m.to)));
     const cascadedFrom = new Set(frame.cascaded.map((m) => key(m.from)));
     const selectedKey = ctx.selected !== null && book.place(ctx.selected) ? key(book.place(ctx.selected)) : null;
 
-    if (frame.levels.length) {
+    // One bucket's cell, in a row or on a ring.
+    const cellFor = (level, slot, n, extra = "") => {
+      const k = `${level}:${slot}`;
+      const c = el("div", {
+        class: `cell ${occupancyClass(n)} ${extra}`,
+        "data-level": level,
+        "data-slot": slot,
+        "data-count": n,
+        "data-timers": book.inBucket(level, slot).join(" "),
+        title: `${bucketName(frame.design, level, slot)}: ${n} timer${n === 1 ? "" : "s"}`,
+      });
+      if (fired.has(k)) c.classList.add("fired");
+      if (cascadedTo.has(k)) c.classList.add("cascade-to");
+      if (cascadedFrom.has(k)) c.classList.add("cascade-from");
+      if (k === selectedKey) c.classList.add("selected");
+      c.addEventListener("click", () => ctx.onBucket(frame.design, level, slot));
+      return c;
+    };
+
+    const ring = ringRow(frame, allRows);
+    if (ring) {
+      // One ring of slots, clockwise from the top, the hand at its slot.
+      ctx.ringSize = ring.counts.length;
+      // Rounds: a hashed ring's timers can be revolutions away; scheme 4
+      // keeps those on its overflow list instead.
+      ctx.ringLevel = allRows.some((r) => r.name === "overflow") ? -1 : ring.level;
+      const box = el("div", { class: "ring", role: "grid", "aria-label": `${frame.design} ring of ${ring.counts.length} slots` });
+      const n = ring.counts.length;
+      ring.counts.forEach((count, slot) => {
+        const a = (2 * Math.PI * slot) / n;
+        const c = cellFor(ring.level, slot, count, slot === ring.pointer ? "hand" : "");
+        c.style.left = `${50 + 46 * Math.sin(a)}%`;
+        c.style.top = `${50 - 46 * Math.cos(a)}%`;
+        box.append(c);
+      });
+      const hand = el("div", { class: "ring-hand" });
+      hand.style.transform = `rotate(${(360 * ring.pointer) / n}deg)`;
+      box.append(hand);
+      box.append(el("div", { class: "ring-label" }, `${ring.name}: ${ring.total} in ${n} slots, hand at ${ring.pointer}`));
+      panel.append(box);
+    }
+
+    // Lists (schemes 1 and 2, scheme 4's overflow, netty's queue of new
+    // timeouts and of cancellations): their length and their timers.
+    for (const row of allRows.filter((r) => r.list)) {
+      // Scheme 2 keeps its list sorted by expiry; the others in arm order.
+      const ids = frame.design === "scheme2" ? book.inLevel(row.level) : book.inLevel(row.level).sort((a, b) => a - b);
+      const box = el("div", { class: "list", "data-level": row.level, "data-count": row.total });
+      box.append(el("span", { class: "lname" }, `${row.name}: ${row.total} entr${row.total === 1 ? "y" : "ies"}`));
+      const cells = el("div", { class: "list-cells" });
+      for (const id of ids.slice(0, 64)) {
+        const p = book.place(id);
+        const c = el("button", { type: "button", class: id === ctx.selected ? "entry chosen" : "entry", "data-timer": id,
+          title: `#${id} ${p.label}: due tick ${p.bucket_expiry - ctx.start}` }, String(p.bucket_expiry - frame.jiffies));
+        c.addEventListener("click", () => ctx.onTimer(id));
+        cells.append(c);
+      }
+      if (ids.length > 64) cells.append(el("span", { class: "more" }, `+${ids.length - 64}`));
+      if (row.total > ids.length && !ids.length) cells.append(el("span", { class: "more" }, "held (cancelled, freed at the next tick)"));
+      box.append(cells);
+      panel.append(box);
+    }
+
+    const gridRows = ring ? [] : levelRows(frame);
+    if (gridRows.length) {
       const grid = el("div", { class: "levels", role: "grid", "aria-label": `${frame.design} buckets` });
-      for (const row of levelRows(frame)) {
+      for (const row of gridRows) {
         const line = el("div", { class: "level", "data-level": row.level });
         line.append(el("span", { class: "lname" }, row.name));
         const cells = el("div", { class: "cells" });
-        row.counts.forEach((n, i) => {
-          const slot = row.start + i;
-          const k = `${row.level}:${slot}`;
-          const timers = book.inBucket(row.level, slot);
-          const c = el("div", {
-            class: `cell ${occupancyClass(n)}`,
-            "data-level": row.level,
-            "data-slot": slot,
-            "data-count": n,
-            "data-timers": timers.join(" "),
-            title: `${bucketName(frame.design, row.level, slot)}: ${n} timer${n === 1 ? "" : "s"}`,
-          });
-          if (i === row.pointer) c.classList.add("hand");
-          if (fired.has(k)) c.classList.add("fired");
-          if (cascadedTo.has(k)) c.classList.add("cascade-to");
-          if (cascadedFrom.has(k)) c.classList.add("cascade-from");
-          if (k === selectedKey) c.classList.add("selected");
-          c.addEventListener("click", () => ctx.onBucket(frame.design, row.level, slot));
-          cells.append(c);
-        });
+        row.counts.forEach((n, i) => cells.append(cellFor(row.level, row.start + i, n, i === row.pointer ? "hand" : "")));
+        // A level of fewer than 64 buckets (wheel:SPEC) spans the width too.
+        if (row.counts.length !== ROW) cells.style.gridTemplateColumns = `repeat(${row.counts.length}, 1fr)`;
         line.append(cells);
         line.append(el("span", { class: "ltotal" }, row.total === null ? "" : String(row.total)));
         grid.append(line);
@@ -181,7 +270,10 @@ const View = (() => {
         title: "select: explain, cancel or re-arm",
       }, `#${id} ${p.label}`);
       b.addEventListener("click", () => ctx.onTimer(id));
-      li.append(b, el("span", {}, ` ${design === "heap" ? "" : bucketName(design, p.level, p.slot) + ","} due tick ${p.bucket_expiry - ctx.start}`));
+      // A hashed ring's timer waits out its rounds: visits of its slot
+      // before the one that expires it (scheme 6's and netty's counter).
+      const rounds = ctx.ringSize && p.level === ctx.ringLevel ? `, rounds ${Math.max(0, Math.floor((p.bucket_expiry - ctx.now - 1) / ctx.ringSize))}` : "";
+      li.append(b, el("span", {}, ` ${design === "heap" ? "" : bucketName(design, p.level, p.slot) + ","} due tick ${p.bucket_expiry - ctx.start}${rounds}`));
       ol.append(li);
     }
     return ol;
@@ -209,7 +301,7 @@ const View = (() => {
     box.replaceChildren();
     for (const it of items) {
       const d = el("div", { class: "explain-design", "data-design": it.design });
-      d.append(el("h3", {}, TITLES[it.design] || it.design));
+      d.append(el("h3", {}, title(it.design)));
       const p = it.place;
       d.append(el("p", {
         class: "placement",
@@ -227,5 +319,33 @@ const View = (() => {
     }
   }
 
-  return { renderPanel, renderExplain, binOf, BINS, bucketName };
+  // Cascades as they happen: a dot per moved timer (at most 24) glides
+  // from the bucket it left to the one it went to. Nothing moves when the
+  // reader asked for reduced motion: the cells' outlines still mark both.
+  // `moves`: {timer, from, to} with from and to as {level, slot}.
+  function animateCascades(panel, moves) {
+    if (!moves.length || !panel.animate) return;
+    if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+    // A bucket's cell, or a list's box (netty's queue, scheme 4's overflow).
+    const cellOf = (p) => panel.querySelector(`.cell[data-level="${p.level}"][data-slot="${p.slot}"]`) ||
+      panel.querySelector(`.list[data-level="${p.level}"] .lname`);
+    const base = panel.getBoundingClientRect();
+    for (const m of moves.slice(0, 24)) {
+      const a = cellOf(m.from);
+      const b = cellOf(m.to);
+      if (!a || !b) continue;
+      const ra = a.getBoundingClientRect();
+      const rb = b.getBoundingClientRect();
+      const dot = el("div", { class: "mover", "aria-hidden": "true" });
+      dot.style.left = `${ra.left - base.left + ra.width / 2 - 4}px`;
+      dot.style.top = `${ra.top - base.top + ra.height / 2 - 4}px`;
+      panel.append(dot);
+      const dx = rb.left - ra.left + (rb.width - ra.width) / 2;
+      const dy = rb.top - ra.top + (rb.height - ra.height) / 2;
+      dot.animate([{ transform: "translate(0, 0)", opacity: 1 }, { transform: `translate(${dx}px, ${dy}px)`, opacity: 0.9 }],
+        { duration: 900, easing: "ease-in-out", fill: "forwards" }).finished.then(() => dot.remove(), () => dot.remove());
+    }
+  }
+
+  return { renderPanel, renderExplain, animateCascades, binOf, BINS, bucketName, setTitles, DEF };
 })();

@@ -87,6 +87,9 @@ public:
     bool cancel(TimerId id);
 
     Jiffies jiffies() const noexcept { return jiffies_; }
+    // A base's clock (base 1: the deferrable one), as ModernWheel's snapshot
+    // shows it: what explain's --clk and the drawn clock hands are.
+    Jiffies clk(unsigned base = 0) const noexcept { return bases_[base].clk; }
     void set_jiffies(Jiffies j) {
         if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
         jiffies_ = j;

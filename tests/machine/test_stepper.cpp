@@ -78,3 +78,33 @@ TEST_CASE("cancel_now and arm_now between ticks act at that jiffy") {
     CHECK(fires(s, 20) == std::vector<Event>{{9, b}});
     CHECK(s.tick() == 25);
 }
+
+// The configurable cascading wheel with the classic preset places and
+// cascades as ClassicWheel does (tests/wheel/test_configurable_wheel.cpp);
+// its Stepper must then report the very cascades ClassicWheel's reports,
+// tick by tick (the playground draws wheel:SPEC's moves from them). Levels
+// differ by name only: CascadingWheel's are 1-based, as the tv arrays.
+TEST_CASE("Stepper reports the cascades of wheel:classic as those of the classic wheel") {
+    StepWorkload w;
+    w.timeouts = kTimeouts;
+    w.timeouts.push_back(70000);
+    Stepper<ClassicWheel> classic({.hz = 1000, .slack = std::nullopt}, w, nullptr);
+    CascadingWheel::Config config;
+    config.hz = 1000;
+    config.geometry = parse_wheel_spec("wheel:classic").geometry(1000);
+    config.slack = std::nullopt;
+    Stepper<CascadingWheel> wheel(config, w, nullptr);
+    std::size_t moves = 0;
+    for (int t = 0; t < 80000; ++t) {
+        const TickReport a = classic.step(true);
+        const TickReport b = wheel.step(true);
+        REQUIRE(a.cascaded.size() == b.cascaded.size());
+        for (std::size_t i = 0; i < a.cascaded.size(); ++i) {
+            CHECK(a.cascaded[i].timer == b.cascaded[i].timer);
+            CHECK(a.cascaded[i].to.level == b.cascaded[i].to.level);
+            CHECK(a.cascaded[i].to.slot == b.cascaded[i].to.slot);
+        }
+        moves += b.cascaded.size();
+    }
+    CHECK(moves >= 4); // 300, 4095, 4096, 20000 and 70000 all cascade at least once
+}

@@ -7,8 +7,8 @@
 //
 // The bucket a timer is drawn in and the tick it fires at are checked
 // against what the native `timersim explain` prints for the same timer.
-// Screenshots (one per design at 1280x720, and the phone layout) go to
-// SCREENSHOT_DIR. Prints PASS/FAIL per case, then "N passed, N failed".
+// Screenshots (one per design at 1280x720, one panel per design of the
+// registry and of a wheel:SPEC, and the phone layout) go to SCREENSHOT_DIR. Prints PASS/FAIL per case, then "N passed, N failed".
 "use strict";
 
 const { execFileSync } = require("node:child_process");
@@ -31,10 +31,16 @@ let failed = 0;
 let problems = []; // console errors and page errors of the current case
 
 function native(args) {
-  return execFileSync(timersim, args, { encoding: "utf8" });
+  return execFileSync(timersim, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 function assert(cond, what) {
   if (!cond) throw new Error(what);
+}
+function sameLines(got, want) {
+  const a = got.split("\n");
+  const b = want.split("\n");
+  for (let i = 0; i < Math.max(a.length, b.length); i++)
+    if (a[i] !== b[i]) throw new Error(`line ${i + 1}: page '${a[i]}', CLI '${b[i]}'`);
 }
 
 // Where native `timersim explain` puts a timer armed at tick 0 with `timeout`
@@ -86,12 +92,12 @@ async function main() {
   // The level and slot of the bucket whose timer list holds `timer`, per design.
   const bucketOf = (design, timer) =>
     page.evaluate(([d, t]) => {
-      const cells = [...document.querySelectorAll(`.wheel[data-design=${d}] .cell`)];
+      const cells = [...document.querySelectorAll(`.wheel[data-design="${d}"] .cell`)];
       const c = cells.find((x) => x.dataset.timers.split(" ").includes(String(t)));
       return c ? { level: Number(c.dataset.level), slot: Number(c.dataset.slot), classes: c.className } : null;
     }, [design, timer]);
   const firedIn = (design, timer) =>
-    page.evaluate(([d, t]) => [...document.querySelectorAll(`.wheel[data-design=${d}] .events li`)].some((li) => li.textContent.startsWith(`fired #${t} `)), [design, timer]);
+    page.evaluate(([d, t]) => [...document.querySelectorAll(`.wheel[data-design="${d}"] .events li`)].some((li) => li.textContent.startsWith(`fired #${t} `)), [design, timer]);
   async function addPreset(name) {
     await page.selectOption("#preset", name);
     await page.click("#add-preset");
@@ -231,6 +237,193 @@ async function main() {
       await panel.screenshot({ path: path.join(shots, `${design}-panel.png`) });
     }
     await (await page.$("#selected")).screenshot({ path: path.join(shots, "explain.png") });
+  });
+
+
+  // A seed design and a wheel:SPEC, as the kernel wheels above: the bucket
+  // the native explain names, the tick it fires on, and for cog the cascade
+  // drawn as it happens (a dot gliding between the buckets, none when the
+  // reader asks for reduced motion).
+  const seedText = native(["explain", "--hz", "250", "--timeout", "5000", "--design", "cog"]);
+  const seedStart = Number(/armed at jiffies (\d+)/.exec(seedText)[1]);
+  const seedPlace = /: ring(\d+)\[(\d+)\]\./.exec(seedText);
+  const seedFires = Number(/It fires at jiffies (\d+)/.exec(seedText)[1]) - seedStart;
+  await check("cog: a 5000-jiffy timer sits in the ring and slot native explain names; the cascade glides", async () => {
+    await open("#hz=250&d=cog");
+    await page.fill("#timeout", "5000");
+    await page.click("#add");
+    const b = await bucketOf("cog", 0);
+    assert(b && b.level === Number(seedPlace[1]) && b.slot === Number(seedPlace[2]),
+      `drawn in ${JSON.stringify(b)}, explain says ring${seedPlace[1]}[${seedPlace[2]}]`);
+    const text = await page.textContent('#explain [data-design="cog"] .explain-text');
+    assert(text.includes(seedPlace[0].slice(2)), "the explain text names another bucket");
+    // Ring 2 cascades when clk reaches (expires >> 12) << 12.
+    const expires = seedStart + 5000;
+    const cascadeTick = Math.floor(expires / 4096) * 4096 - seedStart;
+    await runTo(cascadeTick - 1);
+    assert((await bucketOf("cog", 0)).level === Number(seedPlace[1]), "moved before its cascade");
+    await page.keyboard.press("t");
+    const moved = await bucketOf("cog", 0);
+    assert(moved && moved.level < Number(seedPlace[1]) && moved.classes.includes("cascade-to"), `after the cascade: ${JSON.stringify(moved)}`);
+    assert((await page.$$(".wheel .mover")).length > 0, "no timer glides from its old bucket to the new one");
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await page.keyboard.press("b");
+    await page.keyboard.press("t");
+    assert((await page.$$(".wheel .mover")).length === 0, "reduced motion: a dot still moves");
+    await page.emulateMedia({ reducedMotion: "no-preference" });
+  });
+  await check(`cog: the timer fires on tick ${seedFires}, the tick native explain gives`, async () => {
+    await runTo(seedFires - 1);
+    assert(!(await firedIn("cog", 0)), "fired a tick early");
+    await page.keyboard.press("t");
+    assert(await firedIn("cog", 0), `did not fire at tick ${seedFires}`);
+  });
+
+  await check("netty: new timeouts wait in its queue, the next tick moves them into the wheel, gliding there", async () => {
+    await open("#hz=250&d=netty");
+    await page.fill("#timeout", "5000");
+    await page.click("#add");
+    const queue = await page.$eval('.wheel[data-design="netty"] .list[data-level="1"]', (e) => e.dataset.count);
+    assert(queue === "1", `the queue holds ${queue}`);
+    assert((await bucketOf("netty", 0)) === null, "a new timeout is in the wheel before the tick");
+    await page.keyboard.press("t");
+    const b = await bucketOf("netty", 0);
+    // deadline & 511 from the native explain.
+    const slot = Number(/bucket max\(deadline, tick\) & 511 = (\d+)/.exec(native(["explain", "--hz", "250", "--timeout", "5000", "--design", "netty"]))[1]);
+    assert(b && b.level === 0 && b.slot === slot, `after the tick: ${JSON.stringify(b)}, explain says bucket ${slot}`);
+    assert((await page.$$(".wheel .mover")).length === 1, "the transfer does not glide");
+  });
+
+  const wheel = "wheel:rfc-2015";
+  const wheelText = native(["explain", "--hz", "250", "--timeout", "5000", "--design", wheel]);
+  const wheelPlace = /-> level (\d+) slot (\d+)/.exec(wheelText);
+  const wheelFires = Number(/It fires at jiffy (\d+)/.exec(wheelText)[1]) - Number(/armed at jiffies (\d+)/.exec(wheelText)[1]);
+  await check(`${wheel}: added from the preset list, the timer in the level and slot native explain names, fires on tick ${wheelFires}`, async () => {
+    await open("#hz=250&d=heap");
+    await page.selectOption("#wheel-preset", wheel);
+    await page.click("#add-wheel");
+    assert(await page.$(`.wheel[data-design="${wheel}"]`), "no panel for the wheel");
+    assert((await page.$$(".wheel")).length === 2, "the heap and the wheel should be shown");
+    await page.fill("#timeout", "5000");
+    await page.click("#add");
+    const b = await bucketOf(wheel, 0);
+    assert(b && b.level === Number(wheelPlace[1]) && b.slot === Number(wheelPlace[2]),
+      `drawn in ${JSON.stringify(b)}, explain says ${wheelPlace[0]}`);
+    const text = await page.textContent(`#explain [data-design="${wheel}"] .explain-text`);
+    sameLines(text.replace(/\n$/, ""), wheelText.replace(/\n$/, ""));
+    await runTo(wheelFires - 1);
+    assert(!(await firedIn(wheel, 0)), "fired a tick early");
+    await page.keyboard.press("t");
+    assert(await firedIn(wheel, 0), `did not fire at tick ${wheelFires}`);
+    // The link brings the wheel back.
+    const url = page.url();
+    await open(url.slice(url.indexOf("#")));
+    assert(await page.$(`.wheel[data-design="${wheel}"]`), `the link lost the wheel: ${url}`);
+  });
+
+  await check("a custom wheel:SPEC; a bad one shows the CLI's error line", async () => {
+    await open("#hz=250&d=");
+    await page.fill("#wheel-spec", "wheel:bits=6x7:shift=2:mode=in-place:round=up");
+    await page.click("#add-wheel");
+    assert((await page.$$(".wheel")).length === 1, "the custom wheel is not shown");
+    await page.fill("#wheel-spec", "wheel:bits=99");
+    await page.click("#add-wheel");
+    let cli = "";
+    try {
+      native(["explain", "--timeout", "1", "--design", "wheel:bits=99"]);
+    } catch (e) {
+      cli = String(e.stderr).split("\n")[0];
+    }
+    const shown = await page.textContent("#error");
+    assert(cli === `timersim: ${shown}`, `the page says '${shown}', the CLI '${cli}'`);
+  });
+
+  await check("a deferrable timer on the modern wheel: the deferrable base drawn, the timer in it", async () => {
+    await open("#hz=250&d=modern");
+    await page.check("#deferrable");
+    await page.fill("#timeout", "300ms");
+    await page.click("#add");
+    const b = await bucketOf("modern", 0);
+    assert(b && b.level >= 100, `the deferrable timer is drawn in ${JSON.stringify(b)}`);
+    const rows = await page.$$eval('.wheel[data-design="modern"] .lname', (e) => e.map((x) => x.textContent));
+    assert(rows.includes("dL0"), `no deferrable rows: ${rows}`);
+    assert(/deferrable base: clk/.test(await page.textContent('.wheel[data-design="modern"] .clock')), "the clock line does not name the deferrable base");
+    assert(/ops=0~A0~/.test(page.url()), `the link does not keep it deferrable: ${page.url()}`);
+    await page.uncheck("#deferrable");
+  });
+
+  await check("a compare --events log of two designs on two CPUs: every design and CPU can be picked", async () => {
+    const dir = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "timersim-web-"));
+    const events = path.join(dir, "events.csv");
+    native(["compare", "--hz", "250", "--cpus", "2", "--connections", "60", "--ticks", "300", "--design", "classic,modern",
+      "--events", events, "-o", path.join(dir, "report.txt")]);
+    await open("#hz=250");
+    await page.setInputFiles("#file", events);
+    await page.waitForFunction(() => /events log/.test(document.getElementById("status").textContent));
+    const options = await page.$$eval("#events-source option", (o) => o.map((x) => x.value));
+    for (const want of ["classic/0", "classic/1", "modern/0", "modern/1"])
+      assert(options.includes(want), `the picker offers ${options}`);
+    await page.selectOption("#events-source", "modern/1");
+    await page.waitForFunction(() => /modern's rows of CPU 1/.test(document.getElementById("status").textContent));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  await check("a small loaded file travels in the link (deflate-raw, base64url) and comes back from it", async () => {
+    const dir = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "timersim-web-"));
+    const trace = path.join(dir, "small.trace");
+    native(["import", path.join(repo, "tests/data/kernel/small-6.1-hz250.txt"), "-o", trace]);
+    await open("#hz=250&d=modern");
+    await page.setInputFiles("#file", trace);
+    await page.waitForFunction(() => /timersim trace/.test(document.getElementById("status").textContent));
+    await page.fill("#run-n", "120");
+    await page.click("#run");
+    const before = await page.textContent('.wheel[data-design="modern"] .pending summary');
+    const url = page.url();
+    assert(/file=small\.trace~/.test(url), `the link does not hold the file: ${url.slice(0, 200)}`);
+    await open(url.slice(url.indexOf("#")));
+    assert(/file small\.trace/.test(await statusText()) && (await currentTick()) === 120, `the link opened: ${await statusText()}`);
+    assert((await page.textContent('.wheel[data-design="modern"] .pending summary')) === before, "the link's file gave other frames");
+    // A trace that deflates to more than the cap stays out of the link, and the page says so.
+    const big = path.join(dir, "big.trace");
+    native(["gen", "--workload", "connection-churn", "--connections", "3000", "--duration", "20", "-o", big]);
+    await open("#hz=250&d=heap");
+    await page.setInputFiles("#file", big);
+    await page.waitForFunction(() => /file big\.trace/.test(document.getElementById("status").textContent));
+    assert(/too big to travel in the link/.test(await statusText()), `no word of the size: ${await statusText()}`);
+    assert(!/file=/.test(page.url()), "a file over the cap went into the link");
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  // One panel per design of the registry and two wheel:SPECs, for docs/.
+  await check("screenshots: every design's panel (TCP and socket presets, 80 ticks, a timer selected)", async () => {
+    // Half a 1280 screen: one panel as it shows beside another.
+    await page.setViewportSize({ width: 640, height: 720 });
+    await open("#hz=250&d=heap");
+    const designs = await page.$$eval("#designs input", (b) => b.map((x) => x.value));
+    assert(designs.length >= 10, `the page offers ${designs}`);
+    for (const design of [...designs, "wheel:rfc-2015", "wheel:classic"]) {
+      const w = design.startsWith("wheel:") ? `&w=${encodeURIComponent(design)}` : "";
+      await open(`#hz=250&d=${encodeURIComponent(design)}${w}`);
+      await addPreset("tcp");
+      await addPreset("socket");
+      await page.fill("#run-n", "80");
+      await page.click("#run");
+      // Cancel the soonest timer (netty holds it until the next tick, cog
+      // keeps a tombstone), then select the next one.
+      await page.click(`.wheel[data-design="${design}"] .pending button[data-timer]`);
+      await page.keyboard.press("x");
+      await page.click(`.wheel[data-design="${design}"] .pending button[data-timer]`);
+      const panel = await page.$(`.wheel[data-design="${design}"]`);
+      assert(panel, `no ${design} panel`);
+      // Down to the histogram (the same in every panel's screenshot): smaller PNGs for docs/.
+      await panel.scrollIntoViewIfNeeded();
+      const scroll = await page.evaluate(() => ({ x: window.scrollX, y: window.scrollY }));
+      const box = await panel.boundingBox(); // relative to the viewport
+      const hist = await (await panel.$(".hist")).boundingBox();
+      await page.screenshot({ path: path.join(shots, `panel-${design.replace(/[^a-z0-9-]/gi, "-")}.png`),
+        clip: { x: box.x + scroll.x, y: box.y + scroll.y, width: box.width, height: hist.y - box.y }, fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 720 });
   });
 
   await check("load kernel ftrace text (tests/data/kernel/small-6.1-hz250.txt) and step through it", async () => {
