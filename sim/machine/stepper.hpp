@@ -9,6 +9,7 @@
 // sim/report/step_report.hpp.
 #pragma once
 
+#include "wheel/cascading_wheel.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/cog_wheel.hpp"
 #include "wheel/modern_wheel.hpp"
@@ -204,13 +205,18 @@ private:
         }
     }
 
-    // Does this softirq run a classic loop step whose tv1 index is 0 (or a
-    // cog tick that is a multiple of 64), i.e. cascade? The modern wheel and
-    // the other seeds' designs never move a queued timer on their own
-    // (scheme 4's overflow walk and netty's transfer show in the cost line).
+    // Does this softirq run a classic loop step whose tv1 index is 0 (the
+    // same for a cascading wheel:SPEC, or a cog tick that is a multiple of
+    // 64), i.e. cascade? The modern wheel, an in-place wheel:SPEC and the
+    // other seeds' designs never move a queued timer on their own (scheme
+    // 4's overflow walk and netty's transfer show in the cost line).
     bool may_cascade() const {
-        if constexpr (std::is_same_v<Q, ClassicWheel>) {
-            const Jiffies mask = queue_.geometry().tvr_size() - 1;
+        if constexpr (std::is_same_v<Q, ClassicWheel> || std::is_same_v<Q, CascadingWheel>) {
+            Jiffies mask;
+            if constexpr (std::is_same_v<Q, ClassicWheel>)
+                mask = queue_.geometry().tvr_size() - 1;
+            else
+                mask = queue_.geometry().slots(0) - 1;
             const Jiffies first = queue_.timer_jiffies();
             if (time_after(first, queue_.jiffies())) return false;
             return time_before_eq((first + mask) & ~mask, queue_.jiffies());

@@ -65,3 +65,33 @@ done
 run compare --help
 expect_status 0
 expect_stdout_line '^  spelvin-2016 +mode=in-place:round=up:bits=5x9:shift=2$'
+
+# step draws a wheel:SPEC's levels: the classic and modern presets tick for
+# tick as the kernel wheels' views (the same fires, cascades, arms, pointers
+# and bucket counts), the classic one cascading on the way.
+checker=$(dirname -- "${BASH_SOURCE[0]}")/step_frames_match.py
+timeouts=(--timeouts 5,300,1000,20000,70000 --hz 1000 --ticks 1200 --format json)
+for d in classic modern; do
+  run step "${timeouts[@]}" --design "$d"
+  expect_status 0
+  printf '%s\n' "$out" >"$d.json"
+  run step "${timeouts[@]}" --design "wheel:$d"
+  expect_status 0
+  expect_stdout_line "^\{\"schema\":\"timersim.step.v1\",\"design\":\"wheel:$d\","
+  printf '%s\n' "$out" >"wheel-$d.json"
+  counts=$(python3 "$checker" "$d.json" "wheel-$d.json") || fail "step --design wheel:$d differs from $d"
+  [[ $d == modern || $counts == "2 3" ]] || fail "step wheel:classic: expected 2 cascade moves and 3 fires, got $counts"
+done
+churn=(--connections 300 --message-interval 50 --ticks 600 --format json)
+run step "${churn[@]}" --design modern
+printf '%s\n' "$out" >churn-modern.json
+run step "${churn[@]}" --design wheel:modern
+printf '%s\n' "$out" >churn-wheel.json
+python3 "$checker" churn-modern.json churn-wheel.json >/dev/null || fail "step churn: wheel:modern differs from modern"
+# The text view: LWN's 36 jiffies in the 2015 draft go to level 1, due at 40.
+run step --timeouts 36 --ticks 1 --hz 1000 --design wheel:rfc-2015
+expect_status 0
+expect_stdout_line '^  armed #0 \(36\) for tick 36: L1\[[0-9]+\], due at tick 40$'
+expect_stdout_line '^  L7 +\|\.{32}\| +0$'
+run step --ticks 1 --design wheel:bits=6x4:shift=6
+expect_usage_error "^timersim: --design: wheel:bits=6x4:shift=6: " "try 'timersim step --help'"
