@@ -3,9 +3,8 @@
 // cannot run (a head link is only ever an unlink's, never a fresh arm's).
 #pragma GCC diagnostic ignored "-Warray-bounds"
 
-#include "sim/cli/seed_views.hpp"
+#include "sim/report/seed_views.hpp"
 
-#include "sim/cli/cli.hpp"
 #include "sim/report/format_time.hpp"
 #include "wheel/cog_wheel.hpp"
 #include "wheel/netty_wheel.hpp"
@@ -15,13 +14,13 @@
 
 #include <fmt/core.h>
 
-namespace timersim::cli {
+namespace timersim {
 
 namespace {
 
 void refuse_lists(Design d, std::string_view command) {
     if (d == Design::scheme1 || d == Design::scheme2)
-        throw UsageError(fmt::format("{} does not apply to {}: it keeps one list, no buckets or levels (every "
+        throw SeedViewError(fmt::format("{} does not apply to {}: it keeps one list, no buckets or levels (every "
                                      "timer fires on its exact tick)",
                                      command, to_string(d)));
 }
@@ -100,7 +99,7 @@ std::string explain_seed_text(Design d, Jiffies now, Jiffies expires, unsigned h
     }
     default: break;
     }
-    throw UsageError(fmt::format("explain has no seed view of {}", to_string(d)));
+    throw SeedViewError(fmt::format("explain has no seed view of {}", to_string(d)));
 }
 
 std::string seed_levels_text(Design d, unsigned hz) {
@@ -146,7 +145,7 @@ std::string seed_levels_text(Design d, unsigned hz) {
     }
     default: break;
     }
-    throw UsageError(fmt::format("levels has no seed view of {}", to_string(d)));
+    throw SeedViewError(fmt::format("levels has no seed view of {}", to_string(d)));
 }
 
-} // namespace timersim::cli
+} // namespace timersim
