@@ -42,6 +42,7 @@
 #include "wheel/bucket_lists.hpp"
 #include "wheel/queue_layout.hpp"
 #include "wheel/timer_pool.hpp"
+#include "wheel/ticked_queue.hpp"
 #include "wheel/timer_queue.hpp"
 
 #include <optional>
@@ -66,7 +67,10 @@ struct ListNode {
 };
 
 template <class Rules>
-class ListQueue {
+class ListQueue : public TickedQueue<ListQueue<Rules>> {
+    friend class TickedQueue<ListQueue>;
+    using TickedQueue<ListQueue>::jiffies_; // a dependent base's member
+
 public:
     static constexpr std::string_view name = Rules::name;
     using Config = ListQueueConfig;
@@ -74,7 +78,7 @@ public:
 
     ListQueue() : ListQueue(Config{}) {}
     explicit ListQueue(Config config)
-        : rules_(config), jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))), clk_(jiffies_),
+        : TickedQueue<ListQueue>(config.start_jiffies.value_or(initial_jiffies(config.hz))), rules_(config), clk_(jiffies_),
           lists_(rules_.lists() + 1) {
         if (config.hz == 0) throw std::invalid_argument("hz must be positive");
     }
@@ -120,33 +124,10 @@ public:
         return true;
     }
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
     // The bookkeeping has ticks to process, or a budget left collected timers.
     bool softirq_due() const noexcept { return carry_over() || (pending_ > 0 && time_after_eq(jiffies_, clk_)); }
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
-    // Nothing to do: a re-arm always moves the timer (no same-bucket shortcut).
-    static constexpr void hold_carry_over() noexcept {}
 
-    template <class F>
-    void run_softirq(F&& on_fire) {
-        ++counters_.softirq_runs;
-        std::uint64_t unused = 0;
-        run<false>(on_fire, unused);
-    }
-    template <class F>
-    bool run_softirq(F&& on_fire, std::uint64_t budget) {
-        ++counters_.softirq_runs;
-        return resume_softirq(on_fire, budget);
-    }
-    template <class F>
-    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
-        if (budget == 0) return true;
-        return run<true>(on_fire, budget);
-    }
 
     // The earliest expiry (jiffies itself if due), found by each scheme's
     // own search (counted as next-expiry steps), as the heap answers.
@@ -250,7 +231,6 @@ private:
     }
 
     Rules rules_;
-    Jiffies jiffies_;
     Jiffies clk_;
     std::size_t pending_ = 0;
     BucketLists lists_; // the scheme's lists, then the work list
