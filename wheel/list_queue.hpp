@@ -47,6 +47,8 @@
 
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace timersim {
 
@@ -261,6 +263,27 @@ inline unsigned checked_slots(unsigned slots) {
     return slots;
 }
 
+// The hashed wheels' ring (schemes 5 and 6): `slots` lists, a timer in
+// list expires & mask, drawn as one row; `what` names the scheme in the
+// layout's summary. A scheme's rules derive from it and add start, tick
+// and next_event.
+struct HashedRing {
+    HashedRing(const ListQueueConfig& c, std::string_view what)
+        : slots(checked_slots(c.slots)), mask(slots - 1), what(what) {}
+    std::size_t lists() const noexcept { return slots; }
+    template <class Q>
+    void place_of(const Q&, const ListNode& n, Placement& p) const noexcept {
+        p.level = 0;
+        p.slot = n.list;
+    }
+    template <class Q>
+    QueueLayout layout(const Q& q) const;
+
+    unsigned slots;
+    Jiffies mask;
+    std::string_view what;
+};
+
 // One row of slots with the cursor: the layout of schemes 4, 5 and 6.
 template <class Q>
 QueueLayout wheel_layout(const Q& q, const std::string& what, unsigned slots, Jiffies mask) {
@@ -274,6 +297,11 @@ QueueLayout wheel_layout(const Q& q, const std::string& what, unsigned slots, Ji
     }
     l.rows.push_back(std::move(wheel));
     return l;
+}
+
+template <class Q>
+QueueLayout HashedRing::layout(const Q& q) const {
+    return wheel_layout(q, std::string(what), slots, mask);
 }
 
 } // namespace timersim
