@@ -152,67 +152,8 @@ inline void fire(std::uint32_t id) {
 
 using timersim::Jiffies;
 
-struct ModernQ {
-    static constexpr const char* name = "modern";
-    static constexpr std::size_t node_bytes = sizeof(timersim::ModernWheel::Node);
-    timersim::ModernWheel w;
-    explicit ModernQ(std::size_t cap) {
-        w.reserve(cap);
-        for (std::size_t i = 0; i < cap; ++i) w.create();
-    }
-    void arm(std::uint32_t id, std::uint32_t d) { w.arm(id, w.jiffies() + d); }
-    void rearm(std::uint32_t id, std::uint32_t d) { w.arm(id, w.jiffies() + d); }
-    void cancel(std::uint32_t id) { w.cancel(id); }
-    void tick() {
-        w.set_jiffies(w.jiffies() + 1);
-        if (w.softirq_due()) w.run_softirq([](const timersim::FiredTimer& f) { fire(f.id); });
-    }
-    std::size_t pending() const { return w.pending(); }
-};
-
-struct ClassicQ {
-    static constexpr const char* name = "classic";
-    static constexpr std::size_t node_bytes = sizeof(timersim::ClassicWheel::Node);
-    timersim::ClassicWheel w;
-    static timersim::ClassicWheel::Config config() {
-        timersim::ClassicWheel::Config c;
-        c.slack = std::nullopt; // queue mechanics only: no expiry rounding
-        return c;
-    }
-    explicit ClassicQ(std::size_t cap) : w(config()) {
-        w.reserve(cap);
-        for (std::size_t i = 0; i < cap; ++i) w.create();
-    }
-    void arm(std::uint32_t id, std::uint32_t d) { w.arm(id, w.jiffies() + d); }
-    void rearm(std::uint32_t id, std::uint32_t d) { w.arm(id, w.jiffies() + d); }
-    void cancel(std::uint32_t id) { w.cancel(id); }
-    void tick() {
-        w.set_jiffies(w.jiffies() + 1);
-        if (w.softirq_due()) w.run_softirq([](const timersim::FiredTimer& f) { fire(f.id); });
-    }
-    std::size_t pending() const { return w.pending(); }
-};
-
-struct TsHeapQ {
-    static constexpr const char* name = "tsheap";
-    static constexpr std::size_t node_bytes = timersim::HeapQueue::bytes_per_timer();
-    timersim::HeapQueue w;
-    explicit TsHeapQ(std::size_t cap) {
-        w.reserve(cap);
-        for (std::size_t i = 0; i < cap; ++i) w.create();
-    }
-    void arm(std::uint32_t id, std::uint32_t d) { w.arm(id, w.jiffies() + d); }
-    void rearm(std::uint32_t id, std::uint32_t d) { w.arm(id, w.jiffies() + d); }
-    void cancel(std::uint32_t id) { w.cancel(id); }
-    void tick() {
-        w.set_jiffies(w.jiffies() + 1);
-        if (w.softirq_due()) w.run_softirq([](const timersim::FiredTimer& f) { fire(f.id); });
-    }
-    std::size_t pending() const { return w.pending(); }
-};
-
-// timersim's other queues, all behind the same TimerQueue concept: one
-// adapter, the queue built by MakeQ (HZ=250 as modern's).
+// timersim's queues, all behind the same TimerQueue concept: one adapter,
+// the queue built by MakeQ (HZ=250).
 template <class W, class MakeQ>
 struct TimersimQ {
     static constexpr const char* name = MakeQ::name;
@@ -236,6 +177,16 @@ template <class W>
 struct DefaultMake {
     static W make() { return W(typename W::Config{}); }
 };
+struct MakeModern : DefaultMake<timersim::ModernWheel> { static constexpr const char* name = "modern"; };
+struct MakeClassic {
+    static constexpr const char* name = "classic";
+    static timersim::ClassicWheel make() {
+        timersim::ClassicWheel::Config c;
+        c.slack = std::nullopt; // queue mechanics only: no expiry rounding
+        return timersim::ClassicWheel(c);
+    }
+};
+struct MakeTsHeap : DefaultMake<timersim::HeapQueue> { static constexpr const char* name = "tsheap"; };
 struct MakeScheme4 : DefaultMake<timersim::Scheme4Queue> { static constexpr const char* name = "scheme4"; };
 struct MakeScheme6 : DefaultMake<timersim::Scheme6Queue> { static constexpr const char* name = "scheme6"; };
 struct MakeNetty : DefaultMake<timersim::NettyWheel> { static constexpr const char* name = "netty"; };
@@ -255,6 +206,9 @@ struct MakeCascade8x4 {
             .slack = std::nullopt});
     }
 };
+using ModernQ = TimersimQ<timersim::ModernWheel, MakeModern>;
+using ClassicQ = TimersimQ<timersim::ClassicWheel, MakeClassic>;
+using TsHeapQ = TimersimQ<timersim::HeapQueue, MakeTsHeap>;
 using Scheme4Q = TimersimQ<timersim::Scheme4Queue, MakeScheme4>;
 using Scheme6Q = TimersimQ<timersim::Scheme6Queue, MakeScheme6>;
 using NettyQ = TimersimQ<timersim::NettyWheel, MakeNetty>;
