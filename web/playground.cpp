@@ -4,7 +4,7 @@
 // schema timersim.step.v1; wheel:SPEC, which step does not draw, in the
 // seeds' row layout), the explain text from the same functions as
 // `timersim explain` (sim/report/explain_report.hpp, and for the seeds'
-// queues sim/cli/seed_views.cpp, compiled here as it is), and the trace readers
+// queues sim/report/seed_views.cpp, compiled here as it is), and the trace readers
 // of workloads/traces/. Compiled to WebAssembly by scripts/build-web only;
 // the native build never sees this file.
 //
@@ -17,8 +17,7 @@
 //
 // Every call that can fail on user input returns {"error": "..."} (JSON) or
 // throws nothing across the boundary: JS sees the message, never an abort.
-#include "sim/cli/cli.hpp"
-#include "sim/cli/seed_views.hpp"
+#include "sim/report/seed_views.hpp"
 #include "sim/machine/design.hpp"
 #include "sim/machine/seed_queues.hpp"
 #include "sim/machine/stepper.hpp"
@@ -313,11 +312,11 @@ public:
             out += "Heap: an exact priority queue ordered by expires; the timer fires at the first tick with "
                    "jiffies >= expires, never late and never early.\n";
         else {
-            // `timersim explain --design NAME` (sim/cli/seed_views.cpp); the
+            // `timersim explain --design NAME` (sim/report/seed_views.cpp); the
             // list schemes have no buckets and the CLI says so.
             try {
-                out += cli::explain_seed_text(d_, now, expires, hz_, own);
-            } catch (const cli::UsageError& e) {
+                out += explain_seed_text(d_, now, expires, hz_, own);
+            } catch (const SeedViewError& e) {
                 out += std::string(e.what()) + "\n";
             }
         }

@@ -196,4 +196,20 @@ Placement CascadingWheel::placement(TimerId id) const {
     return p;
 }
 
+QueueLayout CascadingWheel::layout() const {
+    QueueLayout l;
+    l.first_level = 1;
+    l.summary = "timer_jiffies " + std::to_string(timer_jiffies_) + ", " + std::to_string(all_timers_) + " pending";
+    for (unsigned level = 0; level < g_.depth; ++level) {
+        LayoutRow row{"L" + std::to_string(level + 1), {}, 0,
+                      static_cast<unsigned>((timer_jiffies_ >> g_.shift[level]) & (g_.slots(level) - 1)), 0};
+        for (unsigned s = 0; s < g_.slots(level); ++s) {
+            row.counts.push_back(lists_.count(pool_.nodes(), g_.offset(level) + s));
+            row.total += row.counts.back();
+        }
+        l.rows.push_back(std::move(row));
+    }
+    return l;
+}
+
 } // namespace timersim

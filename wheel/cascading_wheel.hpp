@@ -29,6 +29,7 @@
 
 #include "wheel/bucket_lists.hpp"
 #include "wheel/classic_levels.hpp"
+#include "wheel/queue_layout.hpp"
 #include "wheel/timer_pool.hpp"
 #include "wheel/timer_queue.hpp"
 #include "wheel/wheel_spec.hpp"
@@ -122,6 +123,9 @@ public:
     }
     // level is 1-based, as ClassicWheel's tv arrays.
     Placement placement(TimerId id) const;
+    // What `timersim step` draws: one row per level, L1.. as placement()
+    // numbers them, the pointer at timer_jiffies' index bits of the level.
+    QueueLayout layout() const;
     const QueueCounters& counters() const noexcept { return counters_; }
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
     const WheelGeometry& geometry() const noexcept { return g_; }

@@ -9,7 +9,8 @@ static_assert(TimerQueue<CogWheel>);
 CogWheel::CogWheel() : CogWheel(Config{}) {}
 
 CogWheel::CogWheel(Config config)
-    : rings_(config.rings), jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))), clk_(jiffies_),
+    : TickedQueue<CogWheel>(config.start_jiffies.value_or(initial_jiffies(config.hz))), rings_(config.rings),
+      clk_(jiffies_),
       buckets_(static_cast<std::size_t>(config.rings) * kRingSize) {
     if (config.hz == 0) throw std::invalid_argument("hz must be positive");
     // The clamp for deltas beyond the range needs a top ring that cascades.

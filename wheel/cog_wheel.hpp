@@ -37,6 +37,7 @@
 
 #include "wheel/queue_layout.hpp"
 #include "wheel/timer_pool.hpp"
+#include "wheel/ticked_queue.hpp"
 #include "wheel/timer_queue.hpp"
 
 #include <optional>
@@ -45,7 +46,9 @@
 
 namespace timersim {
 
-class CogWheel {
+class CogWheel : public TickedQueue<CogWheel> {
+    friend class TickedQueue<CogWheel>;
+
 public:
     static constexpr std::string_view name = "cog";
     static constexpr unsigned kRingBits = 6;
@@ -95,32 +98,10 @@ public:
     ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
     // cog_tick() is called every tick; it has work while a timer is pending.
     bool softirq_due() const noexcept { return carry_over() || (pending_ > 0 && time_after_eq(jiffies_, clk_)); }
     bool carry_over() const noexcept { return work_.head != kNoBlock; }
-    static constexpr void hold_carry_over() noexcept {}
 
-    template <class F>
-    void run_softirq(F&& on_fire) {
-        ++counters_.softirq_runs;
-        std::uint64_t unused = 0;
-        run<false>(on_fire, unused);
-    }
-    template <class F>
-    bool run_softirq(F&& on_fire, std::uint64_t budget) {
-        ++counters_.softirq_runs;
-        return resume_softirq(on_fire, budget);
-    }
-    template <class F>
-    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
-        if (budget == 0) return true;
-        return run<true>(on_fire, budget);
-    }
     // cog cannot skip ahead (the article); for an idle CPU this walks every
     // entry for the earliest live expiry (counted as next-expiry steps).
     std::optional<Jiffies> next_timer_interrupt();
@@ -218,7 +199,6 @@ private:
     }
 
     unsigned rings_;
-    Jiffies jiffies_;
     Jiffies clk_; // the next tick to process
     std::size_t pending_ = 0;
     std::vector<Chain> buckets_; // ring * 64 + slot

@@ -255,4 +255,25 @@ Placement InPlaceWheel::placement(TimerId id) const {
     return p;
 }
 
+QueueLayout InPlaceWheel::layout() const {
+    QueueLayout l;
+    l.summary = "clk " + std::to_string(bases_[0].clk) + ", " + std::to_string(bases_[0].queued) + " pending";
+    if (bases_[1].queued) l.summary += ", deferrable base clk " + std::to_string(bases_[1].clk) + ", " +
+                                       std::to_string(bases_[1].queued) + " pending";
+    for (unsigned base = 0; base < (bases_[1].queued ? 2u : 1u); ++base) {
+        const Base& b = bases_[base];
+        if (base == 1) l.deferrable_row = static_cast<unsigned>(l.rows.size());
+        for (unsigned level = 0; level < g_.depth; ++level) {
+            LayoutRow row{(base ? "dL" : "L") + std::to_string(level), {}, 0,
+                          static_cast<unsigned>((b.clk >> g_.shift[level]) & (g_.slots(level) - 1)), g_.offset(level)};
+            for (unsigned s = 0; s < g_.slots(level); ++s) {
+                row.counts.push_back(b.lists.count(pool_.nodes(), g_.offset(level) + s));
+                row.total += row.counts.back();
+            }
+            l.rows.push_back(std::move(row));
+        }
+    }
+    return l;
+}
+
 } // namespace timersim

@@ -28,6 +28,7 @@
 #pragma once
 
 #include "wheel/bucket_lists.hpp"
+#include "wheel/queue_layout.hpp"
 #include "wheel/timer_pool.hpp"
 #include "wheel/timer_queue.hpp"
 #include "wheel/wheel_spec.hpp"
@@ -135,6 +136,10 @@ public:
         return pool_[id].pending;
     }
     Placement placement(TimerId id) const;
+    // What `timersim step` draws: one row per level (L0..), the pointer at
+    // (clk >> shift[L]) & (slots - 1), then the deferrable base's (dL0..)
+    // while it holds a timer.
+    QueueLayout layout() const;
     const QueueCounters& counters() const noexcept { return counters_; }
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
     const WheelGeometry& geometry() const noexcept { return g_; }

@@ -42,10 +42,13 @@
 #include "wheel/bucket_lists.hpp"
 #include "wheel/queue_layout.hpp"
 #include "wheel/timer_pool.hpp"
+#include "wheel/ticked_queue.hpp"
 #include "wheel/timer_queue.hpp"
 
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace timersim {
 
@@ -66,7 +69,10 @@ struct ListNode {
 };
 
 template <class Rules>
-class ListQueue {
+class ListQueue : public TickedQueue<ListQueue<Rules>> {
+    friend class TickedQueue<ListQueue>;
+    using TickedQueue<ListQueue>::jiffies_; // a dependent base's member
+
 public:
     static constexpr std::string_view name = Rules::name;
     using Config = ListQueueConfig;
@@ -74,7 +80,7 @@ public:
 
     ListQueue() : ListQueue(Config{}) {}
     explicit ListQueue(Config config)
-        : rules_(config), jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))), clk_(jiffies_),
+        : TickedQueue<ListQueue>(config.start_jiffies.value_or(initial_jiffies(config.hz))), rules_(config), clk_(jiffies_),
           lists_(rules_.lists() + 1) {
         if (config.hz == 0) throw std::invalid_argument("hz must be positive");
     }
@@ -120,33 +126,10 @@ public:
         return true;
     }
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
     // The bookkeeping has ticks to process, or a budget left collected timers.
     bool softirq_due() const noexcept { return carry_over() || (pending_ > 0 && time_after_eq(jiffies_, clk_)); }
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
-    // Nothing to do: a re-arm always moves the timer (no same-bucket shortcut).
-    static constexpr void hold_carry_over() noexcept {}
 
-    template <class F>
-    void run_softirq(F&& on_fire) {
-        ++counters_.softirq_runs;
-        std::uint64_t unused = 0;
-        run<false>(on_fire, unused);
-    }
-    template <class F>
-    bool run_softirq(F&& on_fire, std::uint64_t budget) {
-        ++counters_.softirq_runs;
-        return resume_softirq(on_fire, budget);
-    }
-    template <class F>
-    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
-        if (budget == 0) return true;
-        return run<true>(on_fire, budget);
-    }
 
     // The earliest expiry (jiffies itself if due), found by each scheme's
     // own search (counted as next-expiry steps), as the heap answers.
@@ -250,7 +233,6 @@ private:
     }
 
     Rules rules_;
-    Jiffies jiffies_;
     Jiffies clk_;
     std::size_t pending_ = 0;
     BucketLists lists_; // the scheme's lists, then the work list
@@ -281,6 +263,27 @@ inline unsigned checked_slots(unsigned slots) {
     return slots;
 }
 
+// The hashed wheels' ring (schemes 5 and 6): `slots` lists, a timer in
+// list expires & mask, drawn as one row; `what` names the scheme in the
+// layout's summary. A scheme's rules derive from it and add start, tick
+// and next_event.
+struct HashedRing {
+    HashedRing(const ListQueueConfig& c, std::string_view what)
+        : slots(checked_slots(c.slots)), mask(slots - 1), what(what) {}
+    std::size_t lists() const noexcept { return slots; }
+    template <class Q>
+    void place_of(const Q&, const ListNode& n, Placement& p) const noexcept {
+        p.level = 0;
+        p.slot = n.list;
+    }
+    template <class Q>
+    QueueLayout layout(const Q& q) const;
+
+    unsigned slots;
+    Jiffies mask;
+    std::string_view what;
+};
+
 // One row of slots with the cursor: the layout of schemes 4, 5 and 6.
 template <class Q>
 QueueLayout wheel_layout(const Q& q, const std::string& what, unsigned slots, Jiffies mask) {
@@ -294,6 +297,11 @@ QueueLayout wheel_layout(const Q& q, const std::string& what, unsigned slots, Ji
     }
     l.rows.push_back(std::move(wheel));
     return l;
+}
+
+template <class Q>
+QueueLayout HashedRing::layout(const Q& q) const {
+    return wheel_layout(q, std::string(what), slots, mask);
 }
 
 } // namespace timersim

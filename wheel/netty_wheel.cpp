@@ -20,9 +20,9 @@ unsigned normalized_length(unsigned ticks) {
 NettyWheel::NettyWheel() : NettyWheel(Config{}) {}
 
 NettyWheel::NettyWheel(Config config)
-    : wheel_length_(normalized_length(config.ticks_per_wheel)), mask_(wheel_length_ - 1),
-      transfers_per_tick_(config.transfers_per_tick),
-      jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))), clk_(jiffies_),
+    : TickedQueue<NettyWheel>(config.start_jiffies.value_or(initial_jiffies(config.hz))),
+      wheel_length_(normalized_length(config.ticks_per_wheel)), mask_(wheel_length_ - 1),
+      transfers_per_tick_(config.transfers_per_tick), clk_(jiffies_),
       head_(wheel_length_ + 2, kNoTimer), tail_(wheel_length_ + 2, kNoTimer) {
     if (config.hz == 0) throw std::invalid_argument("hz must be positive");
     if (transfers_per_tick_ == 0) throw std::invalid_argument("transfers per tick must be positive");

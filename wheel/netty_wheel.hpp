@@ -47,6 +47,7 @@
 
 #include "wheel/queue_layout.hpp"
 #include "wheel/timer_pool.hpp"
+#include "wheel/ticked_queue.hpp"
 #include "wheel/timer_queue.hpp"
 
 #include <optional>
@@ -55,7 +56,9 @@
 
 namespace timersim {
 
-class NettyWheel {
+class NettyWheel : public TickedQueue<NettyWheel> {
+    friend class TickedQueue<NettyWheel>;
+
 public:
     static constexpr std::string_view name = "netty";
     static constexpr unsigned kDefaultTicksPerWheel = 512;
@@ -104,32 +107,10 @@ public:
     ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
     // The worker has ticks to process while it holds any timeout.
     bool softirq_due() const noexcept { return carry_over() || (entries_ > 0 && time_after_eq(jiffies_, clk_)); }
     bool carry_over() const noexcept { return head_[work_list()] != kNoTimer; }
-    static constexpr void hold_carry_over() noexcept {}
 
-    template <class F>
-    void run_softirq(F&& on_fire) {
-        ++counters_.softirq_runs;
-        std::uint64_t unused = 0;
-        run<false>(on_fire, unused);
-    }
-    template <class F>
-    bool run_softirq(F&& on_fire, std::uint64_t budget) {
-        ++counters_.softirq_runs;
-        return resume_softirq(on_fire, budget);
-    }
-    template <class F>
-    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
-        if (budget == 0) return true;
-        return run<true>(on_fire, budget);
-    }
     std::optional<Jiffies> next_timer_interrupt() {
         if (carry_over()) return jiffies_;
         if (entries_ == 0) return std::nullopt;
@@ -214,7 +195,6 @@ private:
     unsigned wheel_length_;
     Jiffies mask_;
     std::uint32_t transfers_per_tick_;
-    Jiffies jiffies_;
     Jiffies clk_;              // Netty's worker `tick`: the next tick to process
     std::size_t pending_ = 0;  // timers with a live (not cancelled) timeout
     std::size_t entries_ = 0;  // timeouts not yet freed, cancelled ones included

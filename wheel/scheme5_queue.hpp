@@ -20,10 +20,9 @@
 
 namespace timersim {
 
-struct Scheme5Rules {
+struct Scheme5Rules : HashedRing {
     static constexpr std::string_view name = "scheme5";
-    explicit Scheme5Rules(const ListQueueConfig& c) : slots(checked_slots(c.slots)), mask(slots - 1) {}
-    std::size_t lists() const noexcept { return slots; }
+    explicit Scheme5Rules(const ListQueueConfig& c) : HashedRing(c, "scheme 5 (hashed wheel, sorted slots)") {}
 
     template <class Q>
     void start(Q& q, ListNode& n, TimerId id) {
@@ -49,18 +48,6 @@ struct Scheme5Rules {
         }
         return best;
     }
-    template <class Q>
-    void place_of(const Q&, const ListNode& n, Placement& p) const noexcept {
-        p.level = 0;
-        p.slot = n.list;
-    }
-    template <class Q>
-    QueueLayout layout(const Q& q) const {
-        return wheel_layout(q, "scheme 5 (hashed wheel, sorted slots)", slots, mask);
-    }
-
-    unsigned slots;
-    Jiffies mask;
 };
 
 using Scheme5Queue = ListQueue<Scheme5Rules>;

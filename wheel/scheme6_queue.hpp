@@ -21,10 +21,9 @@
 
 namespace timersim {
 
-struct Scheme6Rules {
+struct Scheme6Rules : HashedRing {
     static constexpr std::string_view name = "scheme6";
-    explicit Scheme6Rules(const ListQueueConfig& c) : slots(checked_slots(c.slots)), mask(slots - 1) {}
-    std::size_t lists() const noexcept { return slots; }
+    explicit Scheme6Rules(const ListQueueConfig& c) : HashedRing(c, "scheme 6 (hashed wheel, unsorted slots, rounds)") {}
 
     template <class Q>
     void start(Q& q, ListNode& n, TimerId id) {
@@ -65,18 +64,6 @@ struct Scheme6Rules {
         }
         return best;
     }
-    template <class Q>
-    void place_of(const Q&, const ListNode& n, Placement& p) const noexcept {
-        p.level = 0;
-        p.slot = n.list;
-    }
-    template <class Q>
-    QueueLayout layout(const Q& q) const {
-        return wheel_layout(q, "scheme 6 (hashed wheel, unsorted slots, rounds)", slots, mask);
-    }
-
-    unsigned slots;
-    Jiffies mask;
 };
 
 using Scheme6Queue = ListQueue<Scheme6Rules>;

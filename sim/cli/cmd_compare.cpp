@@ -2,6 +2,7 @@
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/design_option.hpp"
 #include "sim/machine/comparison.hpp"
 #include "sim/report/comparison_report.hpp"
 #include "sim/report/group_report.hpp"
@@ -26,27 +27,41 @@ namespace {
 
 constexpr double kDefaultDurationS = 120;
 
-std::vector<Design> parse_designs(const std::string& list) {
-    if (list == "all") return every_design();
-    std::vector<Design> designs;
+// "classic,modern,wheel:rfc-2015,...": registry designs by name or alias
+// (or "all"), and the configurable wheel as wheel:SPEC, as often as there
+// are geometries to compare; each spec is checked at `hz`.
+std::vector<ComparedDesign> parse_designs(const std::string& list, unsigned hz) {
+    std::vector<ComparedDesign> designs;
+    if (list == "all") {
+        for (const Design d : every_design()) designs.push_back({d, std::nullopt});
+        return designs;
+    }
+    std::vector<std::string> names;
     std::string_view rest = list;
     while (true) {
         const auto comma = rest.find(',');
-        const std::string_view name = rest.substr(0, comma);
-        const auto d = design_from_string(name);
-        // The configurable wheel needs a geometry, which compare cannot take
-        // yet (run, levels, explain and sweep do: --design wheel:SPEC).
-        if (d == Design::wheel || name.starts_with("wheel:"))
-            throw UsageError(fmt::format("--design: compare does not take the configurable wheel '{}' yet; "
-                                         "use timersim run or timersim sweep --design wheel:SPEC", name));
-        if (!d) {
-            std::vector<std::string_view> names;
-            for (const Design e : every_design()) names.push_back(to_string(e));
-            throw UsageError(fmt::format("--design: unknown design '{}' (choose from {}, or all)", name, fmt::join(names, ", ")));
+        const std::string name(rest.substr(0, comma));
+        ComparedDesign d;
+        std::string shown; // as the reports name it
+        if (name == "wheel" || name.starts_with("wheel:")) {
+            const DesignChoice c = design_choice(name, {}, hz);
+            d = {c.design, c.wheel};
+            shown = c.name;
+        } else {
+            const auto known = design_from_string(name);
+            if (!known) {
+                std::vector<std::string_view> all;
+                for (const Design e : every_design()) all.push_back(to_string(e));
+                throw UsageError(fmt::format("--design: unknown design '{}' (choose from {}, wheel:SPEC, or all)",
+                                             name, fmt::join(all, ", ")));
+            }
+            d.design = *known;
+            shown = to_string(*known);
         }
-        if (std::find(designs.begin(), designs.end(), *d) != designs.end())
+        if (std::find(names.begin(), names.end(), shown) != names.end())
             throw UsageError(fmt::format("--design: '{}' given twice", name));
-        designs.push_back(*d);
+        names.push_back(shown);
+        designs.push_back(std::move(d));
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);
     }
@@ -58,8 +73,9 @@ std::vector<Design> parse_designs(const std::string& list) {
 int run_compare(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("design", po::value<std::string>()->default_value("classic,modern,heap"), "comma-separated designs: classic, modern, heap, and the seeds' scheme1, scheme2, scheme4, "
-         "scheme5, scheme6, netty, cog (or 'all')");
+        ("design", po::value<std::string>()->default_value("classic,modern,heap"), "comma-separated designs: classic, modern, heap, the seeds' scheme1, scheme2, scheme4, "
+         "scheme5, scheme6, netty, cog (or 'all'), and any number of wheel:SPEC (below), each "
+         "labelled by its spec");
     add_workload_options(options);
     add_machine_options(options, kDefaultDurationS);
     options.add_options()
@@ -71,11 +87,7 @@ int run_compare(std::span<const std::string> args) {
          "designs simulated at the same time, each on its own thread (0: one per CPU; --events: 1; fewer "
          "when the memory available would not hold them). The output does not depend on it");
     add_report_options(options);
-    const auto vm = parse_command_line(
-        args, options,
-        {
-            .usage = "timersim compare [workload options] [machine options] [--design D,...] [--format F] [-o FILE]",
-            .description =
+    const std::string description = std::string(
                 "Run one workload on the simulated machine once per timer queue: the classic\n"
                 "cascading wheel (Linux <= 4.7, with its timer slack), the modern expire-in-place\n"
                 "wheel (Linux 4.8+, as in 6.1) and an exact heap. Every design gets the same\n"
@@ -91,12 +103,18 @@ int run_compare(std::span<const std::string> args) {
                 "timer CPU time and memory, the timers that fired most by function (--by),\n"
                 "each design relative to the one with the least softirq time, and ends with the\n"
                 "trade-off in numbers. The default workload is TCP retransmit timers plus socket\n"
-                "timeouts; --trace replays a recording.",
+                "timeouts; --trace replays a recording.\n\n") + wheel_spec_help();
+    const auto vm = parse_command_line(
+        args, options,
+        {
+            .usage = "timersim compare [workload options] [machine options] [--design D,...] [--format F] [-o FILE]",
+            .description = description,
             .examples = "timersim compare\n"
                         "timersim compare --connections 10000 --duration 30 --events events.csv\n"
                         "timersim compare --workload mixed --cpus 4 --duration 300\n"
                         "timersim compare --hz 1000 --nohz --format json -o out.json\n"
                         "timersim compare --design classic,modern --slack off --plot plots\n"
+                        "timersim compare --design modern,wheel:rfc-2015,wheel:spelvin-2016,wheel:bits=6x7:shift=2\n"
                         "timersim compare --ticks 2500 --by level --format csv\n"
                         "timersim compare --cpus 2 --hist --bucket-size 2 --entries 32",
         });
@@ -112,8 +130,8 @@ int run_compare(std::span<const std::string> args) {
     if (vm->count("output")) output.emplace((*vm)["output"].as<std::string>());
     std::optional<AtomicOutputFile> events_file;
     if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
-    const std::vector<Design> designs = parse_designs((*vm)["design"].as<std::string>());
     MachineConfig machine = machine_config(*vm);
+    const std::vector<ComparedDesign> designs = parse_designs((*vm)["design"].as<std::string>(), machine.hz);
     WorkloadChoice workload = workload_choice(
         *vm, machine.hz,
         run_length_option(*vm, machine.hz).value_or(static_cast<std::uint64_t>(kDefaultDurationS * machine.hz)));
@@ -151,7 +169,7 @@ int run_compare(std::span<const std::string> args) {
             report += (report.empty() ? "" : "\n") + format_latency_histogram(r, *choice.hist);
     } else if (format == "csv" && choice.by_given) {
         report = group_csv_header();
-        for (const RunResult& r : result.runs) report += group_csv_rows(to_string(r.design), r.groups);
+        for (const RunResult& r : result.runs) report += group_csv_rows(design_name(r), r.groups);
     } else {
         report = format == "json"  ? format_comparison_json(result)
                  : format == "csv" ? format_comparison_csv(result)

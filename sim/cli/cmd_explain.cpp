@@ -1,4 +1,4 @@
-#include "sim/cli/seed_views.hpp"
+#include "sim/report/seed_views.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/commands.hpp"
@@ -78,7 +78,12 @@ int run_explain(std::span<const std::string> args) {
     if (!wheel && design_text != "both" && design_text != "modern" && design_text != "classic") {
         const Design d = parse_design(design_text);
         if (d == Design::heap) throw UsageError("explain does not apply to heap: it has no buckets");
-        const std::string text = explain_seed_text(d, now, expires, hz, clk);
+        std::string text;
+        try {
+            text = explain_seed_text(d, now, expires, hz, clk);
+        } catch (const SeedViewError& e) {
+            throw UsageError(e.what());
+        }
         fmt::print("{}\n{}", explain_title(now, expires, hz), text);
         return kExitOk;
     }

@@ -1,6 +1,6 @@
 #include "sim/cli/cli.hpp"
 #include "sim/cli/common_options.hpp"
-#include "sim/cli/seed_views.hpp"
+#include "sim/report/seed_views.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/design_option.hpp"
 #include "sim/report/format_time.hpp"
@@ -148,7 +148,11 @@ int run_levels(std::span<const std::string> args) {
     if (design_text != "both" && design_text != "modern" && design_text != "classic") {
         const Design d = parse_design(design_text);
         if (d == Design::heap) throw UsageError("levels does not apply to heap: it has no levels");
-        fmt::print("{}", seed_levels_text(d, hz));
+        try {
+            fmt::print("{}", seed_levels_text(d, hz));
+        } catch (const SeedViewError& e) {
+            throw UsageError(e.what());
+        }
         return kExitOk;
     }
     const std::string design = choice_option(*vm, "design", {"modern", "classic", "both"});

@@ -4,11 +4,14 @@
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/design_option.hpp"
 #include "sim/cli/trace_filter_options.hpp"
 #include "sim/cli/progress.hpp"
 #include "sim/cli/timeout_arg.hpp"
 #include "sim/machine/stepper.hpp"
 #include "sim/machine/seed_queues.hpp"
+#include "wheel/cascading_wheel.hpp"
+#include "wheel/in_place_wheel.hpp"
 #include "sim/report/format_time.hpp"
 #include "sim/report/step_report.hpp"
 #include "workloads/traces/input_file.hpp"
@@ -124,7 +127,8 @@ void run_view(const Run& run, const View& view, const std::string& intro, Steppe
 }
 
 void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed, unsigned hz,
-                   std::optional<std::int64_t> slack, const classic::Geometry& geometry, const std::string& design);
+                   std::optional<std::int64_t> slack, const classic::Geometry& geometry, const std::string& design,
+                   const std::optional<WheelSpec>& wheel);
 
 } // namespace
 
@@ -142,8 +146,9 @@ int run_step(std::span<const std::string> args) {
         ("connections", po::value<std::uint32_t>()->default_value(200), "connection churn: connections, one timer each (1..1000000)")
         ("message-interval", double_value(1000), "connection churn: mean ms between two messages of one connection")
         ("seed", po::value<std::uint64_t>()->default_value(1), "connection churn: workload seed")
-        ("design", po::value<std::string>()->default_value("both"), "classic, modern or both (the heap has no buckets to draw), or one of the seeds' designs: "
-         "scheme1, scheme2, scheme4, scheme5, scheme6, netty, cog (their rings and lists)")
+        ("design", po::value<std::string>()->default_value("both"), "classic, modern or both (the heap has no buckets to draw), one of the seeds' designs: "
+         "scheme1, scheme2, scheme4, scheme5, scheme6, netty, cog (their rings and lists), or wheel:SPEC "
+         "(its levels; timersim run --help lists the keys and presets)")
         ("format", po::value<std::string>()->default_value("text"), "text (80 columns) or json (JSON Lines: one object per tick and wheel)");
     add_hz_option(options);
     add_classic_options(options);
@@ -177,7 +182,8 @@ int run_step(std::span<const std::string> args) {
                         "timersim step --timeouts 20000 --hz 1000 --from 19966 --ticks 2 --design classic\n"
                         "timersim step --ticks 5 --connections 200 --design modern\n"
                         "timersim step --timeouts 60s --ticks 1 --format json\n"
-                        "timersim step --trace run.trace --from 990 --ticks 20 --design classic",
+                        "timersim step --trace run.trace --from 990 --ticks 20 --design classic\n"
+                        "timersim step --timeouts 36,300 --ticks 2 --hz 1000 --design wheel:rfc-2015",
         });
     if (!vm) return kExitOk;
 
@@ -187,8 +193,15 @@ int run_step(std::span<const std::string> args) {
     const std::string design_text = (*vm)["design"].as<std::string>();
     if (design_from_string(design_text) == Design::heap)
         throw UsageError("--design: the heap has no buckets to draw; choose classic, modern or both");
-    // A seed design by name or alias: its own name from here on.
-    const std::string design = design_text == "both" ? design_text : std::string(to_string(parse_design(design_text)));
+    // A seed design by name or alias: its own name from here on; a wheel:SPEC
+    // its spec (checked at the HZ given; a trace's HZ is checked below).
+    std::optional<WheelSpec> wheel;
+    std::string design = design_text;
+    if (design_text != "both") {
+        const DesignChoice c = design_choice(design_text, {}, hz);
+        wheel = c.wheel;
+        design = c.name;
+    }
     const bool json = choice_option(*vm, "format", {"text", "json"}) == "json";
     Run run{(*vm)["from"].as<std::int64_t>(), (*vm)["ticks"].as<std::int64_t>(), json};
     if (run.ticks < 1 || run.ticks > 100000)
@@ -213,7 +226,12 @@ int run_step(std::span<const std::string> args) {
         }
         StepWorkload shown = workload;
         if (file) shown.trace = file->name(); // "<stdin>" for "-"
-        step_workload(run, shown, feed ? &*feed : nullptr, hz, slack, geometry, design);
+        if (wheel) try {
+                wheel->geometry(hz);
+            } catch (const WheelSpecError& e) {
+                throw UsageError(fmt::format("--design: {}: {} (at the trace's hz={})", design, e.what(), hz));
+            }
+        step_workload(run, shown, feed ? &*feed : nullptr, hz, slack, geometry, design, wheel);
         // The trace is read only as far as the ticks shown: so are the counts.
         if (feed && filter.active()) {
             if (json)
@@ -234,11 +252,13 @@ int run_step(std::span<const std::string> args) {
 namespace {
 
 void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed, unsigned hz,
-                   std::optional<std::int64_t> slack, const classic::Geometry& geometry, const std::string& design) {
+                   std::optional<std::int64_t> slack, const classic::Geometry& geometry, const std::string& design,
+                   const std::optional<WheelSpec>& wheel) {
     const Jiffies start = feed ? feed->header().start_jiffies : initial_jiffies(hz);
     const std::vector<std::string> churn_labels = feed ? std::vector<std::string>{} : timer_labels(workload);
     static const bool no_deferrable = false;
-    const View view{hz, start, feed ? feed->labels() : churn_labels, feed ? feed->deferrable_seen() : no_deferrable};
+    const View view{hz, start, feed ? feed->labels() : churn_labels, feed ? feed->deferrable_seen() : no_deferrable,
+                    wheel ? std::string_view(design) : std::string_view()};
     std::string intro;
     const std::string shown = run.ticks == 1 ? fmt::format("tick {}", run.from + 1)
                                              : fmt::format("ticks {}..{}", run.from + 1, run.from + run.ticks);
@@ -246,7 +266,15 @@ void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed
                            describe_workload(workload), hz, format_jiffies_as_time(1, hz), start, shown),
         0);
     const bool seed_design = design != "classic" && design != "modern" && design != "both";
-    if (seed_design)
+    if (wheel)
+        put(intro,
+            fmt::format("{}: {}. Each cell is one bucket: 1-9 timers, + for 10 or more, . for none. ^ marks the "
+                        "bucket the clock points at on that level: (clk >> shift[L]) & (slots - 1), the clk "
+                        "of the in-place base or the timer_jiffies of the cascading loop. A tick shows the "
+                        "state after its softirq and its arms.",
+                        design, to_string(wheel->geometry(hz))),
+            0);
+    else if (seed_design)
         put(intro,
             "Each cell is one bucket: 1-9 timers, + for 10 or more, . for none; a list is shown as its length. "
             "^ marks the bucket the next tick processes (clk & mask; cog ring r: (clk >> 6r) & 63). A tick "
@@ -269,7 +297,16 @@ void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed
         Stepper<Q> s(config, workload, feed);
         run_view(run, view, intro, s);
     };
-    if (design != "classic" && design != "modern" && design != "both") {
+    if (wheel) {
+        const WheelGeometry g = wheel->geometry(hz);
+        if (g.mode == WheelMode::cascade) {
+            Stepper<CascadingWheel> c({.hz = hz, .start_jiffies = start, .geometry = g, .slack = slack}, workload, feed);
+            run_view(run, view, intro, c);
+        } else {
+            Stepper<InPlaceWheel> m({.hz = hz, .start_jiffies = start, .geometry = g}, workload, feed);
+            run_view(run, view, intro, m);
+        }
+    } else if (seed_design) {
         with_seed_queue(*design_from_string(design), seed);
     } else if (design == "classic") {
         Stepper<ClassicWheel> c(classic_config, workload, feed);

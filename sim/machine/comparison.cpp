@@ -9,13 +9,36 @@
 
 namespace timersim {
 
+namespace {
+
+std::string name_of(const ComparedDesign& d) {
+    return d.design == Design::wheel && d.wheel ? to_string(*d.wheel) : std::string(to_string(d.design));
+}
+
+} // namespace
+
 Comparison compare_designs(std::span<const Design> designs, const MachineConfig& machine,
                            const WorkloadSpec& workload, const ProgressFn& progress, EventLog* events,
                            unsigned jobs) {
+    std::vector<ComparedDesign> compared;
+    for (const Design d : designs) compared.push_back({d, std::nullopt});
+    return compare_designs(std::span<const ComparedDesign>(compared), machine, workload, progress, events, jobs);
+}
+
+Comparison compare_designs(std::span<const ComparedDesign> designs, const MachineConfig& machine,
+                           const WorkloadSpec& workload, const ProgressFn& progress, EventLog* events,
+                           unsigned jobs) {
     if (designs.empty()) throw std::invalid_argument("no design selected");
-    for (auto d = designs.begin(); d != designs.end(); ++d)
-        if (std::find(designs.begin(), d, *d) != d)
-            throw std::invalid_argument("design " + std::string(to_string(*d)) + " given twice");
+    std::vector<std::string> names;
+    for (const ComparedDesign& d : designs) {
+        names.push_back(name_of(d));
+        if (std::find(names.begin(), names.end() - 1, names.back()) != names.end() - 1)
+            throw std::invalid_argument("design " + names.back() + " given twice");
+    }
+    // Each design's machine: the same but for the wheel's geometry.
+    std::vector<MachineConfig> machines(designs.size(), machine);
+    for (std::size_t i = 0; i < designs.size(); ++i)
+        if (designs[i].wheel) machines[i].wheel = designs[i].wheel;
     const std::size_t n = designs.size();
     // The event log is one stream, designs one after the other: no overlap.
     if (events || jobs == 0) jobs = 1;
@@ -36,7 +59,7 @@ Comparison compare_designs(std::span<const Design> designs, const MachineConfig&
                 progress(sum / static_cast<double>(n));
             };
         try {
-            runs[i] = run_machine(designs[i], machine, workload, step, events);
+            runs[i] = run_machine(designs[i].design, machines[i], workload, step, events);
         } catch (...) {
             errors[i] = std::current_exception();
         }

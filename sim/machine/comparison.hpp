@@ -12,10 +12,18 @@
 #include "sim/machine/event_log.hpp"
 #include "workloads/workload.hpp"
 
+#include <optional>
 #include <span>
 #include <vector>
 
 namespace timersim {
+
+// One design of a comparison: a registry design, or the configurable wheel
+// with its geometry (compare --design wheel:SPEC, several side by side).
+struct ComparedDesign {
+    Design design = Design::modern;
+    std::optional<WheelSpec> wheel; // Design::wheel only
+};
 
 struct Comparison {
     std::vector<RunResult> runs; // one per design, in the order asked for
@@ -23,11 +31,15 @@ struct Comparison {
 
 // Runs `workload` on `machine` for each design, up to `jobs` designs at a
 // time on their own threads (the results do not depend on it). Throws
-// std::invalid_argument for no design, a design given twice, or a machine
-// the engine cannot run. With `events`, every design's enqueues, fires and
+// std::invalid_argument for no design, a design given twice (a wheel: the
+// same spec string twice), or a machine the engine cannot run. A wheel's
+// run has its spec in config.wheel; reports name it by design_name(). With `events`, every design's enqueues, fires and
 // cancels are logged (designs one after the other, each in time order; the
 // designs then run one at a time).
 Comparison compare_designs(std::span<const Design> designs, const MachineConfig& machine,
+                           const WorkloadSpec& workload, const ProgressFn& progress = {},
+                           EventLog* events = nullptr, unsigned jobs = 1);
+Comparison compare_designs(std::span<const ComparedDesign> designs, const MachineConfig& machine,
                            const WorkloadSpec& workload, const ProgressFn& progress = {},
                            EventLog* events = nullptr, unsigned jobs = 1);
 

@@ -44,7 +44,9 @@ RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig&
     engine_config.series_max_windows = static_cast<std::size_t>(windows);
     Engine<Q> engine(std::span<Q>(queues), engine_config);
     result.engine_bytes_per_timer = engine.bytes_per_timer();
-    if (events) engine.set_event_log(events, to_string(design));
+    if (events)
+        engine.set_event_log(events, design == Design::wheel && config.wheel ? to_string(*config.wheel)
+                                                                          : std::string(to_string(design)));
     const std::unique_ptr<Workload> workload = spec.factory(engine);
     engine.set_workload(workload.get());
     constexpr std::uint64_t kChunk = 1024;

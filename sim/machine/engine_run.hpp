@@ -73,7 +73,7 @@ struct RunResult {
 
 // Throws std::invalid_argument for a configuration the engine cannot run.
 // With `events`, every enqueue, fire and cancel is logged (Engine::
-// set_event_log(), design column to_string(design)); the caller flushes it.
+// set_event_log(), design column design_name()); the caller flushes it.
 // The design as reports name it: to_string(design), or the wheel's spec.
 std::string design_name(const RunResult& r);
 

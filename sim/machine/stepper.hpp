@@ -205,19 +205,18 @@ private:
         }
     }
 
-    // Does this softirq run a classic loop step whose tv1 index is 0 (or a
-    // cascading wheel:SPEC, or a cog tick that is a multiple of 64), i.e. cascade? The modern wheel and
-    // the other seeds' designs never move a queued timer on their own
-    // (scheme 4's overflow walk and netty's transfer show in the cost line).
+    // Does this softirq run a classic loop step whose tv1 index is 0 (the
+    // same for a cascading wheel:SPEC, or a cog tick that is a multiple of
+    // 64), i.e. cascade? The modern wheel, an in-place wheel:SPEC and the
+    // other seeds' designs never move a queued timer on their own (scheme
+    // 4's overflow walk and netty's transfer show in the cost line).
     bool may_cascade() const {
-        if constexpr (std::is_same_v<Q, ClassicWheel>) {
-            const Jiffies mask = queue_.geometry().tvr_size() - 1;
-            const Jiffies first = queue_.timer_jiffies();
-            if (time_after(first, queue_.jiffies())) return false;
-            return time_before_eq((first + mask) & ~mask, queue_.jiffies());
-        } else if constexpr (std::is_same_v<Q, CascadingWheel>) {
-            // The configurable cascading wheel: the same rule at its level 0 size.
-            const Jiffies mask = queue_.geometry().slots(0) - 1;
+        if constexpr (std::is_same_v<Q, ClassicWheel> || std::is_same_v<Q, CascadingWheel>) {
+            Jiffies mask;
+            if constexpr (std::is_same_v<Q, ClassicWheel>)
+                mask = queue_.geometry().tvr_size() - 1;
+            else
+                mask = queue_.geometry().slots(0) - 1;
             const Jiffies first = queue_.timer_jiffies();
             if (time_after(first, queue_.jiffies())) return false;
             return time_before_eq((first + mask) & ~mask, queue_.jiffies());

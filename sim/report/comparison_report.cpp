@@ -32,6 +32,7 @@ struct Summary {
     const RunResult* run = nullptr;
     const CpuMetrics* m = nullptr;
     Design design = Design::modern;
+    std::string name; // design_name(): a wheel's spec, else the design's name
     unsigned hz = 250;
     std::uint64_t cpu_ticks = 0;          // jiffies elapsed on each CPU, summed over CPUs
     std::uint64_t softirq_runs = 0;       // handle_softirqs() runs that ran TIMER_SOFTIRQ
@@ -67,6 +68,7 @@ Summary summarize(const RunResult& r) {
     s.run = &r;
     s.m = &r.total;
     s.design = r.design;
+    s.name = design_name(r);
     s.hz = r.config.hz;
     const CpuMetrics& m = r.total;
     s.cpu_ticks = r.config.ticks * std::max(1u, r.config.cpus);
@@ -411,7 +413,7 @@ std::string histogram_text(const std::vector<Summary>& summaries, unsigned hz) {
     constexpr int kBar = 30;
     for (std::size_t i = 0; i < summaries.size(); ++i) {
         const Summary& s = summaries[i];
-        out += fmt::format("\n{} ({} fired)\n", to_string(s.design), grouped(s.m->fired));
+        out += fmt::format("\n{} ({} fired)\n", s.name, grouped(s.m->fired));
         for (std::size_t g = first; g <= last; ++g) {
             const Group& gr = groups[g];
             std::string jl;
@@ -514,7 +516,7 @@ std::string design_json(const Summary& s) {
     const QueueCounters& q = m.counters;
     const auto& sq = m.softirq;
     std::string out = "    {\n";
-    out += fmt::format("      \"name\": \"{}\",\n", to_string(s.design));
+    out += fmt::format("      \"name\": \"{}\",\n", s.name);
     out += fmt::format(
         "      \"timers\": {{\"arms\": {}, \"rearm_dequeues\": {}, \"fired\": {}, \"cancelled\": {}, "
         "\"pending_at_end\": {}, \"early\": {}, \"operations_past_end\": {}}},\n",
@@ -588,14 +590,14 @@ std::string comparison_verdict(const Comparison& comparison) {
         const std::int64_t p99 = s.error(99);
         if (!s.fired()) {
             parts.push_back(fmt::format("{}: no timer fired, {} cascade moves, longest softirq {}, timer CPU time {}",
-                                        to_string(s.design), short_count(s.m->counters.cascade_moves),
+                                        s.name, short_count(s.m->counters.cascade_moves),
                                         s.softirq_runs ? ns_time(static_cast<double>(s.max_stall_ns)) : "n/a",
                                         ns_time(static_cast<double>(s.m->timer_work_ns()))));
             continue;
         }
         parts.push_back(fmt::format("{}: {} cascade moves, p99 error {:+} jiffies ({}), max {:+} ({}), "
                                     "longest softirq {}, timer CPU time {}",
-                                    to_string(s.design), short_count(s.m->counters.cascade_moves), p99,
+                                    s.name, short_count(s.m->counters.cascade_moves), p99,
                                     jiffies_time(p99, hz), s.error(100), jiffies_time(s.error(100), hz),
                                     ns_time(static_cast<double>(s.max_stall_ns)),
                                     ns_time(static_cast<double>(s.m->timer_work_ns()))));
@@ -642,8 +644,8 @@ std::string comparison_verdict(const Comparison& comparison) {
                               heap->error(100));
         out += fmt::format(" The heap {} at {} bytes per timer ({} for the {} wheel) and {} of timer CPU time "
                            "(the {} wheel: {}).",
-                           error, heap->run->bytes_per_timer, wheel->run->bytes_per_timer, to_string(wheel->design),
-                           ns_time(static_cast<double>(heap->m->timer_work_ns())), to_string(wheel->design),
+                           error, heap->run->bytes_per_timer, wheel->run->bytes_per_timer, wheel->name,
+                           ns_time(static_cast<double>(heap->m->timer_work_ns())), wheel->name,
                            ns_time(static_cast<double>(wheel->m->timer_work_ns())));
     }
     return out;
@@ -659,7 +661,7 @@ std::string past_end_text(const Comparison& comparison) {
         return wrap(fmt::format("{} operations past the end of the run were not simulated", grouped(past(runs.front()))),
                     kWidth, "  note      ", "            ");
     std::vector<std::string> parts;
-    for (const RunResult& r : runs) parts.push_back(fmt::format("{} {}", to_string(r.design), grouped(past(r))));
+    for (const RunResult& r : runs) parts.push_back(fmt::format("{} {}", design_name(r), grouped(past(r))));
     return wrap(fmt::format("operations past the end of the run, not simulated: {}", fmt::join(parts, ", ")), kWidth,
                 "  note      ", "            ");
 }
@@ -670,8 +672,11 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
     const RunResult& first = comparison.runs.front();
     const unsigned hz = first.config.hz;
     std::string out = header_text(first) + past_end_text(comparison) + "\n";
+    // A design's column fits its name (a wheel's spec may be longer).
+    std::vector<std::size_t> column;
+    for (const Summary& s : summaries) column.push_back(std::max<std::size_t>(kColumnWidth, s.name.size() + 1));
     out += fmt::format("{:<{}}", "", kLabelWidth);
-    for (const Summary& s : summaries) out += fmt::format("{:>{}}", to_string(s.design), kColumnWidth);
+    for (std::size_t i = 0; i < summaries.size(); ++i) out += fmt::format("{:>{}}", summaries[i].name, column[i]);
     out += '\n';
     for (const Row& row : table_rows(hz, summaries)) {
         if (!row.cell) {
@@ -679,7 +684,8 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
             continue;
         }
         out += fmt::format("{:<{}}", row.label, kLabelWidth);
-        for (const Summary& s : summaries) out += fmt::format("{:>{}}", row.cell(s), kColumnWidth);
+        for (std::size_t i = 0; i < summaries.size(); ++i)
+            out += fmt::format("{:>{}}", row.cell(summaries[i]), column[i]);
         out += '\n';
     }
     out += "(per tick: every tick of every CPU, 0 when no timer softirq ran; max in time:\n"
@@ -691,7 +697,7 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
                     kWidth, "(", " ");
     out += histogram_text(summaries, hz);
     for (const RunResult& r : comparison.runs)
-        out += "\n" + group_table_text(r.groups, group_rows, fmt::format(", {}", to_string(r.design)));
+        out += "\n" + group_table_text(r.groups, group_rows, fmt::format(", {}", design_name(r)));
     out += relative_summary_text(comparison);
     out += "\n" + wrap(comparison_verdict(comparison), kWidth, "Verdict: ", "");
     return out;
@@ -733,7 +739,7 @@ std::string format_comparison_csv(const Comparison& comparison) {
     std::string out = "design,metric,value\n";
     for (const Summary& s : summarize(comparison)) {
         const CpuMetrics& m = *s.m;
-        const auto name = to_string(s.design);
+        const std::string& name = s.name;
         auto row = [&](std::string_view metric, auto value) { out += fmt::format("{},{},{}\n", name, metric, value); };
         // A statistic of no samples: an empty value (n/a), not 0.
         const bool f = m.fired > 0;

@@ -38,7 +38,7 @@ std::string format_latency_histogram(const RunResult& run, const HistogramOption
                 counts[bucket][c] += n;
         }
     }
-    std::string out = fmt::format("# timersim latency histogram: {} design, {}\n", to_string(run.design),
+    std::string out = fmt::format("# timersim latency histogram: {} design, {}\n", design_name(run),
                                   run.workload_name);
     if (o.unit == HistogramUnit::us)
         out += "# Time unit is microseconds (us): fire time minus the requested jiffy's tick time\n";

@@ -10,7 +10,13 @@ namespace timersim {
 
 namespace {
 
-std::string design_noun(Design d) { return d == Design::heap ? "the heap's" : fmt::format("the {} wheel's", to_string(d)); }
+// "the heap", "the modern wheel", "wheel:rfc-2015" (a spec names itself).
+std::string design_phrase(Design d, const std::string& name) {
+    if (d == Design::heap) return "the heap";
+    if (d == Design::wheel) return name;
+    return fmt::format("the {} wheel", name);
+}
+std::string design_noun(Design d, const std::string& name) { return design_phrase(d, name) + "'s"; }
 
 } // namespace
 
@@ -23,12 +29,14 @@ std::optional<RelativeSummary> relative_summary(const Comparison& comparison) {
     const CpuMetrics& r = runs[ref].total;
     RelativeSummary s;
     s.reference = runs[ref].design;
+    s.reference_name = design_name(runs[ref]);
     s.reference_softirq_ns = r.softirq_work_ns;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         if (i == ref) continue;
         const CpuMetrics& m = runs[i].total;
         RelativeRow row;
         row.design = runs[i].design;
+        row.name = design_name(runs[i]);
         if (r.softirq_work_ns > 0)
             row.softirq_ratio = static_cast<double>(m.softirq_work_ns) / static_cast<double>(r.softirq_work_ns);
         if (m.fired > 0 && r.fired > 0)
@@ -42,13 +50,12 @@ std::string relative_summary_text(const Comparison& comparison) {
     const auto s = relative_summary(comparison);
     if (!s) return "";
     std::string out = fmt::format("\nSummary: {} spent the least time in the timer softirq ({})\n",
-                                  s->reference == Design::heap ? std::string("the heap")
-                                                               : fmt::format("the {} wheel", to_string(s->reference)),
+                                  design_phrase(s->reference, s->reference_name),
                                   format_ns(static_cast<std::int64_t>(s->reference_softirq_ns)));
     for (const RelativeRow& row : s->others) {
         const std::string ratio =
-            row.softirq_ratio ? fmt::format("{:.2f}x {} softirq time", *row.softirq_ratio, design_noun(s->reference))
-                              : fmt::format("softirq time n/a ({} is 0)", design_noun(s->reference));
+            row.softirq_ratio ? fmt::format("{:.2f}x {} softirq time", *row.softirq_ratio, design_noun(s->reference, s->reference_name))
+                              : fmt::format("softirq time n/a ({} is 0)", design_noun(s->reference, s->reference_name));
         std::string error;
         if (!row.p99_diff_jiffies) {
             error = "p99 error n/a (no timer fired)";
@@ -59,7 +66,7 @@ std::string relative_summary_text(const Comparison& comparison) {
             const auto a = static_cast<Jiffies>(d < 0 ? -d : d);
             error = fmt::format("p99 error {} j {}", a, d > 0 ? "later" : "earlier");
         }
-        out += fmt::format("  {:<8} {}, {}\n", fmt::format("{}:", to_string(row.design)), ratio, error);
+        out += fmt::format("  {:<8} {}, {}\n", fmt::format("{}:", row.name), ratio, error);
     }
     return out;
 }
@@ -70,11 +77,11 @@ std::string relative_summary_json(const Comparison& comparison) {
     std::vector<std::string> rows;
     for (const RelativeRow& row : s->others)
         rows.push_back(fmt::format("{{\"name\": \"{}\", \"softirq_ratio\": {}, \"p99_error_diff_jiffies\": {}}}",
-                                   to_string(row.design),
+                                   row.name,
                                    row.softirq_ratio ? json_number(*row.softirq_ratio) : "null",
                                    row.p99_diff_jiffies ? fmt::format("{}", *row.p99_diff_jiffies) : "null"));
     return fmt::format("{{\"reference\": \"{}\", \"reference_softirq_ns\": {}, \"designs\": [{}]}}",
-                       to_string(s->reference), s->reference_softirq_ns, fmt::join(rows, ", "));
+                       s->reference_name, s->reference_softirq_ns, fmt::join(rows, ", "));
 }
 
 } // namespace timersim

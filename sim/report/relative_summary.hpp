@@ -16,6 +16,7 @@ namespace timersim {
 
 struct RelativeRow {
     Design design = Design::modern;
+    std::string name; // design_name(): a wheel's spec, else the design's name
     // softirq_work_ns over the reference's; none when the reference's is 0.
     std::optional<double> softirq_ratio;
     // p99 error minus the reference's, in jiffies; none when either fired nothing.
@@ -24,6 +25,7 @@ struct RelativeRow {
 
 struct RelativeSummary {
     Design reference = Design::modern; // the least softirq time (the first of equals)
+    std::string reference_name;
     std::uint64_t reference_softirq_ns = 0;
     std::vector<RelativeRow> others;   // every other design, in the comparison's order
 };

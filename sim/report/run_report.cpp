@@ -153,7 +153,7 @@ std::string format_run_text(const RunResult& r, std::size_t group_rows) {
 }
 
 std::string format_run_csv(const RunResult& r) {
-    return group_csv_header() + group_csv_rows(to_string(r.design), r.groups);
+    return group_csv_header() + group_csv_rows(design_name(r), r.groups);
 }
 
 namespace {

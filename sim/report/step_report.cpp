@@ -384,9 +384,11 @@ namespace {
 // "slot[17]", "ring2[5]", "overflow": row `level` of the layout, with the
 // slot for a ring.
 std::string layout_bucket(const QueueLayout& l, const Placement& p) {
-    if (p.level >= l.rows.size()) return fmt::format("level {}[{}]", p.level, p.slot);
-    const LayoutRow& row = l.rows[p.level];
-    return row.counts.empty() ? row.name : fmt::format("{}[{}]", row.name, p.slot);
+    const std::size_t r = (p.deferrable_base ? l.deferrable_row : 0) + p.level - l.first_level;
+    if (p.level < l.first_level || r >= l.rows.size() || (p.deferrable_base && l.deferrable_row == 0))
+        return fmt::format("level {}[{}]", p.level, p.slot);
+    const LayoutRow& row = l.rows[r];
+    return row.counts.empty() ? row.name : fmt::format("{}[{}]", row.name, p.slot - row.first_slot);
 }
 
 } // namespace

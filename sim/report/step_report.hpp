@@ -25,6 +25,8 @@ struct View {
     // Draw the modern deferrable base (BASE_DEF) too: set once a trace armed a
     // deferrable timer; until then that base is empty and not drawn.
     const bool& deferrable;
+    // What the frames name the design: a wheel:SPEC's spec; empty: Q::name.
+    std::string_view design = {};
 };
 
 // The title line of a frame (one tick of every wheel shown).
@@ -35,19 +37,20 @@ std::string render_json(const ClassicWheel& q, const TickReport& r, const View& 
 std::string render_json(const ModernWheel& q, const TickReport& r, const View& v);
 std::string render_json(const HeapQueue& q, const TickReport& r, const View& v);
 
-// The seeds' designs (schemes, netty, cog): their QueueLayout, drawn as
-// rows of buckets (rings) and list lengths.
+// The seeds' designs (schemes, netty, cog) and the configurable wheel
+// (wheel:SPEC): their QueueLayout, drawn as rows of buckets (rings,
+// levels) and list lengths.
 std::string render_layout_text(std::string_view design, const QueueLayout& layout, const TickReport& r, const View& v);
 std::string render_layout_json(std::string_view design, const QueueLayout& layout, const TickReport& r, const View& v);
 template <class Q>
     requires requires(const Q& q) { q.layout(); }
 std::string render_text(const Q& q, const TickReport& r, const View& v) {
-    return render_layout_text(Q::name, q.layout(), r, v);
+    return render_layout_text(v.design.empty() ? Q::name : v.design, q.layout(), r, v);
 }
 template <class Q>
     requires requires(const Q& q) { q.layout(); }
 std::string render_json(const Q& q, const TickReport& r, const View& v) {
-    return render_layout_json(Q::name, q.layout(), r, v);
+    return render_layout_json(v.design.empty() ? Q::name : v.design, q.layout(), r, v);
 }
 
 // Appends `text` as one or more lines of at most kStepColumns, breaking at

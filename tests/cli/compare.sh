@@ -134,8 +134,8 @@ run compare --hz 0
 expect_usage_error '--hz' "try 'timersim compare --help'"
 run compare --design classic,wheels
 expect_usage_error "unknown design 'wheels'" "try 'timersim compare --help'"
-run compare --design classic,wheel:modern
-expect_usage_error "compare does not take the configurable wheel 'wheel:modern' yet" "try 'timersim compare --help'"
+run compare --design classic,wheel:modern,wheel:modern
+expect_usage_error "'wheel:modern' given twice" "try 'timersim compare --help'"
 run compare --design modern,modern
 expect_usage_error "--design: 'modern' given twice" "try 'timersim compare --help'"
 run compare --slack lots

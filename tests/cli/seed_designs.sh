@@ -62,6 +62,12 @@ expect_stdout_line 'with 19 rounds'
 expect_stdout_line 'exactly on time'
 run explain --design cog --timeout 5000 --now 0
 expect_stdout_line 'ring2\[1\]'
+# Its way down (tests/wheel/test_cog_explain.cpp checks every hop against the
+# queue): 5000 = 1*4096 + 14*64 + 8, so ring 2's slot 1 cascades at 4096,
+# ring 1's slot 14 at 4992, and ring 0 drains slot 8 on tick 5000.
+expect_stdout_line '^  At tick 4096 \(a multiple of 4096\) ring2\[1\] cascades: delta 904 -> ring1\[14\]\.$'
+expect_stdout_line '^  At tick 4992 \(a multiple of 64\) ring1\[14\] cascades: delta 8 -> ring0\[8\]\.$'
+expect_stdout_line '^  It fires on tick 5000 \(ring0\[8\] drains\), after 2 cascades: exactly on time\.$'
 run explain --design scheme1 --timeout 5
 expect_usage_error 'explain does not apply to scheme1' "try 'timersim explain --help'"
 run levels --design cog

@@ -3,10 +3,11 @@
 // cannot run (a head link is only ever an unlink's, never a fresh arm's).
 #pragma GCC diagnostic ignored "-Warray-bounds"
 
-#include "sim/cli/seed_views.hpp"
+#include "sim/report/seed_views.hpp"
 
-#include "sim/cli/cli.hpp"
 #include "sim/report/format_time.hpp"
+#include "sim/report/step_report.hpp"
+#include "wheel/cog_explain.hpp"
 #include "wheel/cog_wheel.hpp"
 #include "wheel/netty_wheel.hpp"
 #include "wheel/scheme4_queue.hpp"
@@ -15,13 +16,13 @@
 
 #include <fmt/core.h>
 
-namespace timersim::cli {
+namespace timersim {
 
 namespace {
 
 void refuse_lists(Design d, std::string_view command) {
     if (d == Design::scheme1 || d == Design::scheme2)
-        throw UsageError(fmt::format("{} does not apply to {}: it keeps one list, no buckets or levels (every "
+        throw SeedViewError(fmt::format("{} does not apply to {}: it keeps one list, no buckets or levels (every "
                                      "timer fires on its exact tick)",
                                      command, to_string(d)));
 }
@@ -50,6 +51,54 @@ std::string placed(Jiffies clk, Jiffies expires, unsigned hz, std::string_view r
                        late == 0 ? ", exactly on time"
                                  : fmt::format(", {} after its expiry (an expiry in the past runs at the next tick)",
                                                jiffies_word(static_cast<Jiffies>(late))));
+    return out;
+}
+
+// cog's story: the ring it is placed in, every cascade on its way down (at
+// which tick, into which ring and slot), and the tick ring 0 drains it
+// (wheel/cog_explain.hpp). A lapping timeout's laps of the top ring are
+// summed up after the first few.
+std::string explain_cog_text(Jiffies clk, Jiffies expires) {
+    constexpr unsigned rings = CogWheel::kDefaultRings;
+    const CogExplanation e = explain_cog(clk, expires, rings);
+    const auto where = [](const CogHop& h) { return fmt::format("ring{}[{}]", h.ring, h.slot); };
+    const auto range = [](unsigned ring) {
+        return ring == 0 ? std::string("0 .. 63")
+                         : fmt::format("{} .. {}", Jiffies{1} << (6 * ring), (Jiffies{1} << (6 * (ring + 1))) - 1);
+    };
+    const auto say = [](std::string& out, const std::string& sentence) { put(out, "  " + sentence, 4); };
+    const CogHop& first = e.hops.front();
+    std::string out = fmt::format("cog ({}):\n", design_info(Design::cog).summary);
+    if (first.past)
+        say(out, fmt::format("Armed at clk {} for a tick already past: {} (clk & 63), the next tick.", clk,
+                             where(first)));
+    else
+        say(out, fmt::format("Placed by delta = expires - clk = {} from clk {}: {} (delta {}{}), slot = (expires "
+                             ">> {}) & 63.",
+                             jiffies_diff(expires, clk), clk, where(first), range(first.ring),
+                             first.clamped ? fmt::format("; beyond the top ring, placed as if at clk + 2^{} - 1",
+                                                         6 * rings)
+                                           : std::string(),
+                             6 * first.ring));
+    constexpr std::size_t kShown = 8; // hops told one by one; the rest (laps) summed up
+    for (std::size_t i = 1; i < e.hops.size(); ++i) {
+        if (i > kShown && i + 1 < e.hops.size()) {
+            say(out, fmt::format("... {} more cascades of the top ring, one every 2^{} ticks ...",
+                                 e.hops.size() - 1 - i, 6 * rings));
+            i = e.hops.size() - 1;
+        }
+        const CogHop& from = e.hops[i - 1];
+        const CogHop& to = e.hops[i];
+        say(out, fmt::format("At tick {} (a multiple of {}) {} cascades: delta {} -> {}.", to.clk,
+                             Jiffies{1} << (6 * from.ring), where(from), jiffies_diff(expires, to.clk), where(to)));
+    }
+    const std::int64_t late = jiffies_diff(e.fires_at, expires);
+    const std::size_t cascades = e.hops.size() - 1;
+    say(out, fmt::format("It fires on tick {} ({} drains), after {} cascade{}: {}.", e.fires_at,
+                         where(e.hops.back()), cascades, cascades == 1 ? "" : "s",
+                         late == 0 ? std::string("exactly on time")
+                                   : fmt::format("{} after its expiry (an expiry in the past runs at the next tick)",
+                                                 jiffies_word(static_cast<Jiffies>(late)))));
     return out;
 }
 
@@ -86,21 +135,10 @@ std::string explain_seed_text(Design d, Jiffies now, Jiffies expires, unsigned h
                         "to bucket max(deadline, tick) & 511 = {} with remainingRounds = (deadline - tick) / 512 "
                         "= {}, then each visit of the bucket decrements them.",
                         (past ? c : expires) & 511, past ? 0 : delta / 512));
-    case Design::cog: {
-        unsigned ring = 0;
-        while (ring + 1 < CogWheel::kDefaultRings && (past ? 0 : delta) >> (6 * (ring + 1)) != 0) ++ring;
-        return placed<CogWheel>(
-            c, expires, hz,
-            ring == 0 ? std::string("Ring 0 (delta < 64): slot expires & 63, drained on that tick.")
-                      : fmt::format("Ring {} (delta {} .. {}): slot (expires >> {}) & 63; when clk reaches "
-                                    "(expires >> {}) << {} the slot cascades and the timer is placed again, one or "
-                                    "more rings lower, until ring 0 drains it on its tick.",
-                                    ring, Jiffies{1} << (6 * ring), (Jiffies{1} << (6 * (ring + 1))) - 1, 6 * ring,
-                                    6 * ring, 6 * ring));
-    }
+    case Design::cog: return explain_cog_text(c, expires);
     default: break;
     }
-    throw UsageError(fmt::format("explain has no seed view of {}", to_string(d)));
+    throw SeedViewError(fmt::format("explain has no seed view of {}", to_string(d)));
 }
 
 std::string seed_levels_text(Design d, unsigned hz) {
@@ -146,7 +184,7 @@ std::string seed_levels_text(Design d, unsigned hz) {
     }
     default: break;
     }
-    throw UsageError(fmt::format("levels has no seed view of {}", to_string(d)));
+    throw SeedViewError(fmt::format("levels has no seed view of {}", to_string(d)));
 }
 
-} // namespace timersim::cli
+} // namespace timersim

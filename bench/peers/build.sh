@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Build peers_bench: timersim's wheel code from a checkout, the peers from vendor/.
+#
+#   build.sh [TIMERSIM_CHECKOUT] [OUT_DIR]
+#
+# TIMERSIM_CHECKOUT (or $TIMERSIM_SRC): a timersim source tree; its wheel/*.cpp are
+# compiled here with the same flags as everything else (the wheels are not
+# header-only: arm/cancel/collect live in wheel/*.cpp, meson's libtimersim_wheel.a).
+# OUT_DIR (or $OUT_DIR, default ${TMPDIR:-/tmp}/peers-bench-build): where the
+# objects and the binary go; the binary's path is printed last.
+#
+# One set of flags for every queue: g++ -std=c++20 $FLAGS for C++ (timersim,
+# ratas, seastar::timer_set, the 4-ary heap, the harness), gcc $FLAGS for
+# timeout.c (it is C: it does not compile as C++). FLAGS defaults to
+# "-O3 -DNDEBUG" (no -march, like the project's release build); EXTRA_FLAGS is
+# appended to it, e.g. EXTRA_FLAGS=-flto to let timersim's out-of-line arm()
+# and cancel() inline the way the header-only peers do.
+#
+# timersim's copy (bench/peers/): the peers' sources are not copied into the
+# repository; PEERS_VENDOR names their vendor/ directory (default: vendor/
+# beside this script, else /work/shared/peers/vendor on the project's VM).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+vendor=${PEERS_VENDOR:-$here/vendor}
+[ -d "$vendor" ] || vendor=/work/shared/peers/vendor
+[ -d "$vendor/ratas" ] || { echo "build.sh: no peers' vendor/ at $vendor (set PEERS_VENDOR)" >&2; exit 1; }
+src=${1:-${TIMERSIM_SRC:-}}
+[ -n "$src" ] || { echo "usage: build.sh TIMERSIM_CHECKOUT [OUT_DIR]" >&2; exit 2; }
+src=$(cd "$src" && pwd)
+out=${2:-${OUT_DIR:-${TMPDIR:-/tmp}/peers-bench-build}}
+mkdir -p "$out"
+# Every wheel/*.cpp of the checkout is compiled (the queues' out-of-line code).
+wheel_srcs=("$src"/wheel/*.cpp)
+[ -f "${wheel_srcs[0]}" ] || { echo "build.sh: no $src/wheel/*.cpp" >&2; exit 1; }
+flags=(${FLAGS:--O3 -DNDEBUG} ${EXTRA_FLAGS:-})
+# ratas is C++11 and names its constructors "TimerEvent<CBType>(...)", which C++20
+# rejects (CWG 2237). The only change: those two declarators become "TimerEvent(",
+# in a copy under OUT_DIR; vendor/ratas/timer-wheel.h stays as published.
+mkdir -p "$out/include/ratas"
+sed 's/TimerEvent<CBType>(/TimerEvent(/' "$vendor/ratas/timer-wheel.h" > "$out/include/ratas/timer-wheel.h"
+[ "$(diff "$vendor/ratas/timer-wheel.h" "$out/include/ratas/timer-wheel.h" | grep -c '^>')" = 2 ] ||
+  { echo "build.sh: unexpected ratas header (the C++20 fix did not apply to exactly 2 lines)" >&2; exit 1; }
+timeout_defs=(-DTIMEOUT_DISABLE_INTERVALS -DTIMEOUT_DISABLE_RELATIVE_ACCESS -DTIMEOUT_DISABLE_CALLBACKS)
+cxx=(g++ -std=c++20 "${flags[@]}" "${timeout_defs[@]}"
+     -I"$src" -I"$out/include" -I"$vendor" -I"$vendor/seastar/include" -I"$vendor/seastar-shim")
+pids=()
+wheel_objs=()
+for f in "${wheel_srcs[@]}"; do
+  o="$out/wheel_$(basename "$f" .cpp).o"; wheel_objs+=("$o")
+  "${cxx[@]}" -c "$f" -o "$o" & pids+=($!)
+done
+gcc "${flags[@]}" "${timeout_defs[@]}" -I"$vendor/timeout" -c "$vendor/timeout/timeout.c" -o "$out/timeout.o" & pids+=($!)
+"${cxx[@]}" -c "$here/peers_bench.cpp" -o "$out/peers_bench.o" & pids+=($!)
+for p in "${pids[@]}"; do wait "$p"; done
+"${cxx[@]}" "$out"/peers_bench.o "${wheel_objs[@]}" "$out"/timeout.o \
+  -o "$out/peers_bench"
+echo "$out/peers_bench"
