@@ -101,6 +101,28 @@ public:
         if (next != kNoTimer) nodes[next].pprev = pprev;
     }
 
+    // unlink() and is_only(list) in one: returns whether `id` was the only
+    // entry of `list`. One test on the back link serves both: only a first
+    // node can be the only one, so the common case (a node behind another)
+    // costs no more than unlink().
+    template <class Nodes>
+    bool unlink_was_only(Nodes& nodes, TimerId id, std::size_t list) noexcept {
+        const auto& node = nodes[id];
+        const TimerId pprev = node.pprev;
+        const TimerId next = node.next;
+        if (pprev < kFirstHeadLink) [[likely]] {
+            nodes[pprev].next = next;
+            if (next != kNoTimer) nodes[next].pprev = pprev;
+            return false;
+        }
+        head_[pprev - kFirstHeadLink] = next;
+        if (next != kNoTimer) {
+            nodes[next].pprev = pprev;
+            return false;
+        }
+        return pprev == head_link(list);
+    }
+
     // Hand every node of `from` to the (empty) list `to`; `from` is empty after.
     template <class Nodes>
     void move_list(Nodes& nodes, std::size_t from, std::size_t to) noexcept {

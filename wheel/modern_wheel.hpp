@@ -334,11 +334,10 @@ private:
     // possibly too early). A timer already moved to a work list by the
     // softirq is not "in" its bucket.
     void unlink_timer(Base& b, TimerId id, const Node& n) noexcept {
-        if (BucketLists::is_only(n.idx, n)) {
+        if (b.lists.unlink_was_only(pool_.nodes(), id, n.idx)) [[unlikely]] {
             b.pending_map[n.idx / modern::kLevelSize] &= ~(std::uint64_t{1} << (n.idx & modern::kLevelMask));
             b.next_expiry_recalc = true;
         }
-        b.lists.unlink(pool_.nodes(), id);
     }
 
     // 6.1 detach_if_pending() for a pending timer.
