@@ -275,7 +275,9 @@ void Engine<Q>::schedule_action(std::uint64_t time_ns, const Action& action) {
         throw std::invalid_argument("action on CPU " + std::to_string(action.cpu) + " of a machine with " +
                                     std::to_string(cpus_.size()) + " CPUs");
     cpus_[action.cpu].actions.push(time_ns, action);
-    update_key(action.cpu);
+    // Inside an event of the same CPU, process() updates its key when the
+    // event ends, and nothing reads the key before that.
+    if (!in_event_ || action.cpu != current_cpu_) update_key(action.cpu);
 }
 
 template <TimerQueue Q>
