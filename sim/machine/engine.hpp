@@ -30,6 +30,7 @@
 #include "sim/machine/event_queue.hpp"
 #include "sim/machine/group_metrics.hpp"
 #include "sim/machine/metrics.hpp"
+#include "sim/machine/queued_action.hpp"
 #include "softirq/cost_model.hpp"
 #include "softirq/softirq.hpp"
 #include "wheel/timer_queue.hpp"
@@ -223,11 +224,11 @@ private:
     [[gnu::noinline]] bool cancel_general(TimerId id);
     ArmOutcome arm_in_place(unsigned base, TimerId id, TimerId node, Jiffies expires, ArmCall call);
     void maybe_kick(unsigned cpu, TimerId id);
-    void run_action(const Action& action);
+    void run_action(const QueuedAction& action);
     // The event log's rows (engine_log_impl.hpp), written only while one is set.
     EventRow timer_row(TimerEvent e, unsigned cpu, TimerId id) const;
     EventRow placed_row(TimerEvent e, unsigned cpu, TimerId id, const Placement& p) const;
-    void prefetch_action(const Action& action, bool links);
+    void prefetch_action(const QueuedAction& action, bool links);
     void log_enqueue(unsigned cpu, TimerId id, TimerId node);
     void log_cancel(unsigned cpu, TimerId id, const Placement& was);
     void log_fire(const CpuState& c);

@@ -123,7 +123,7 @@ struct Engine<Q>::CpuState {
     CpuMetrics metrics;
     std::vector<TimerId> timer_of; // node id -> timer id
     std::mt19937_64 rng;           // tick jitter
-    EventQueue<Action> actions;
+    EventQueue<QueuedAction> actions;
     // tick
     std::uint64_t ticks = 0;
     std::uint64_t next_tick_index = 1; // tick-grid index of the next tick event
@@ -259,12 +259,12 @@ void Engine<Q>::prefetch_timer(TimerId id, bool links) {
 }
 
 template <TimerQueue Q>
-void Engine<Q>::prefetch_action(const Action& action, bool links) {
+void Engine<Q>::prefetch_action(const QueuedAction& action, bool links) {
     switch (action.kind) {
     case Action::Kind::arm:
     case Action::Kind::cancel: prefetch_timer(action.timer, links); break;
     case Action::Kind::call:
-        if (workload_) workload_->prefetch_action(*this, action.tag, links);
+        if (workload_) workload_->prefetch_action(*this, action.tag(), links);
         break;
     }
 }
@@ -274,8 +274,10 @@ void Engine<Q>::schedule_action(std::uint64_t time_ns, const Action& action) {
     if (action.cpu >= cpus_.size())
         throw std::invalid_argument("action on CPU " + std::to_string(action.cpu) + " of a machine with " +
                                     std::to_string(cpus_.size()) + " CPUs");
-    cpus_[action.cpu].actions.push(time_ns, action);
-    update_key(action.cpu);
+    cpus_[action.cpu].actions.push(time_ns, QueuedAction::of(action));
+    // Inside an event of the same CPU, process() updates its key when the
+    // event ends, and nothing reads the key before that.
+    if (!in_event_ || action.cpu != current_cpu_) update_key(action.cpu);
 }
 
 template <TimerQueue Q>
@@ -764,12 +766,12 @@ bool Engine<Q>::cancel_general(TimerId id) {
 }
 
 template <TimerQueue Q>
-void Engine<Q>::run_action(const Action& action) {
+void Engine<Q>::run_action(const QueuedAction& action) {
     switch (action.kind) {
-    case Action::Kind::arm: arm(action.timer, action.expires, action.call); break;
+    case Action::Kind::arm: arm(action.timer, action.expires(), action.call); break;
     case Action::Kind::cancel: cancel(action.timer); break;
     case Action::Kind::call:
-        if (workload_) workload_->on_action(*this, action.tag);
+        if (workload_) workload_->on_action(*this, action.tag());
         break;
     }
 }

@@ -34,8 +34,9 @@
 // events everything is near (near_last_ = UINT64_MAX), as in one heap.
 //
 // Cost: push O(1) (an append to a bucket or to overflow_), pop O(1) from the
-// sorted run (O(log) from late_), a sort per bucket, plus a few passes over overflow_ per epoch; a few cache
-// lines per event instead of log2(N). tests/machine/test_event_queue.cpp
+// sorted run (O(log) from late_), a sort per bucket, plus two passes over
+// overflow_ per epoch (its bounds, then the split); a few cache lines per
+// event instead of log2(N). tests/machine/test_event_queue.cpp
 // checks every pop against the binary heap.
 #pragma once
 
@@ -103,6 +104,7 @@ private:
     static constexpr std::size_t kSmall = 256;        // at most this many: one heap
     static constexpr std::size_t kLargeHeap = 4096;   // one heap beyond this: buckets
     static constexpr std::size_t kPerBucket = 32;     // an epoch's events per bucket where densest
+    static constexpr std::size_t kSample = 4096;      // times sampled to lay out an epoch
     // At most this many buckets: their heads and tails stay in the cache, so
     // a push costs no miss (1M events of timersim run: 4096 against 65536
     // buckets is 210 against 260-340 ns per pop and push; 2048: 250-370).
@@ -165,19 +167,29 @@ private:
             near_last_ = epoch_last_ = UINT64_MAX;
             return false;
         }
-        auto earlier = [](const Event& x, const Event& y) { return x.time_ns < y.time_ns; };
-        const auto [lo_it, hi_it] = std::minmax_element(overflow_.begin(), overflow_.end(), earlier);
-        const std::uint64_t lo = lo_it->time_ns, hi = hi_it->time_ns;
-        const auto mid = overflow_.begin() + static_cast<std::ptrdiff_t>(n / 2);
-        std::nth_element(overflow_.begin(), mid, overflow_.end(), earlier);
-        const std::size_t k = n / 16;
-        const auto kth = overflow_.begin() + static_cast<std::ptrdiff_t>(k);
-        std::nth_element(overflow_.begin(), kth, mid, earlier);
-        const std::uint64_t gap = (kth->time_ns - lo) / k;
+        // The earliest and latest exactly (bucket 0 starts at the earliest);
+        // the 1/16 and 1/2 quantiles from an even sample of the times: the
+        // layout only has to be about right (the order never depends on it),
+        // and two nth_element passes over a million events cost more than
+        // the epoch's sorts.
+        std::uint64_t lo = UINT64_MAX, hi = 0;
+        for (const Event& e : overflow_) {
+            lo = std::min(lo, e.time_ns);
+            hi = std::max(hi, e.time_ns);
+        }
+        const std::size_t stride = std::max<std::size_t>(1, n / kSample);
+        sample_.clear();
+        for (std::size_t i = 0; i < n; i += stride) sample_.push_back(overflow_[i].time_ns);
+        const std::size_t m = sample_.size();
+        const auto mid = sample_.begin() + static_cast<std::ptrdiff_t>(m / 2);
+        std::nth_element(sample_.begin(), mid, sample_.end());
+        const auto kth = sample_.begin() + static_cast<std::ptrdiff_t>(m / 16);
+        std::nth_element(sample_.begin(), kth, mid);
+        const std::uint64_t gap = (*kth - lo) / (n / 16);
         const std::uint64_t dense = gap > UINT64_MAX / kPerBucket ? UINT64_MAX : gap * kPerBucket;
         const auto cap = static_cast<std::uint32_t>(std::min(std::bit_ceil(n) / 2, kMaxBuckets)); // >= 256
         const unsigned by_density = dense > 1 ? static_cast<unsigned>(std::bit_width(dense) - 1) : 0;
-        const auto by_median = static_cast<unsigned>(std::bit_width((mid->time_ns - lo) / cap));
+        const auto by_median = static_cast<unsigned>(std::bit_width((*mid - lo) / cap));
         shift_ = std::max(by_density, by_median); // <= 63
         used_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, ((hi - lo) >> shift_) + 1));
         base_ = lo;
@@ -220,6 +232,7 @@ private:
     std::vector<Event> late_; // near_: events scheduled into it since, a heap
     std::vector<std::vector<Event>> buckets_;
     std::vector<Event> overflow_;
+    std::vector<std::uint64_t> sample_; // start_epoch()'s sample of overflow_'s times
     std::uint64_t near_last_ = UINT64_MAX;  // near_ holds exactly the events up to it
     std::uint64_t epoch_last_ = UINT64_MAX; // overflow_ holds exactly the events after it
     std::uint64_t base_ = 0;               // time of bucket 0's start
