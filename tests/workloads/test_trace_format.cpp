@@ -1,6 +1,7 @@
 // Trace format v1 (docs/trace-format.md): TraceWriter -> TraceReader round
 // trips, the syntax a person may write by hand, and every error with its
 // exact message; plus the malformed traces in tests/data/bad-traces/.
+#include "workloads/traces/parse_util.hpp"
 #include "workloads/traces/trace_reader.hpp"
 #include "workloads/traces/trace_writer.hpp"
 
@@ -407,4 +408,25 @@ TEST_CASE("tests/data/bad-traces: each file fails with the error its first line 
         while (reader.next(e)) {
         }
     });
+}
+
+TEST_CASE("parse_uint: decimal digits summed or from_chars, the same results") {
+    using detail::parse_uint;
+    std::uint64_t v = 0;
+    CHECK((parse_uint("9999999999999999999", v) && v == 9999999999999999999ull)); // 19 digits
+    CHECK((parse_uint("18446744073709551615", v) && v == 18446744073709551615ull)); // 20: from_chars
+    v = 1;
+    CHECK_FALSE(parse_uint("18446744073709551616", v));
+    CHECK(v == 1);
+    CHECK((parse_uint("000000000000000000000042", v) && v == 42));
+    std::uint32_t w = 5;
+    CHECK_FALSE(parse_uint("4294967296", w)); // out of range: untouched
+    CHECK(w == 5);
+    CHECK((parse_uint("4294967295", w) && w == 4294967295u));
+    CHECK_FALSE(parse_uint("12x", w)); // from_chars stores what it read before the 'x'
+    CHECK(w == 12);
+    CHECK_FALSE(parse_uint("", w));
+    CHECK_FALSE(parse_uint("-1", w));
+    CHECK_FALSE(parse_uint("+1", w));
+    CHECK((parse_uint("ff", w, 16) && w == 255));
 }
