@@ -439,6 +439,9 @@ FtraceReader::FtraceReader(std::istream& in, std::string file_name, std::optiona
 FtraceReader::FtraceReader(std::FILE* in, std::string file_name, std::optional<unsigned> hz)
     : impl_(std::make_unique<Impl>(LineSource(in, kMaxFtraceLine), std::move(file_name), hz)) {}
 
+FtraceReader::FtraceReader(std::string_view text, std::string file_name, std::optional<unsigned> hz)
+    : impl_(std::make_unique<Impl>(LineSource(text, kMaxFtraceLine), std::move(file_name), hz)) {}
+
 FtraceReader::FtraceReader(InputFile& in, std::optional<unsigned> hz)
     : impl_(std::make_unique<Impl>(LineSource(in, kMaxFtraceLine), in.name(), hz)) {}
 

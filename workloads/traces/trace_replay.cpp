@@ -1,7 +1,6 @@
 #include "workloads/traces/trace_replay.hpp"
 
 #include "workloads/traces/hz_inference.hpp"
-#include "workloads/traces/text_stream.hpp"
 #include "workloads/traces/trace_dat.hpp"
 
 #include "workloads/traces/ftrace_reader.hpp"
@@ -56,7 +55,7 @@ public:
     // The text read whole (its HZ was found in a first pass over it).
     FtraceSource(std::string_view text, const std::string& name, unsigned hz, const TraceFilter& filter,
                  FtraceObserver* observer)
-        : stream_(text), reader_(stream_, name, hz), importer_(reader_) {
+        : reader_(text, name, hz), importer_(reader_) {
         reader_.set_filter(filter);
         reader_.set_observer(observer);
     }
@@ -73,7 +72,6 @@ public:
     std::uint64_t skipped_lines() const override { return reader_.stats().other_events; }
 
 private:
-    TextStream stream_;
     FtraceReader reader_;
     FtraceImporter importer_;
     TraceHeader header_;
