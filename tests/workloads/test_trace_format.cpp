@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -528,4 +529,17 @@ TEST_CASE("parse_uint: decimal digits summed or from_chars, the same results") {
     CHECK_FALSE(parse_uint("-1", w));
     CHECK_FALSE(parse_uint("+1", w));
     CHECK((parse_uint("ff", w, 16) && w == 255));
+}
+
+TEST_CASE("is_alnum and hex_digit answer as the C locale's isalnum and isxdigit") {
+    for (int c = 0; c < 256; ++c) {
+        CAPTURE(c);
+        const char ch = static_cast<char>(c);
+        CHECK(detail::is_alnum(ch) == (std::isalnum(c) != 0));
+        CHECK((detail::hex_digit(ch) >= 0) == (std::isxdigit(c) != 0));
+        if (std::isxdigit(c)) {
+            const char digit[2] = {ch, 0};
+            CHECK(detail::hex_digit(ch) == std::stoi(digit, nullptr, 16));
+        }
+    }
 }

@@ -13,6 +13,19 @@ constexpr bool is_blank(char c) noexcept { return c == ' ' || c == '\t'; }
 
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
+// ASCII letters and digits, and hex digit values (-1: not one): what
+// std::isalnum and std::isxdigit answer in the "C" locale, without a call
+// into the C library's locale tables for every character.
+constexpr bool is_alnum(char c) noexcept {
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+constexpr int hex_digit(char c) noexcept {
+    if (is_digit(c)) return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
 // Printable ASCII other than space.
 constexpr bool is_graph(char c) noexcept { return c > ' ' && c < 0x7f; }
 
