@@ -222,7 +222,7 @@ constexpr std::size_t kMaxFutureEvents = 1u << 20;
 // (counted as unmatched) when a timer that never fires collects more.
 constexpr std::uint32_t kMaxWaitingBlocks = 64;
 // Look-ahead in the stored events (read_one()): the event this many places
-// on gets its TimerState fetched (kLookState), its sim timer's slot and
+// on gets its TimerState fetched (kLookState), its sim timer's requested expiry and
 // node (kLookNode), the neighbours that node links to (kLookLinks: needs
 // the node, fetched by then). An event is applied about one read after it
 // is read, so these are distances in events applied.
