@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <sstream>
 #include <unordered_map>
 #include <utility>
 
@@ -62,8 +61,7 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
     result.file = file_name;
     result.workload_start_line = find_marker_line(text, "timersim: workload start");
 
-    std::istringstream in{std::string(text)};
-    FtraceReader reader(in, std::move(file_name), options.hz);
+    FtraceReader reader(text, std::move(file_name), options.hz);
     reader.set_filter(options.filter);
     ReplayInput input;
     std::vector<Event>& events = input.events;

@@ -11,10 +11,12 @@
 #include "tests/xz_fixture.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -419,4 +421,51 @@ TEST_CASE("an import reads back through TraceReader event for event") {
     }
     CHECK(i == kinds.size());
     CHECK(trace.timer_count() == 3); // the pre-trace timers D and E never appear
+}
+
+namespace {
+
+// Every event (or the error) of reading `text` with `reader`, as one string.
+std::string read_summary(FtraceReader& reader) {
+    std::string out;
+    try {
+        FtraceEvent e;
+        while (reader.next(e))
+            out += fmt::format("{} {} {} {} {:x} {} {} {} {} {}\n", static_cast<int>(e.type), e.line, e.timestamp_ns,
+                               e.line_cpu, e.timer, e.function, e.module, e.expires, e.cpu.value_or(99999),
+                               e.idx.value_or(99999));
+    } catch (const TraceError& error) {
+        out += error.what();
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("text in memory reads as the same text through a stream: events, line numbers, errors") {
+    // The in-place LineSource (validate, run --ftrace) against the buffered
+    // one: the real capture, lines without a final newline, CRLF, a line
+    // over the limit, and every malformed file.
+    std::vector<std::pair<std::string, std::string>> texts;
+    texts.emplace_back("capture", timersim::test::read_xz(kData / "kernel/capture-6.1-hz250.trace.xz"));
+    const std::string line =
+        "  <idle>-0  [001] ..s1.  7.000100: timer_start: timer=0000000012345678 function=tcp_delack_timer "
+        "expires=4294893296 [timeout=10] cpu=1 idx=42 flags=";
+    texts.emplace_back("no final newline", "# hz=250\n" + line + "\n" + line);
+    texts.emplace_back("crlf", "# hz=250\r\n" + line + "\r\n" + line + "\r\n");
+    texts.emplace_back("too long", "# hz=250\n" + line + "\n" + std::string(kMaxFtraceLine + 1, 'x') + "\n");
+    texts.emplace_back("empty", "");
+    for (const auto& entry : std::filesystem::directory_iterator(kData / "bad-ftrace")) {
+        std::ifstream in(entry.path(), std::ios::binary);
+        texts.emplace_back(entry.path().filename().string(), std::string(std::istreambuf_iterator<char>(in), {}));
+    }
+    for (const auto& [name, text] : texts) {
+        CAPTURE(name);
+        std::istringstream in(text);
+        FtraceReader streamed(in, name, 250);
+        FtraceReader in_place(std::string_view(text), name, 250);
+        const std::string a = read_summary(streamed);
+        CHECK(a == read_summary(in_place));
+        CHECK(streamed.line() == in_place.line());
+    }
 }

@@ -1,6 +1,7 @@
 // Trace format v1 (docs/trace-format.md): TraceWriter -> TraceReader round
 // trips, the syntax a person may write by hand, and every error with its
 // exact message; plus the malformed traces in tests/data/bad-traces/.
+#include "workloads/traces/parse_util.hpp"
 #include "workloads/traces/trace_reader.hpp"
 #include "workloads/traces/trace_writer.hpp"
 
@@ -10,9 +11,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,9 +32,12 @@ struct Read {
     std::size_t timers = 0;
 };
 
-Read read_all(const std::string& text, const std::string& name = "t.trace") {
+// With a filter, the reader parses every line with its general parser
+// (the plain-line scanner is only tried without one).
+Read read_all(const std::string& text, const std::string& name = "t.trace", const TraceFilter* filter = nullptr) {
     std::istringstream in(text);
     TraceReader reader(in, name);
+    if (filter) reader.set_filter(*filter);
     Read r;
     r.header = reader.header();
     TraceEvent e;
@@ -51,9 +57,10 @@ Read read_all(const std::string& text, const std::string& name = "t.trace") {
 }
 
 // what() of the TraceError that reading `text` throws ("" if none).
-std::string error_of(const std::string& text, const std::string& name = "t.trace") {
+std::string error_of(const std::string& text, const std::string& name = "t.trace",
+                     const TraceFilter* filter = nullptr) {
     try {
-        read_all(text, name);
+        read_all(text, name, filter);
     } catch (const TraceError& e) {
         return e.what();
     }
@@ -407,4 +414,132 @@ TEST_CASE("tests/data/bad-traces: each file fails with the error its first line 
         while (reader.next(e)) {
         }
     });
+}
+
+// A filter that keeps every event: reading through it takes the general
+// parser for every line, the reference for the plain-line scanner.
+const TraceFilter kKeepAll{.from = TraceTime{0, false}};
+
+void check_same_events(const Read& fast, const Read& general) {
+    REQUIRE(fast.events.size() == general.events.size());
+    for (std::size_t i = 0; i < fast.events.size(); ++i) {
+        CAPTURE(i);
+        const TraceEvent& a = fast.events[i];
+        const TraceEvent& b = general.events[i];
+        CHECK(a.time_ns == b.time_ns);
+        CHECK(a.kind == b.kind);
+        CHECK(a.timer == b.timer);
+        CHECK(a.key == b.key);
+        CHECK(a.expiry == b.expiry);
+        CHECK(a.expiry_value == b.expiry_value);
+        CHECK(a.flags == b.flags);
+        CHECK(a.cpu == b.cpu);
+        CHECK(a.label == b.label);
+        CHECK(a.kidx == b.kidx);
+        CHECK(a.know == b.know);
+        CHECK(a.cb == b.cb);
+        CHECK(a.cb_key == b.cb_key);
+    }
+    CHECK(fast.timers == general.timers);
+}
+
+TEST_CASE("plain lines (the writer's shape) read exactly as the general parser reads them") {
+    // Random lines, most in the shape TraceWriter writes for numbered
+    // timers, the rest one step off it (a unit, a symbolic or 20-digit
+    // timer, leading zeros, tabs, two spaces, label=, flags=, comments):
+    // every event must come out as through the general parser.
+    std::mt19937_64 rng(7);
+    std::string text = kHeader;
+    std::uint64_t t = 0;
+    const auto pick = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
+    for (int i = 0; i < 20000; ++i) {
+        if (pick(50) == 0) text += pick(2) ? "# a comment\n" : "\n";
+        t += pick(3) == 0 ? 0 : 1 + rng() % 100000;
+        std::string line = pick(20) == 0 ? "00" + std::to_string(t) : std::to_string(t);
+        if (pick(30) == 0) line = std::to_string(t) + "ns";
+        const unsigned kind = pick(3);
+        line += pick(40) == 0 ? "\t" : " ";
+        line += kind == 0 ? "arm" : kind == 1 ? "modify" : "cancel";
+        line += pick(40) == 0 ? "  " : " ";
+        const unsigned timer_form = pick(40);
+        line += timer_form == 0   ? "t" + std::to_string(pick(50))
+                : timer_form == 1 ? "18446744073709551615" // 20 digits: the general parser's
+                : timer_form == 2 ? "007"
+                                  : std::to_string(pick(500));
+        std::vector<std::string> fields;
+        if (kind != 2) fields.push_back(pick(20) == 0 ? "in=" + std::to_string(pick(100)) + "j"
+                                                      : "at=" + std::to_string(4294892296ull + rng() % 100000));
+        if (pick(4) == 0) fields.push_back("cpu=" + std::to_string(pick(10) == 0 ? kMaxTraceCpu : pick(4)));
+        if (pick(5) == 0) fields.push_back("cb=" + std::to_string(pick(600)));
+        if (pick(30) == 0) fields.push_back("label=tcp_write_timer");
+        if (pick(30) == 0) fields.push_back("flags=pinned");
+        std::shuffle(fields.begin(), fields.end(), rng);
+        for (const std::string& f : fields) line += " " + f;
+        if (pick(50) == 0) line += " # why";
+        text += line + "\n";
+    }
+    const Read fast = read_all(text);
+    const Read general = read_all(text, "t.trace", &kKeepAll);
+    CHECK(fast.events.size() == 20000);
+    check_same_events(fast, general);
+}
+
+TEST_CASE("a plain line with an error gives the general parser's error") {
+    for (const std::string line : {
+             "5 arm 1 at=10\n3 arm 1 at=10",          // time goes back
+             "5 cancel 1 at=10",                      // cancel with an expiry
+             "5 arm 1",                               // arm without one
+             "5 arm 1 cpu=3",                         // the same, with a field
+             "5 arm 1 at=10 at=11",                   // a field twice
+             "5 arm 1 at=10 cb=2 cb=2",
+             "5 arm 1 at=10 cpu=262144",              // cpu above kMaxTraceCpu
+             "5 arm 1 at=",                           // empty value
+             "5 arm 1 at=99999999999999999999",       // 20 digits, too big
+             "5 arm 1 at=1x",
+             "5 arm 99999999999999999999 at=1",       // timer id too big
+             "99999999999999999999 arm 1 at=1",       // time too big
+             "5 arm",                                 // no timer
+             "5 arms 1 at=1",
+             "5 arm 1 at=10 ",                        // trailing blank (fine)
+             "5 arm 1 at=10 x=1",
+         }) {
+        CAPTURE(line);
+        const std::string text = kHeader + line + "\n";
+        CHECK(error_of(text) == error_of(text, "t.trace", &kKeepAll));
+    }
+    CHECK(error_of(kHeader + "5 arm 1 at=10 at=11\n") == "t.trace:2: at= given twice (at)");
+}
+
+TEST_CASE("parse_uint: decimal digits summed or from_chars, the same results") {
+    using detail::parse_uint;
+    std::uint64_t v = 0;
+    CHECK((parse_uint("9999999999999999999", v) && v == 9999999999999999999ull)); // 19 digits
+    CHECK((parse_uint("18446744073709551615", v) && v == 18446744073709551615ull)); // 20: from_chars
+    v = 1;
+    CHECK_FALSE(parse_uint("18446744073709551616", v));
+    CHECK(v == 1);
+    CHECK((parse_uint("000000000000000000000042", v) && v == 42));
+    std::uint32_t w = 5;
+    CHECK_FALSE(parse_uint("4294967296", w)); // out of range: untouched
+    CHECK(w == 5);
+    CHECK((parse_uint("4294967295", w) && w == 4294967295u));
+    CHECK_FALSE(parse_uint("12x", w)); // from_chars stores what it read before the 'x'
+    CHECK(w == 12);
+    CHECK_FALSE(parse_uint("", w));
+    CHECK_FALSE(parse_uint("-1", w));
+    CHECK_FALSE(parse_uint("+1", w));
+    CHECK((parse_uint("ff", w, 16) && w == 255));
+}
+
+TEST_CASE("is_alnum and hex_digit answer as the C locale's isalnum and isxdigit") {
+    for (int c = 0; c < 256; ++c) {
+        CAPTURE(c);
+        const char ch = static_cast<char>(c);
+        CHECK(detail::is_alnum(ch) == (std::isalnum(c) != 0));
+        CHECK((detail::hex_digit(ch) >= 0) == (std::isxdigit(c) != 0));
+        if (std::isxdigit(c)) {
+            const char digit[2] = {ch, 0};
+            CHECK(detail::hex_digit(ch) == std::stoi(digit, nullptr, 16));
+        }
+    }
 }

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -196,9 +195,15 @@ namespace {
 bool parse_pointer(std::string_view text, std::uint64_t& value) {
     if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
     if (text.empty() || text.size() > 16) return false;
-    for (const char c : text)
-        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-    return detail::parse_uint(text, value, 16);
+    // At most 16 hex digits: always fits, so no overflow checks.
+    std::uint64_t v = 0;
+    for (const char c : text) {
+        const int d = detail::hex_digit(c);
+        if (d < 0) return false;
+        v = v << 4 | static_cast<std::uint64_t>(d);
+    }
+    value = v;
+    return true;
 }
 
 } // namespace
@@ -356,7 +361,7 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
         // system is the name.
         std::string_view rest = detail::trim(line.substr(colon + 1));
         const auto identifier_end = [&rest](std::size_t from) {
-            while (from < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[from])) || rest[from] == '_'))
+            while (from < rest.size() && (detail::is_alnum(rest[from]) || rest[from] == '_'))
                 ++from;
             return from;
         };
@@ -438,6 +443,9 @@ FtraceReader::FtraceReader(std::istream& in, std::string file_name, std::optiona
 
 FtraceReader::FtraceReader(std::FILE* in, std::string file_name, std::optional<unsigned> hz)
     : impl_(std::make_unique<Impl>(LineSource(in, kMaxFtraceLine), std::move(file_name), hz)) {}
+
+FtraceReader::FtraceReader(std::string_view text, std::string file_name, std::optional<unsigned> hz)
+    : impl_(std::make_unique<Impl>(LineSource(text, kMaxFtraceLine), std::move(file_name), hz)) {}
 
 FtraceReader::FtraceReader(InputFile& in, std::optional<unsigned> hz)
     : impl_(std::make_unique<Impl>(LineSource(in, kMaxFtraceLine), in.name(), hz)) {}

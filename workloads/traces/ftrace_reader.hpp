@@ -127,6 +127,8 @@ public:
     // carry a line "# hz=N" before its first event.
     FtraceReader(std::istream& in, std::string file_name, std::optional<unsigned> hz = {});
     FtraceReader(std::FILE* in, std::string file_name, std::optional<unsigned> hz = {});
+    // Text already in memory, read in place (it must outlive the reader).
+    FtraceReader(std::string_view text, std::string file_name, std::optional<unsigned> hz = {});
     // Any file, "-", compressed or not (input_file.hpp); named in.name().
     explicit FtraceReader(InputFile& in, std::optional<unsigned> hz = {});
     ~FtraceReader();

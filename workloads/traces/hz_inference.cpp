@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <sstream>
 
 namespace timersim {
 
@@ -109,8 +108,7 @@ HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_na
         return r;
     }
     // A first pass over the events for their jiffies (no HZ needed).
-    std::istringstream in{std::string(text)};
-    FtraceReader reader(in, file_name, choice.option);
+    FtraceReader reader(text, file_name, choice.option);
     reader.allow_unknown_hz();
     std::vector<JiffiesSample> samples;
     std::uint64_t first_line = 0;

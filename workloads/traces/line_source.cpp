@@ -16,15 +16,21 @@ constexpr std::size_t kMinChunk = 64 * 1024;
 
 LineSource::LineSource(std::istream& in, std::size_t max_line)
     : stream_(&in), max_line_(max_line), capacity_(std::max(kMinChunk, 2 * max_line)),
-      buffer_(new char[capacity_]) {}
+      owned_(new char[capacity_]), buffer_(owned_.get()) {}
 
 LineSource::LineSource(std::FILE* in, std::size_t max_line)
     : file_(in), max_line_(max_line), capacity_(std::max(kMinChunk, 2 * max_line)),
-      buffer_(new char[capacity_]) {}
+      owned_(new char[capacity_]), buffer_(owned_.get()) {}
 
 LineSource::LineSource(InputFile& in, std::size_t max_line)
     : input_(&in), max_line_(max_line), capacity_(std::max(kMinChunk, 2 * max_line)),
-      buffer_(new char[capacity_]) {}
+      owned_(new char[capacity_]), buffer_(owned_.get()) {}
+
+// All of the text is "read" (end_ and eof_), so next() only ever finds lines
+// in it: it never moves or fills the buffer, which is the caller's text.
+LineSource::LineSource(std::string_view text, std::size_t max_line)
+    : max_line_(max_line), capacity_(text.size()), buffer_(const_cast<char*>(text.empty() ? "" : text.data())), end_(text.size()),
+      eof_(true) {}
 
 std::string LineSource::error() const { return input_ ? input_->error() : std::string(); }
 
@@ -55,7 +61,7 @@ std::size_t LineSource::fill(char* to, std::size_t n) {
 }
 
 LineSource::Status LineSource::next(std::string_view& line) {
-    char* const buf = buffer_.get();
+    char* const buf = buffer_;
     std::size_t scanned = begin_; // bytes before this were searched already
     while (true) {
         const auto* nl = static_cast<const char*>(std::memchr(buf + scanned, '\n', end_ - scanned));

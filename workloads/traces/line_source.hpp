@@ -27,6 +27,10 @@ public:
     LineSource(std::istream& in, std::size_t max_line);
     LineSource(std::FILE* in, std::size_t max_line);
     LineSource(InputFile& in, std::size_t max_line);
+    // Text already in memory (which must outlive the source): lines are
+    // views into it, with no copy (a stream over it copies every byte into
+    // the buffer, and std::istringstream copies it once more).
+    LineSource(std::string_view text, std::size_t max_line);
 
     // The next line. On too_long, `line` is the first max_line bytes and the
     // source cannot continue; on read_error the stream failed.
@@ -46,7 +50,8 @@ private:
     InputFile* input_ = nullptr;
     std::size_t max_line_;
     std::size_t capacity_;
-    std::unique_ptr<char[]> buffer_;
+    std::unique_ptr<char[]> owned_; // the buffer, unless reading text in memory
+    char* buffer_ = nullptr;        // owned_, or that text (then only read)
     std::size_t begin_ = 0; // first byte not yet handed out
     std::size_t end_ = 0;   // one past the last byte read
     bool eof_ = false;

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 
 namespace timersim::detail {
@@ -11,6 +12,19 @@ namespace timersim::detail {
 constexpr bool is_blank(char c) noexcept { return c == ' ' || c == '\t'; }
 
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+// ASCII letters and digits, and hex digit values (-1: not one): what
+// std::isalnum and std::isxdigit answer in the "C" locale, without a call
+// into the C library's locale tables for every character.
+constexpr bool is_alnum(char c) noexcept {
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+constexpr int hex_digit(char c) noexcept {
+    if (is_digit(c)) return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
 
 // Printable ASCII other than space.
 constexpr bool is_graph(char c) noexcept { return c > ' ' && c < 0x7f; }
@@ -37,9 +51,30 @@ inline bool next_token(std::string_view& rest, std::string_view& token) noexcept
 }
 
 // The whole of `s` as an unsigned integer in `base` (no sign, no spaces).
+// Decimal numbers of up to 19 digits (every one fits in 64 bits) are
+// summed digit by digit, with no overflow check at every digit as
+// std::from_chars makes (perf: 7 % of a replay). Anything else, and a string with a
+// non-digit (from_chars stores the number before it), goes to from_chars,
+// so results and `value` after a failure are as before.
 template <class T>
 bool parse_uint(std::string_view s, T& value, int base = 10) noexcept {
     if (s.empty()) return false;
+    if (base == 10 && s.size() <= 19) {
+        std::uint64_t v = 0;
+        std::size_t i = 0;
+        for (; i < s.size(); ++i) {
+            const auto d = static_cast<unsigned>(static_cast<unsigned char>(s[i]) - '0');
+            if (d > 9) break;
+            v = v * 10 + d;
+        }
+        if (i == s.size()) {
+            constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+            if constexpr (kMax < std::numeric_limits<std::uint64_t>::max())
+                if (v > kMax) return false; // out of range: value untouched
+            value = static_cast<T>(v);
+            return true;
+        }
+    }
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value, base);
     return ec == std::errc{} && end == s.data() + s.size();
 }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <limits>
 #include <string_view>
 #include <unordered_map>
@@ -46,6 +47,79 @@ bool parse_scaled(std::string_view s, std::uint64_t& value, bool& overflow, cons
     if (unit->scale > 1 && __builtin_mul_overflow(v, unit->scale, &v)) overflow = true;
     value = v;
     return true;
+}
+
+// The line `timersim gen` and TraceWriter write for a numbered timer:
+// "NS KIND TIMER [at=J] [cpu=C] [cb=TIMER]", one space between tokens,
+// every number at most 19 digits (so it fits). scan_plain() reads it in one
+// pass, with no tokenising and no key=value search; any other line (another
+// field, a unit, a symbolic timer, tabs, a comment, a field twice, an
+// error) is left to the general parser, which gives the same event or the
+// same error. Most traces are all plain lines.
+struct PlainLine {
+    std::uint64_t time = 0;
+    TraceEventKind kind = TraceEventKind::arm;
+    std::uint64_t timer = 0;
+    bool has_at = false, has_cpu = false, has_cb = false;
+    std::uint64_t at = 0, cpu = 0, cb = 0;
+};
+
+// A number of 1..19 digits at p, up to a space or the end; p moves past it.
+inline bool scan_number(const char*& p, const char* end, std::uint64_t& v) {
+    const char* const start = p;
+    v = 0;
+    while (p < end) {
+        const auto d = static_cast<unsigned>(static_cast<unsigned char>(*p) - '0');
+        if (d > 9) break;
+        v = v * 10 + d;
+        ++p;
+    }
+    const auto n = p - start;
+    return n > 0 && n <= 19 && (p == end || *p == ' ');
+}
+
+inline bool scan_plain(std::string_view line, PlainLine& out) {
+    const char* p = line.data();
+    const char* const end = p + line.size();
+    if (!scan_number(p, end, out.time) || p == end) return false;
+    ++p;
+    const auto word = [&](std::string_view w) {
+        if (static_cast<std::size_t>(end - p) <= w.size() || std::memcmp(p, w.data(), w.size()) != 0 ||
+            p[w.size()] != ' ')
+            return false;
+        p += w.size() + 1;
+        return true;
+    };
+    if (word("arm"))
+        out.kind = TraceEventKind::arm;
+    else if (word("modify"))
+        out.kind = TraceEventKind::modify;
+    else if (word("cancel"))
+        out.kind = TraceEventKind::cancel;
+    else
+        return false;
+    if (!scan_number(p, end, out.timer)) return false;
+    out.has_at = out.has_cpu = out.has_cb = false;
+    while (p != end) {
+        ++p; // the space
+        if (end - p < 4) return false; // the shortest field, "at=0"
+        bool* has = nullptr;
+        std::uint64_t* value = nullptr;
+        if (p[0] == 'a' && p[1] == 't' && p[2] == '=') {
+            has = &out.has_at, value = &out.at, p += 3;
+        } else if (p[0] == 'c' && p[1] == 'b' && p[2] == '=') {
+            has = &out.has_cb, value = &out.cb, p += 3;
+        } else if (p[0] == 'c' && p[1] == 'p' && p[2] == 'u' && p[3] == '=') {
+            has = &out.has_cpu, value = &out.cpu, p += 4;
+        } else {
+            return false;
+        }
+        if (*has || !scan_number(p, end, *value)) return false;
+        *has = true;
+    }
+    // What the general parser would reject, it rejects (with its message).
+    if (out.kind == TraceEventKind::cancel ? out.has_at : !out.has_at) return false;
+    return !out.has_cpu || out.cpu <= kMaxTraceCpu;
 }
 
 enum FieldBit : unsigned {
@@ -278,7 +352,27 @@ void TraceReader::Impl::parse_field(std::string_view token, TraceEvent& e, unsig
 
 bool TraceReader::Impl::next(TraceEvent& e) {
     std::string_view line;
+    PlainLine plain;
     while (read_line(line)) {
+        if (!filter && scan_plain(line, plain) && plain.time >= last_time) {
+            e = TraceEvent{};
+            e.time_ns = plain.time;
+            e.kind = plain.kind;
+            if (plain.has_at) {
+                e.expiry = ExpiryForm::at_jiffies;
+                e.expiry_value = plain.at;
+            }
+            if (plain.has_cpu) e.cpu = static_cast<std::uint32_t>(plain.cpu);
+            last_time = e.time_ns;
+            e.timer = intern({}, false, plain.timer, e.key);
+            if (plain.has_cb) {
+                TimerKey cb_key;
+                e.cb = intern({}, false, plain.cb, cb_key);
+                e.cb_key = cb_key;
+            }
+            ++events;
+            return true;
+        }
         std::string_view rest = line;
         std::string_view token;
         if (!detail::next_token(rest, token) || token.front() == '#') continue; // blank or comment
