@@ -7,11 +7,15 @@ timersim=${1:?usage: $0 path/to/timersim}
 
 # tests/cli/run starts each test in a fresh empty directory. Run by hand, a test
 # would write its files into the caller's directory (once, into the checkout),
-# so it moves to a scratch directory of its own first.
+# so it starts again in a scratch directory of its own, by absolute paths (its
+# sibling files are found next to it).
 if [[ -z ${TIMERSIM_CLI_WORKDIR:-} ]]; then
+  test_script=$(realpath -- "${BASH_SOURCE[1]}")
   timersim=$(realpath -- "$timersim")
   TIMERSIM_CLI_WORKDIR=$(mktemp -d)
+  export TIMERSIM_CLI_WORKDIR
   cd "$TIMERSIM_CLI_WORKDIR"
+  exec bash "$test_script" "$timersim"
 fi
 
 # run ARGS...: runs timersim, setting $status, $out (stdout) and $err (stderr).
