@@ -328,7 +328,9 @@ std::vector<Row> table_rows(unsigned hz, const std::vector<Summary>& summaries) 
     return rows;
 }
 
-std::string header_text(const RunResult& r) {
+// The header's lines: workload, machine, costs, and the classic wheel's slack
+// and geometry when the classic wheel is among the designs (`with_classic`).
+std::string header_text(const RunResult& r, bool with_classic) {
     const MachineConfig& c = r.config;
     const CostModel& k = c.costs;
     std::string out = fmt::format("timersim compare: {}, {:g} s at HZ={} on {} CPU{}\n", r.workload_name,
@@ -367,8 +369,9 @@ std::string header_text(const RunResult& r) {
                                 k.callback_ns, k.next_expiry_step_ns, k.softirq_entry_ns),
                     kWidth, "  costs     ", indent);
     }
-    out += wrap(fmt::format("slack {}, {}", slack_description(c), geometry_description(c.classic_geometry)), kWidth,
-                "  classic   ", indent);
+    if (with_classic)
+        out += wrap(fmt::format("slack {}, {}", slack_description(c), geometry_description(c.classic_geometry)),
+                    kWidth, "  classic   ", indent);
     return out;
 }
 
@@ -671,7 +674,9 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
     const auto summaries = summarize(comparison);
     const RunResult& first = comparison.runs.front();
     const unsigned hz = first.config.hz;
-    std::string out = header_text(first) + past_end_text(comparison) + "\n";
+    const bool with_classic = std::any_of(comparison.runs.begin(), comparison.runs.end(),
+                                          [](const RunResult& r) { return r.design == Design::classic; });
+    std::string out = header_text(first, with_classic) + past_end_text(comparison) + "\n";
     // A design's column fits its name (a wheel's spec may be longer).
     std::vector<std::size_t> column;
     for (const Summary& s : summaries) column.push_back(std::max<std::size_t>(kColumnWidth, s.name.size() + 1));

@@ -18,6 +18,7 @@ expect_stdout_line '^ +classic +modern +heap$'
 expect_stdout_line '^  p99 '
 expect_stdout_line '^Precision error histogram'
 expect_stdout_line '^Verdict: classic: '
+expect_stdout_line '^  classic   slack kernel default \(delay/256\), tv1 of 256 slots'
 [[ -z $err ]] || fail "stderr is not a terminal, so no progress should be drawn"
 long=$(awk 'length($0) > 80' <<<"$out")
 [[ -z $long ]] || fail "text report lines wider than 80 columns: $long"
@@ -114,6 +115,11 @@ expect_stdout_line '^heap,error_max_jiffies,0$'
 expect_stdout_line '^modern,softirq_per_tick_p99_ns,[0-9]+$'
 [[ $(head -2 <<<"$out" | tail -1) == modern,arms,* ]] || fail "designs not in the order asked for"
 grep -q '^classic,' <<<"$out" && fail "a design that was not asked for"
+# Without the classic wheel, the header does not describe its slack and geometry.
+run compare "${small[@]}" --design modern,heap
+expect_status 0
+expect_stdout_line '^  costs     ns: '
+grep -q '^  classic ' <<<"$out" && fail "the header describes the classic wheel, which is not in the comparison"
 
 # Machine options pass through: HZ, NOHZ, costs, slack.
 run compare --connections 200 --duration 20 --hz 1000 --nohz --zero-cost --slack off --format json
