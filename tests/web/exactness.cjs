@@ -249,8 +249,8 @@ require(path.resolve(wasmJs))().then((M) => {
           sameText(want, s.explain(t));
           const p = JSON.parse(s.placement(t));
           const rows = frame.rows.map((r) => r.name);
-          // Seeds: "placed by ... from clk C: ring2[46]."; wheels: "-> level 3 slot 24" (the first placement).
-          const seed = /from clk \d+: (\w+)(?:\[(\d+)\])?\./.exec(want);
+          // Seeds: "placed by ... from clk C: ring2[46]." (cog: "ring2[46] (delta ..."); wheels: "-> level 3 slot 24" (the first placement).
+          const seed = /from clk \d+: (\w+)(?:\[(\d+)\])?[.\s(]/.exec(want);
           const wheel = /-> level (\d+) slot (\d+)/.exec(want);
           if (seed) {
             if (rows[p.level] !== seed[1] || (seed[2] !== undefined && p.slot !== Number(seed[2])))
@@ -261,7 +261,7 @@ require(path.resolve(wasmJs))().then((M) => {
               throw new Error(`${timeout}: drawn in L${p.level}[${p.slot}], explain says ${wheel[0]}`);
             named++;
           }
-          const fires = /It fires at jiff(?:y|ies) (\d+)/.exec(want);
+          const fires = /It fires (?:at jiff(?:y|ies)|on tick) (\d+)/.exec(want);
           if (fires && Number(fires[1]) !== p.bucket_expiry) throw new Error(`${timeout}: due at ${p.bucket_expiry}, explain says ${fires[0]}`);
         }
         if (!named && design !== "scheme1" && design !== "scheme2") throw new Error("no explain text named a bucket: the case checks nothing");
