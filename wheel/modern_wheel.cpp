@@ -49,7 +49,7 @@ ArmOutcome ModernWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
             ++counters_.same_bucket_shortcuts;
             return ArmOutcome::same_bucket;
         }
-        detach(b, id, n);
+        detach(b, n);
         return ArmOutcome::queued;
     }
     forward_timer_base(base_of(n));
@@ -70,7 +70,7 @@ unsigned ModernWheel::collect_expired_timers(Base& b) noexcept {
         ++counters_.buckets_scanned;
         if (b.pending_map[level] & (std::uint64_t{1} << bit)) {
             b.pending_map[level] &= ~(std::uint64_t{1} << bit);
-            b.lists.move_list(pool_.nodes(), level_offset(level) + bit, work_list(level));
+            b.buckets.collect(level_offset(level) + bit, work_list(level));
             levels |= 1u << level;
         }
         if (c & kClkMask) break;

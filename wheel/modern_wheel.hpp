@@ -25,7 +25,7 @@
 // pass does.
 #pragma once
 
-#include "wheel/bucket_lists.hpp"
+#include "wheel/bucket_arrays.hpp"
 #include "wheel/modern_levels.hpp"
 #include "wheel/timer_pool.hpp"
 #include "wheel/timer_queue.hpp"
@@ -50,23 +50,25 @@ public:
 
     enum BaseIndex : std::uint8_t { base_std = 0, base_def = 1 };
 
+    // 24 bytes: with at most two bucket entries per pending timer
+    // (wheel/bucket_arrays.hpp), 32 bytes a timer.
     struct Node {
-        TimerId next = kNoTimer;
-        TimerId pprev = kNoTimer;   // back link: the node before, or the list head (bucket_lists.hpp)
-        std::uint16_t idx = 0;      // kernel bucket index (timer->flags >> 22)
-        bool live = false;
-        bool pending = false;
-        bool deferrable = false;
-        std::uint8_t base = base_std; // fixed at create(): TIMER_DEFERRABLE and the config decide it
         Jiffies expires = 0;
         Jiffies bucket_expiry = 0;
+        TimerId ticket = kNoTimer;  // its bucket entry's ticket; the pool's free-list link when free
+        std::uint16_t idx = 0;      // kernel bucket index (timer->flags >> 22)
+        bool pending = false;
+        bool live : 1 = false;
+        bool deferrable : 1 = false;
+        std::uint8_t base : 1 = base_std; // fixed at create(): TIMER_DEFERRABLE and the config decide it
     };
+    static_assert(sizeof(Node) == 24);
 
     struct Base {
         explicit Base(unsigned depth, Jiffies start)
-            : lists(modern::wheel_size(depth) + depth), clk(start),
+            : buckets(modern::wheel_size(depth) + depth), clk(start),
               next_expiry(start + modern::kNextTimerMaxDelta) {}
-        BucketLists lists;        // buckets 0..64*depth-1, then one work list per level
+        BucketArrays buckets;     // buckets 0..64*depth-1, then one work list per level
         Jiffies clk;
         Jiffies next_expiry;      // 6.1 init_timer_cpu(): clk + NEXT_TIMER_MAX_DELTA
         bool next_expiry_recalc = false;
@@ -131,9 +133,9 @@ public:
         // A branch for the base, as in arm(): its count and bitmap do not
         // wait for the node.
         if (n.base == base_std) [[likely]]
-            detach(bases_[base_std], id, n);
+            detach(bases_[base_std], n);
         else
-            detach(bases_[base_def], id, n);
+            detach(bases_[base_def], n);
         ++counters_.cancels;
         return true;
     }
@@ -204,25 +206,26 @@ public:
         return pool_[id].pending;
     }
     // A hint for a simulator that knows its next operations: timer `id` is
-    // armed or cancelled soon, so fetch its node, or (links) the nodes an
-    // unlink of it writes. Changes nothing.
-    void prefetch(TimerId id, bool links) const noexcept {
-        if (links) pool_.prefetch_links(id);
-        else pool_.prefetch(id);
-    }
+    // armed or cancelled soon, so fetch its node (the only line either
+    // writes that may be cold; `links` is for the list wheels' neighbours).
+    // Changes nothing.
+    void prefetch(TimerId id, bool /*links*/) const noexcept { pool_.prefetch(id); }
     Placement placement(TimerId id) const;
     // The bucket the timer is in or was last in, also once it fired or was
     // cancelled: for the event log's fire and cancel rows.
     Placement last_placement(TimerId id) const;
     const QueueCounters& counters() const noexcept { return counters_; }
-    static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
+    // The node and at most two bucket entries (one of them dead).
+    static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + 2 * sizeof(TimerId); }
 
     unsigned hz() const noexcept { return hz_; }
     unsigned depth() const noexcept { return depth_; }
     const Base& base(BaseIndex b) const noexcept { return bases_[b]; }
-    // Timers queued in bucket idx (0 .. 64*depth-1) of a base (walks the bucket).
-    std::uint32_t bucket_count(BaseIndex b, unsigned idx) const noexcept {
-        return bases_[b].lists.count(pool_.nodes(), idx);
+    // Timers queued in bucket idx (0 .. 64*depth-1) of a base.
+    std::uint32_t bucket_count(BaseIndex b, unsigned idx) const noexcept { return bases_[b].buckets.count(idx); }
+    // The timers of bucket idx in the order they would fire (newest first).
+    std::vector<TimerId> bucket_timers(BaseIndex b, unsigned idx) const {
+        return bases_[b].buckets.live_entries(pool_.nodes(), idx);
     }
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
@@ -245,10 +248,9 @@ private:
     // carry-over: it sits in a work list, collected at a clock that has
     // passed, and would fire there, before its new expiry. The kernel never
     // keeps collected timers beyond the run that collected them; only the
-    // engine's --max-expiries-per-softirq bound does. (holds() walks back to
-    // the list head; it only runs while a carry-over is held.)
+    // engine's --max-expiries-per-softirq bound does.
     bool same_bucket(const Base& b, const Node& n, unsigned idx) const noexcept {
-        return idx == n.idx && !(b.carry_held && !b.lists.holds(pool_.nodes(), n.idx, n));
+        return idx == n.idx && !(b.carry_held && !b.buckets.holds(n.idx, n));
     }
     // 6.1 forward_timer_base(): catch an idle base's clk up with jiffies, but
     // never past a bucket that is already due (then only up to next_expiry).
@@ -280,7 +282,7 @@ private:
             // Same base, and detaching does not move clk: the index stands.
             // The timer stays pending throughout, so the base's count and the
             // peak do not move either.
-            unlink_timer(b, id, n);
+            unlink_timer(b, n);
             n.expires = expires;
             link_timer(b, id, n, wi);
             return ArmOutcome::queued;
@@ -310,14 +312,15 @@ private:
         return modern::calc_wheel_index(expires, clk, depth_); // past or clamped
     }
 
-    // 6.1 enqueue_timer(): head of the bucket, bit set, idx stored; next_expiry
+    // 6.1 enqueue_timer(): into the bucket (its newest entry, as the hlist's
+    // head is), bit set, idx stored; next_expiry
     // only ever moves earlier here (by bucket expiry, not by timer->expires).
     // A bucket's pending_map bit is set exactly when the bucket holds timers
     // (enqueue sets it, the delete that empties a bucket and the collection
     // that moves it out clear it), so only a timer entering an empty bucket
     // needs to set it: the same bits, without a read-modify-write per arm.
-    void link_timer(Base& b, TimerId id, Node& n, const modern::WheelIndex& wi) noexcept {
-        if (b.lists.push_front(pool_.nodes(), wi.idx, id))
+    void link_timer(Base& b, TimerId id, Node& n, const modern::WheelIndex& wi) {
+        if (b.buckets.push(pool_.nodes(), wi.idx, id, n))
             b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & modern::kLevelMask);
         n.idx = static_cast<std::uint16_t>(wi.idx);
         n.bucket_expiry = wi.bucket_expiry;
@@ -333,16 +336,17 @@ private:
     // and flags next_expiry for lazy recomputation (it is left as is,
     // possibly too early). A timer already moved to a work list by the
     // softirq is not "in" its bucket.
-    void unlink_timer(Base& b, TimerId id, const Node& n) noexcept {
-        if (b.lists.unlink_was_only(pool_.nodes(), id, n.idx)) [[unlikely]] {
+    void unlink_timer(Base& b, const Node& n) noexcept {
+        if (!b.buckets.holds(n.idx, n)) [[unlikely]] return;
+        if (b.buckets.remove(n.idx)) [[unlikely]] {
             b.pending_map[n.idx / modern::kLevelSize] &= ~(std::uint64_t{1} << (n.idx & modern::kLevelMask));
             b.next_expiry_recalc = true;
         }
     }
 
     // 6.1 detach_if_pending() for a pending timer.
-    void detach(Base& b, TimerId id, Node& n) noexcept {
-        unlink_timer(b, id, n);
+    void detach(Base& b, Node& n) noexcept {
+        unlink_timer(b, n);
         n.pending = false;
         --b.queued;
     }
@@ -381,7 +385,7 @@ private:
     Jiffies jiffies_;
     std::array<Base, 2> bases_;
     unsigned pass_base_ = base_std; // the base a budgeted pass is in
-    TimerPool<Node, kFirstHeadLink> pool_;
+    TimerPool<Node> pool_;
     QueueCounters counters_;
 };
 
@@ -418,9 +422,7 @@ void ModernWheel::expire_timers(Base& b, unsigned level, F& on_fire) {
     const std::size_t list = work_list(level);
     const Jiffies base_clk = b.clk - 1; // trace "baseclk": the collected clock
     auto& nodes = pool_.nodes();
-    while (!b.lists.empty(list)) {
-        const TimerId id = b.lists.front(list);
-        b.lists.unlink(nodes, id);
+    for (TimerId id; (id = b.buckets.pop_live(nodes, list)) != kNoTimer;) {
         Node& n = nodes[id];
         n.pending = false;
         --b.queued;
@@ -442,9 +444,7 @@ bool ModernWheel::expire_carry(Base& b, F& on_fire, std::uint64_t& budget) {
             b.carry_level_started = true;
         }
         const std::size_t list = work_list(level);
-        while (!b.lists.empty(list)) {
-            const TimerId id = b.lists.front(list);
-            b.lists.unlink(nodes, id);
+        for (TimerId id; (id = b.buckets.pop_live(nodes, list)) != kNoTimer;) {
             Node& n = nodes[id];
             n.pending = false;
             --b.queued;

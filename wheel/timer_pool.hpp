@@ -58,8 +58,9 @@ private:
     }
 };
 
-// Node requirements: a `next` handle field (reused as the free-list link) and
-// a `live` flag distinguishing created timers from free slots. Handles stay
+// Node requirements: a `next` handle field, or for a node queued without
+// links a `ticket` field (wheel/bucket_arrays.hpp), reused as the free-list
+// link; and a `live` flag distinguishing created timers from free slots. Handles stay
 // below Limit (the wheels reserve the handles above kFirstHeadLink to name
 // list heads, wheel/bucket_lists.hpp).
 template <class Node, TimerId Limit = kNoTimer>
@@ -69,7 +70,7 @@ public:
         TimerId id;
         if (free_head_ != kNoTimer) {
             id = free_head_;
-            free_head_ = nodes_[id].next;
+            free_head_ = free_link(nodes_[id]);
             nodes_[id] = Node{};
         } else {
             if (nodes_.size() >= Limit) throw std::length_error("timer pool exhausted");
@@ -86,7 +87,7 @@ public:
     void destroy(TimerId id) {
         check(id);
         nodes_[id].live = false;
-        nodes_[id].next = free_head_;
+        free_link(nodes_[id]) = free_head_;
         free_head_ = id;
         --live_;
     }
@@ -126,6 +127,10 @@ public:
     void reserve(std::size_t n) { nodes_.reserve(n); }
 
 private:
+    static TimerId& free_link(Node& n) noexcept {
+        if constexpr (requires { n.next; }) return n.next;
+        else return n.ticket;
+    }
     // Out of line and cold: the string building stays off the inlined paths.
     [[noreturn, gnu::cold, gnu::noinline]] static void no_such_timer(TimerId id) {
         throw std::invalid_argument("no such timer: " + std::to_string(id));

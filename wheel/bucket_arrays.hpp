@@ -1,0 +1,218 @@
+// BucketArrays: a timer wheel's buckets as arrays of timer handles, whose
+// dead entries are dropped lazily.
+//
+// Why not linked lists (wheel/bucket_lists.hpp, the kernel's hlist): on a
+// large wheel every node is a cache miss, and unlinking one writes its two
+// list neighbours, two more random lines. Writes to missing lines drain in
+// order and stall the pipeline: at a million timers the list pattern costs
+// about 8x a read-modify-write of the node alone (bench/miss_bound.cpp,
+// "node+2" against "node"). Here a cancel writes only its own node and the
+// bucket's live count; the bucket's entry for it goes dead where it stands.
+//
+// How an entry knows it is dead. A queued node records its bucket (`idx`,
+// the wheel's field) and its entry's *ticket*: the bucket numbers its
+// entries first_ticket, first_ticket+1, ... and never hands a ticket out
+// twice (every emptying, compaction or collection moves first_ticket past
+// all tickets handed out so far). The entry at position i of an array is
+// live when its node is pending, names the array's bucket (`origin`) and
+// holds ticket first_ticket + i. So:
+//   push       appends; O(1), the array's tail is hot
+//   remove     the caller's node leaves the bucket: only the live count
+//              moves; the last live entry leaving empties the array in O(1)
+//   collect    hands a whole bucket to a work list in O(1) (hlist_move_list):
+//              the entries keep their tickets, the bucket starts past them
+//   pop_live   takes the work list's last live entry, newest first: the
+//              kernel's hlist order (enqueue adds at the head)
+// A full array whose dead entries are at least half of it is compacted in
+// place (order kept) instead of grown: entries stay at most 2 per pending
+// timer plus a small floor per bucket, and each compaction reads at most two
+// nodes per entry it drops. Those reads do not depend on each other, so
+// their misses overlap, unlike a list walk's.
+//
+// Node requirements: `bool pending`, `std::uint16_t idx` (the bucket it was
+// queued in), `TimerId ticket`.
+#pragma once
+
+#include "wheel/timer_queue.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <utility>
+#include <vector>
+
+namespace timersim {
+
+class BucketArrays {
+public:
+    // `first_ticket` only matters to tests of the ticket wrap.
+    explicit BucketArrays(std::size_t lists, TimerId first_ticket = 0) : arrays_(lists) {
+        for (std::size_t i = 0; i < lists; ++i) {
+            arrays_[i].origin = static_cast<std::uint16_t>(i);
+            arrays_[i].first_ticket = first_ticket;
+        }
+    }
+    BucketArrays(const BucketArrays& o) : arrays_(o.arrays_) {
+        for (Array& a : arrays_) a.copy_entries();
+    }
+    BucketArrays(BucketArrays&& o) noexcept : arrays_(std::move(o.arrays_)) {}
+    BucketArrays& operator=(BucketArrays o) noexcept {
+        arrays_.swap(o.arrays_);
+        return *this;
+    }
+    ~BucketArrays() {
+        for (Array& a : arrays_) std::free(a.ids);
+    }
+
+    std::size_t size() const noexcept { return arrays_.size(); }
+    // Live entries of a bucket (not of a work list, whose count is not kept).
+    std::uint32_t count(std::size_t list) const noexcept { return arrays_[list].live; }
+
+    // Is the queued node in `list`'s own array (rather than in a work list
+    // its bucket was collected to)? The caller knows node.idx == list.
+    template <class Node>
+    bool holds(std::size_t list, const Node& node) const noexcept {
+        const Array& a = arrays_[list];
+        return node.ticket - a.first_ticket < a.size;
+    }
+
+    // Queues `id` (whose node is `node`) at the back of `list`; the caller
+    // sets node.idx. Returns whether the bucket had no live entry before.
+    template <class Nodes, class Node>
+    bool push(Nodes& nodes, std::size_t list, TimerId id, Node& node) {
+        Array& a = arrays_[list];
+        const bool was_empty = a.live == 0;
+        if (was_empty) a.drop_all();
+        if (a.size == a.capacity) [[unlikely]] make_room(nodes, a);
+        node.ticket = a.first_ticket + a.size;
+        a.ids[a.size++] = id;
+        ++a.live;
+        return was_empty;
+    }
+
+    // A live node the caller takes out of `list`'s own array (holds() is
+    // true); its entry goes dead once the node changes. Returns whether it
+    // was the last live one (hlist_is_singular_node() before the delete).
+    bool remove(std::size_t list) noexcept {
+        Array& a = arrays_[list];
+        if (--a.live != 0) [[likely]] return false;
+        a.drop_all();
+        return true;
+    }
+
+    // Hands every entry of bucket `from` to work list `to` (empty).
+    void collect(std::size_t from, std::size_t to) noexcept {
+        Array& b = arrays_[from];
+        Array& w = arrays_[to];
+        std::swap(b.ids, w.ids);
+        std::swap(b.capacity, w.capacity);
+        w.size = b.size;
+        w.first_ticket = b.first_ticket;
+        w.origin = b.origin;
+        b.first_ticket += b.size;
+        b.size = 0;
+        b.live = 0;
+    }
+
+    // The newest live entry of work list `list`, taken out of it; kNoTimer
+    // when none is left. Dead entries on the way are dropped.
+    template <class Nodes>
+    TimerId pop_live(const Nodes& nodes, std::size_t list) noexcept {
+        Array& a = arrays_[list];
+        while (a.size != 0) {
+            const std::uint32_t i = --a.size;
+            // The next few nodes are read next: let their misses overlap.
+            if (i >= kPopAhead) __builtin_prefetch(&nodes[a.ids[i - kPopAhead]], 1);
+            const TimerId id = a.ids[i];
+            if (is_live(nodes[id], a, i)) return id;
+        }
+        return kNoTimer;
+    }
+    bool empty(std::size_t list) const noexcept { return arrays_[list].size == 0; }
+
+    // Live entries of a bucket or work list in firing order (newest first):
+    // for views and tests.
+    template <class Nodes>
+    std::vector<TimerId> live_entries(const Nodes& nodes, std::size_t list) const {
+        const Array& a = arrays_[list];
+        std::vector<TimerId> out;
+        for (std::uint32_t i = a.size; i-- > 0;)
+            if (is_live(nodes[a.ids[i]], a, i)) out.push_back(a.ids[i]);
+        return out;
+    }
+    // Entries held, live or dead, over all arrays: for the memory figures.
+    std::size_t entries() const noexcept {
+        std::size_t n = 0;
+        for (const Array& a : arrays_) n += a.size;
+        return n;
+    }
+
+private:
+    static constexpr std::uint32_t kPopAhead = 8;
+    static constexpr std::uint32_t kCompactAhead = 16;
+    static constexpr std::uint32_t kMinCapacity = 8;
+
+    struct Array {
+        TimerId* ids = nullptr;
+        std::uint32_t size = 0;
+        std::uint32_t capacity = 0;
+        TimerId first_ticket = 0; // the ticket of ids[0]
+        std::uint32_t live = 0;   // buckets only
+        std::uint16_t origin = 0; // the bucket these entries' tickets belong to
+
+        void drop_all() noexcept {
+            first_ticket += size;
+            size = 0;
+        }
+        void copy_entries() {
+            if (ids == nullptr) return;
+            auto* copy = static_cast<TimerId*>(std::malloc(capacity * sizeof(TimerId)));
+            if (copy == nullptr) throw std::bad_alloc();
+            std::copy(ids, ids + size, copy);
+            ids = copy;
+        }
+    };
+
+    template <class Node>
+    static bool is_live(const Node& n, const Array& a, std::uint32_t i) noexcept {
+        return n.pending && n.idx == a.origin && n.ticket == a.first_ticket + i;
+    }
+
+    // The array is full: compact it when at least half of it is dead, grow
+    // it otherwise. Compaction renumbers the survivors past every ticket
+    // handed out, so no stale entry can match them.
+    template <class Nodes>
+    [[gnu::noinline]] static void make_room(Nodes& nodes, Array& a) {
+        if (a.size >= kMinCapacity && a.live <= a.size / 2) {
+            // The nodes are read kCompactAhead entries early so that their
+            // misses overlap. (A branch-free loop, which writes every node,
+            // measured no faster: docs/performance.md.)
+            TimerId* const ids = a.ids;
+            const std::uint32_t size = a.size;
+            const TimerId first = a.first_ticket;
+            const TimerId fresh = first + size;
+            std::uint32_t kept = 0;
+            for (std::uint32_t i = 0; i < size; ++i) {
+                if (i + kCompactAhead < size) __builtin_prefetch(&nodes[ids[i + kCompactAhead]], 1);
+                const TimerId id = ids[i];
+                auto& n = nodes[id];
+                if (!is_live(n, a, i)) continue;
+                n.ticket = fresh + kept;
+                ids[kept++] = id;
+            }
+            a.first_ticket = fresh;
+            a.size = kept;
+            if (kept < a.capacity) return;
+        }
+        const std::uint32_t grown = a.capacity < kMinCapacity ? kMinCapacity : a.capacity * 2;
+        void* p = std::realloc(a.ids, std::size_t{grown} * sizeof(TimerId));
+        if (p == nullptr) throw std::bad_alloc();
+        a.ids = static_cast<TimerId*>(p);
+        a.capacity = grown;
+    }
+
+    std::vector<Array> arrays_;
+};
+
+} // namespace timersim
