@@ -11,14 +11,16 @@
 //
 // How an entry knows it is dead. A queued node records its bucket (`idx`,
 // the wheel's field) and its entry's *ticket*: the bucket numbers its
-// entries first_ticket, first_ticket+1, ... and never hands a ticket out
-// twice (every emptying, compaction or collection moves first_ticket past
-// all tickets handed out so far). The entry at position i of an array is
+// entries first_ticket, first_ticket+1, ... and never hands out a ticket
+// that an entry still holds (every emptying, compaction or collection moves
+// first_ticket past all tickets handed out so far; only the dropped newest
+// entry's ticket is handed out again). The entry at position i of an array is
 // live when its node is pending, names the array's bucket (`origin`) and
 // holds ticket first_ticket + i. So:
 //   push       appends; O(1), the array's tail is hot
-//   remove     the caller's node leaves the bucket: only the live count
-//              moves; the last live entry leaving empties the array in O(1)
+//   remove     the caller's node leaves the array it is in: only the live
+//              count moves (and the newest entry is dropped at once); the
+//              last live entry leaving empties it in O(1)
 //   collect    hands a whole bucket to a work list in O(1) (hlist_move_list):
 //              the entries keep their tickets, the bucket starts past them
 //   pop_live   takes the work list's last live entry, newest first: the
@@ -66,8 +68,9 @@ public:
     }
 
     std::size_t size() const noexcept { return arrays_.size(); }
-    // Live entries of a bucket (not of a work list, whose count is not kept).
+    // Live entries of a bucket or work list.
     std::uint32_t count(std::size_t list) const noexcept { return arrays_[list].live; }
+    bool empty(std::size_t list) const noexcept { return arrays_[list].live == 0; }
 
     // Is the queued node in `list`'s own array (rather than in a work list
     // its bucket was collected to)? The caller knows node.idx == list.
@@ -91,14 +94,21 @@ public:
         return was_empty;
     }
 
-    // A live node the caller takes out of `list`'s own array (holds() is
-    // true); its entry goes dead once the node changes. Returns whether it
-    // was the last live one (hlist_is_singular_node() before the delete).
-    bool remove(std::size_t list) noexcept {
+    // A live node the caller takes out of the array it is in: `list` is its
+    // bucket when holds() is true, else the work list the bucket went to.
+    // Its entry goes dead once the node changes. Returns whether it was the
+    // last live one (for a bucket, hlist_is_singular_node() before the delete).
+    // The newest entry leaving (a timer cancelled or re-armed soon after it
+    // was armed) is dropped at once, so it never waits for a compaction.
+    template <class Node>
+    bool remove(std::size_t list, const Node& node) noexcept {
         Array& a = arrays_[list];
-        if (--a.live != 0) [[likely]] return false;
-        a.drop_all();
-        return true;
+        if (--a.live == 0) [[unlikely]] {
+            a.drop_all();
+            return true;
+        }
+        if (node.ticket == a.first_ticket + a.size - 1) --a.size;
+        return false;
     }
 
     // Hands every entry of bucket `from` to work list `to` (empty).
@@ -107,9 +117,10 @@ public:
         Array& w = arrays_[to];
         std::swap(b.ids, w.ids);
         std::swap(b.capacity, w.capacity);
-        w.size = b.size;
+        w.size = b.size; // any dead entries `to` still held are dropped
         w.first_ticket = b.first_ticket;
         w.origin = b.origin;
+        w.live = b.live;
         b.first_ticket += b.size;
         b.size = 0;
         b.live = 0;
@@ -125,20 +136,31 @@ public:
             // The next few nodes are read next: let their misses overlap.
             if (i >= kPopAhead) __builtin_prefetch(&nodes[a.ids[i - kPopAhead]], 1);
             const TimerId id = a.ids[i];
-            if (is_live(nodes[id], a, i)) return id;
+            if (is_live(nodes[id], a, i)) {
+                --a.live;
+                return id;
+            }
         }
         return kNoTimer;
     }
-    bool empty(std::size_t list) const noexcept { return arrays_[list].size == 0; }
 
-    // Live entries of a bucket or work list in firing order (newest first):
-    // for views and tests.
+    // Calls visit(id) for the live entries of a bucket or work list in
+    // firing order (newest first, an hlist walked from its head) while it
+    // returns true.
+    template <class Nodes, class F>
+    void for_each_live(const Nodes& nodes, std::size_t list, F&& visit) const {
+        const Array& a = arrays_[list];
+        for (std::uint32_t i = a.size; i-- > 0;)
+            if (is_live(nodes[a.ids[i]], a, i) && !visit(a.ids[i])) return;
+    }
+    // The same as a list: for views and tests.
     template <class Nodes>
     std::vector<TimerId> live_entries(const Nodes& nodes, std::size_t list) const {
-        const Array& a = arrays_[list];
         std::vector<TimerId> out;
-        for (std::uint32_t i = a.size; i-- > 0;)
-            if (is_live(nodes[a.ids[i]], a, i)) out.push_back(a.ids[i]);
+        for_each_live(nodes, list, [&](TimerId id) {
+            out.push_back(id);
+            return true;
+        });
         return out;
     }
     // Entries held, live or dead, over all arrays: for the memory figures.
@@ -158,7 +180,7 @@ private:
         std::uint32_t size = 0;
         std::uint32_t capacity = 0;
         TimerId first_ticket = 0; // the ticket of ids[0]
-        std::uint32_t live = 0;   // buckets only
+        std::uint32_t live = 0;
         std::uint16_t origin = 0; // the bucket these entries' tickets belong to
 
         void drop_all() noexcept {

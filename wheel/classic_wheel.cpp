@@ -41,7 +41,7 @@ ArmOutcome ClassicWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) 
         return ArmOutcome::same_expiry;
     }
     if (n.pending) {
-        detach(n, id);
+        detach(n);
     } else if (call == ArmCall::mod_timer_pending) {
         ++counters_.arms;
         return ArmOutcome::not_pending;
@@ -50,16 +50,14 @@ ArmOutcome ClassicWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) 
 }
 
 // 4.x cascade(): re-place every timer of one slot relative to the current T
-// (before T is incremented). Taken from the head and added at the head of
+// (before T is incremented). Taken newest first and added as the newest of
 // their new lists, exactly as hlist_for_each_entry_safe + hlist_add_head do.
-void ClassicWheel::cascade(unsigned array, unsigned slot) noexcept {
+void ClassicWheel::cascade(unsigned array, unsigned slot) {
     auto& nodes = pool_.nodes();
     ++counters_.cascades;
     ++counters_.buckets_scanned;
-    lists_.move_list(nodes, geometry_.list_id(array, slot), cascade_list());
-    while (!lists_.empty(cascade_list())) {
-        const TimerId id = lists_.front(cascade_list());
-        lists_.unlink(nodes, id);
+    lists_.collect(geometry_.list_id(array, slot), cascade_list());
+    for (TimerId id; (id = lists_.pop_live(nodes, cascade_list())) != kNoTimer;) {
         place(nodes[id], id);
         ++counters_.cascade_moves;
         ++counters_.cascade_moves_from_level[array];
@@ -79,11 +77,10 @@ Jiffies ClassicWheel::next_timer_scan() noexcept {
     bool found = false;
     // The first non-deferrable timer of a list, if any; counts entries walked.
     auto first_active = [&](std::size_t list, auto&& visit) {
-        for (TimerId t = lists_.front(list); t != kNoTimer; t = nodes[t].next) {
+        lists_.for_each_live(nodes, list, [&](TimerId t) {
             ++counters_.next_expiry_search_steps;
-            if (nodes[t].deferrable) continue;
-            if (!visit(nodes[t].expires)) return;
-        }
+            return nodes[t].deferrable || visit(nodes[t].expires);
+        });
     };
 
     const unsigned tv1_mask = geometry_.tvr_size() - 1;
@@ -151,12 +148,12 @@ Placement ClassicWheel::last_placement(TimerId id) const {
     p.pending = n.pending;
     p.expires = n.expires;
     const unsigned tvr = geometry_.tvr_size();
-    if (n.list < tvr) {
+    if (n.idx < tvr) {
         p.level = 1;
-        p.slot = n.list;
+        p.slot = n.idx;
     } else {
-        p.level = 2 + (n.list - tvr) / geometry_.tvn_size();
-        p.slot = (n.list - tvr) % geometry_.tvn_size();
+        p.level = 2 + (n.idx - tvr) / geometry_.tvn_size();
+        p.slot = (n.idx - tvr) % geometry_.tvn_size();
     }
     p.bucket_expiry = n.runs_at;
     return p;

@@ -20,7 +20,7 @@
 // it before the next step.
 #pragma once
 
-#include "wheel/bucket_lists.hpp"
+#include "wheel/bucket_arrays.hpp"
 #include "wheel/classic_levels.hpp"
 #include "wheel/timer_pool.hpp"
 #include "wheel/timer_queue.hpp"
@@ -43,16 +43,18 @@ public:
         std::optional<std::int64_t> slack = -1;
     };
 
+    // 24 bytes: with at most two list entries per pending timer
+    // (wheel/bucket_arrays.hpp), 32 bytes a timer.
     struct Node {
-        TimerId next = kNoTimer;
-        TimerId pprev = kNoTimer; // back link: the node before, or the list head (bucket_lists.hpp)
-        std::uint16_t list = 0;   // wheel list it was placed in (tv array + slot)
-        bool live = false;
-        bool pending = false;
-        bool deferrable = false;
         Jiffies expires = 0;
-        Jiffies runs_at = 0; // the loop step that will run it
+        Jiffies runs_at = 0;       // the loop step that will run it
+        TimerId ticket = kNoTimer; // its list entry's ticket; the pool's free-list link when free
+        std::uint16_t idx = 0;     // wheel list it was placed in (tv array + slot)
+        bool pending = false;
+        bool live : 1 = false;
+        bool deferrable : 1 = false;
     };
+    static_assert(sizeof(Node) == 24);
 
     ClassicWheel();
     explicit ClassicWheel(Config config);
@@ -82,7 +84,7 @@ public:
             return ArmOutcome::same_expiry;
         }
         if (n.pending)
-            detach(n, id);
+            detach(n);
         else if (call == ArmCall::mod_timer_pending)
             return ArmOutcome::not_pending;
         n.expires = expires;
@@ -101,7 +103,7 @@ public:
             pool_.check_live(n, id);
             return false;
         }
-        detach(n, id);
+        detach(n);
         ++counters_.cancels;
         return true;
     }
@@ -152,12 +154,10 @@ public:
         return pool_[id].pending;
     }
     // A hint for a simulator that knows its next operations: timer `id` is
-    // armed or cancelled soon, so fetch its node, or (links) the nodes an
-    // unlink of it writes. Changes nothing.
-    void prefetch(TimerId id, bool links) const noexcept {
-        if (links) pool_.prefetch_links(id);
-        else pool_.prefetch(id);
-    }
+    // armed or cancelled soon, so fetch its node (the only line either
+    // writes that may be cold; `links` is for the list wheels' neighbours).
+    // Changes nothing.
+    void prefetch(TimerId id, bool /*links*/) const noexcept { pool_.prefetch(id); }
     Placement placement(TimerId id) const;
     // The list the timer is in or was last in, also once it fired or was
     // cancelled (level 1 for a fired timer: only tv1 expires): for the
@@ -172,13 +172,14 @@ public:
         cascade_context_ = context;
     }
     const QueueCounters& counters() const noexcept { return counters_; }
-    static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
+    // The node and at most two list entries (one of them dead).
+    static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + 2 * sizeof(TimerId); }
 
     Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }
     const classic::Geometry& geometry() const noexcept { return geometry_; }
-    // Timers queued in one slot of tv1..tv5 (array 1..5; walks the slot).
+    // Timers queued in one slot of tv1..tv5 (array 1..5).
     std::uint32_t slot_count(unsigned array, unsigned slot) const noexcept {
-        return lists_.count(pool_.nodes(), geometry_.list_id(array, slot));
+        return lists_.count(geometry_.list_id(array, slot));
     }
     std::optional<std::int64_t> slack() const noexcept { return slack_; }
     unsigned hz() const noexcept { return hz_; }
@@ -189,15 +190,16 @@ private:
     std::size_t cascade_list() const noexcept { return geometry_.wheel_lists() + 1; }
 
     // 4.x __internal_add_timer(): the list by the distance from T (the
-    // table; calc_slot() for past and clamped expiries), at its head.
-    void place(Node& n, TimerId id) noexcept { place(n, id, n.expires); }
+    // table; calc_slot() for past and clamped expiries), as its newest entry
+    // (hlist_add_head()).
+    void place(Node& n, TimerId id) { place(n, id, n.expires); }
     // The same with `expires` (== n.expires) in hand: arm() just stored it,
     // and reading it back would wait on that store.
-    void place(Node& n, TimerId id, Jiffies expires) noexcept {
+    void place(Node& n, TimerId id, Jiffies expires) {
         unsigned list = slot_table_.list_of(expires, expires - timer_jiffies_);
         if (list == classic::SlotTable::kNone) [[unlikely]] list = far_list(expires);
-        n.list = static_cast<std::uint16_t>(list);
-        lists_.push_front(pool_.nodes(), list, id);
+        lists_.push(pool_.nodes(), list, id, n);
+        n.idx = static_cast<std::uint16_t>(list);
     }
 
     // Out of line, to keep the inlined arm() small: past or clamped
@@ -207,7 +209,7 @@ private:
 
     // 4.x internal_add_timer(): an empty wheel first snaps T to jiffies, so
     // the new timer's delta is not measured from a stale T.
-    void internal_add_timer(Node& n, TimerId id, Jiffies expires) noexcept {
+    void internal_add_timer(Node& n, TimerId id, Jiffies expires) {
         if (all_timers_++ == 0) timer_jiffies_ = jiffies_;
         // A timer at or after T runs in the step whose T equals its expiry; an
         // expiry in the past runs in the very next step.
@@ -225,8 +227,9 @@ private:
     // 4.x detach_if_pending() for a pending timer: removing the cached
     // earliest timer makes next_timer stale (set to T, which forces a
     // rescan); removing the last timer snaps T to jiffies.
-    void detach(Node& n, TimerId id) noexcept {
-        lists_.unlink(pool_.nodes(), id);
+    // A timer of a budgeted pass's carry-over leaves the work list instead.
+    void detach(Node& n) noexcept {
+        lists_.remove(lists_.holds(n.idx, n) ? std::size_t{n.idx} : work_list(), n);
         n.pending = false;
         if (!n.deferrable) {
             --active_timers_;
@@ -234,7 +237,7 @@ private:
         }
         if (--all_timers_ == 0) timer_jiffies_ = jiffies_;
     }
-    void cascade(unsigned array, unsigned slot) noexcept;
+    void cascade(unsigned array, unsigned slot);
     Jiffies next_timer_scan() noexcept;       // __next_timer_interrupt()
 
     // Returns true when the budget ran out (Bounded only).
@@ -252,8 +255,8 @@ private:
     Jiffies next_timer_;
     std::size_t all_timers_ = 0;
     std::size_t active_timers_ = 0;
-    BucketLists lists_; // the wheel lists, then the work list, then a cascade scratch list
-    TimerPool<Node, kFirstHeadLink> pool_;
+    BucketArrays lists_; // the wheel lists, then the work list, then a cascade scratch list
+    TimerPool<Node> pool_;
     QueueCounters counters_;
     CascadeObserver cascade_observer_ = nullptr;
     void* cascade_context_ = nullptr;
@@ -286,7 +289,7 @@ bool ClassicWheel::run_timers(F& on_fire, std::uint64_t& budget) {
         }
         ++timer_jiffies_;
         ++counters_.buckets_scanned;
-        lists_.move_list(pool_.nodes(), index, work_list());
+        lists_.collect(index, work_list());
         if (expire_work_list<Bounded>(on_fire, budget)) return true;
     }
     return false;
@@ -296,9 +299,7 @@ bool ClassicWheel::run_timers(F& on_fire, std::uint64_t& budget) {
 template <bool Bounded, class F>
 bool ClassicWheel::expire_work_list(F& on_fire, std::uint64_t& budget) {
     auto& nodes = pool_.nodes();
-    while (!lists_.empty(work_list())) {
-        const TimerId id = lists_.front(work_list());
-        lists_.unlink(nodes, id);
+    for (TimerId id; (id = lists_.pop_live(nodes, work_list())) != kNoTimer;) {
         Node& n = nodes[id];
         n.pending = false;
         if (!n.deferrable) --active_timers_;

@@ -337,8 +337,11 @@ private:
     // possibly too early). A timer already moved to a work list by the
     // softirq is not "in" its bucket.
     void unlink_timer(Base& b, const Node& n) noexcept {
-        if (!b.buckets.holds(n.idx, n)) [[unlikely]] return;
-        if (b.buckets.remove(n.idx)) [[unlikely]] {
+        if (!b.buckets.holds(n.idx, n)) [[unlikely]] {
+            b.buckets.remove(work_list(n.idx / modern::kLevelSize), n);
+            return;
+        }
+        if (b.buckets.remove(n.idx, n)) [[unlikely]] {
             b.pending_map[n.idx / modern::kLevelSize] &= ~(std::uint64_t{1} << (n.idx & modern::kLevelMask));
             b.next_expiry_recalc = true;
         }

@@ -42,7 +42,8 @@ void check_same(const BucketArrays& arrays, const std::vector<TestNode>& nodes, 
     for (std::size_t list = 0; list < kLists; ++list) {
         std::vector<TimerId> want(m.lists[list].rbegin(), m.lists[list].rend());
         REQUIRE(arrays.live_entries(nodes, list) == want);
-        if (list < kBuckets) REQUIRE(arrays.count(list) == want.size());
+        REQUIRE(arrays.count(list) == want.size());
+        REQUIRE(arrays.empty(list) == want.empty());
     }
     for (TimerId id = 0; id < nodes.size(); ++id) {
         if (!nodes[id].pending) continue;
@@ -70,10 +71,9 @@ void churn(TimerId first_ticket, std::uint64_t seed) {
     auto take_out = [&](TimerId id) {
         const bool in_bucket = m.where[id] < static_cast<int>(kBuckets);
         REQUIRE(arrays.holds(nodes[id].idx, nodes[id]) == in_bucket);
-        if (in_bucket) {
-            const std::size_t bucket = nodes[id].idx;
-            REQUIRE(arrays.remove(bucket) == (m.lists[bucket].size() == 1));
-        }
+        const auto list = static_cast<std::size_t>(m.where[id]);
+        REQUIRE(list == (in_bucket ? nodes[id].idx : kBuckets + nodes[id].idx));
+        REQUIRE(arrays.remove(list, nodes[id]) == (m.lists[list].size() == 1));
         m.erase(id);
     };
     for (int step = 0; step < 30000; ++step) {
