@@ -75,7 +75,7 @@ public:
     // Is the queued node in `list`'s own array (rather than in a work list
     // its bucket was collected to)? The caller knows node.idx == list.
     template <class Node>
-    bool holds(std::size_t list, const Node& node) const noexcept {
+    [[gnu::always_inline]] bool holds(std::size_t list, const Node& node) const noexcept {
         const Array& a = arrays_[list];
         return node.ticket - a.first_ticket < a.size;
     }
@@ -83,7 +83,7 @@ public:
     // Queues `id` (whose node is `node`) at the back of `list`; the caller
     // sets node.idx. Returns whether the bucket had no live entry before.
     template <class Nodes, class Node>
-    bool push(Nodes& nodes, std::size_t list, TimerId id, Node& node) {
+    [[gnu::always_inline]] bool push(Nodes& nodes, std::size_t list, TimerId id, Node& node) {
         Array& a = arrays_[list];
         const bool was_empty = a.live == 0;
         if (was_empty) a.drop_all();
@@ -101,7 +101,7 @@ public:
     // The newest entry leaving (a timer cancelled or re-armed soon after it
     // was armed) is dropped at once, so it never waits for a compaction.
     template <class Node>
-    bool remove(std::size_t list, const Node& node) noexcept {
+    [[gnu::always_inline]] bool remove(std::size_t list, const Node& node) noexcept {
         Array& a = arrays_[list];
         if (--a.live == 0) [[unlikely]] {
             a.drop_all();

@@ -254,7 +254,7 @@ private:
     }
     // 6.1 forward_timer_base(): catch an idle base's clk up with jiffies, but
     // never past a bucket that is already due (then only up to next_expiry).
-    void forward_timer_base(Base& b) noexcept {
+    [[gnu::always_inline]] void forward_timer_base(Base& b) noexcept {
         // Close enough, or clk is one ahead while timers run: nothing to do.
         if (jiffies_diff(jiffies_, b.clk) < 1) [[likely]] return;
         forward_idle_base(b);
@@ -305,7 +305,7 @@ private:
 
     // calc_wheel_index() against this wheel's cutoff, kept rather than
     // derived from the depth on every arm.
-    modern::WheelIndex index_for(Jiffies expires, Jiffies clk) const noexcept {
+    [[gnu::always_inline]] modern::WheelIndex index_for(Jiffies expires, Jiffies clk) const noexcept {
         const Jiffies delta = expires - clk;
         if (delta < cutoff_) [[likely]]
             return modern::place_at_level(expires, modern::level_of_delta(delta));
@@ -319,7 +319,7 @@ private:
     // (enqueue sets it, the delete that empties a bucket and the collection
     // that moves it out clear it), so only a timer entering an empty bucket
     // needs to set it: the same bits, without a read-modify-write per arm.
-    void link_timer(Base& b, TimerId id, Node& n, const modern::WheelIndex& wi) {
+    [[gnu::always_inline]] void link_timer(Base& b, TimerId id, Node& n, const modern::WheelIndex& wi) {
         if (b.buckets.push(pool_.nodes(), wi.idx, id, n))
             b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & modern::kLevelMask);
         n.idx = static_cast<std::uint16_t>(wi.idx);
@@ -336,7 +336,7 @@ private:
     // and flags next_expiry for lazy recomputation (it is left as is,
     // possibly too early). A timer already moved to a work list by the
     // softirq is not "in" its bucket.
-    void unlink_timer(Base& b, const Node& n) noexcept {
+    [[gnu::always_inline]] void unlink_timer(Base& b, const Node& n) noexcept {
         if (!b.buckets.holds(n.idx, n)) [[unlikely]] {
             b.buckets.remove(work_list(n.idx / modern::kLevelSize), n);
             return;
@@ -348,7 +348,7 @@ private:
     }
 
     // 6.1 detach_if_pending() for a pending timer.
-    void detach(Base& b, Node& n) noexcept {
+    [[gnu::always_inline]] void detach(Base& b, Node& n) noexcept {
         unlink_timer(b, n);
         n.pending = false;
         --b.queued;
