@@ -123,9 +123,8 @@ struct Mix {
 // kLookAhead operations ahead from their own stream, so the workload knows
 // its next operations, as a generator's calendar does: a drawn index gets
 // its ids_ entry fetched, the one kLookAhead / 2 places on is handed to
-// Sim::prefetch_timer(), the one kLookAhead / 4 on with links. Without
-// prefetching the same indices are drawn at the same points: both variants
-// make the same calls.
+// Sim::prefetch_timer(). Without prefetching the same indices are drawn at
+// the same points: both variants make the same calls.
 constexpr std::size_t kLookAhead = 32;
 
 template <bool Prefetch = false>
@@ -150,8 +149,7 @@ public:
             ahead_[head_] = static_cast<std::uint32_t>(pick_.below(ids_.size()));
             if constexpr (Prefetch) {
                 __builtin_prefetch(&ids_[ahead_[head_]]);
-                sim.prefetch_timer(ids_[ahead_[(head_ + kLookAhead / 2) % kLookAhead]], false);
-                sim.prefetch_timer(ids_[ahead_[(head_ + kLookAhead / 4) % kLookAhead]], true);
+                sim.prefetch_timer(ids_[ahead_[(head_ + kLookAhead / 2) % kLookAhead]]);
             }
             head_ = (head_ + 1) % kLookAhead;
             mix_.op(id, now, [&sim](TimerId t, Jiffies e) { sim.arm(t, e); }, [&sim](TimerId t) { sim.cancel(t); });

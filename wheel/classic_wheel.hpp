@@ -155,9 +155,8 @@ public:
     }
     // A hint for a simulator that knows its next operations: timer `id` is
     // armed or cancelled soon, so fetch its node (the only line either
-    // writes that may be cold; `links` is for the list wheels' neighbours).
-    // Changes nothing.
-    void prefetch(TimerId id, bool /*links*/) const noexcept { pool_.prefetch(id); }
+    // writes that may be cold). Changes nothing.
+    void prefetch(TimerId id) const noexcept { pool_.prefetch(id); }
     Placement placement(TimerId id) const;
     // The list the timer is in or was last in, also once it fired or was
     // cancelled (level 1 for a fired timer: only tv1 expires): for the

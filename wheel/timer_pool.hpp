@@ -107,16 +107,10 @@ public:
         if (!n.live) [[unlikely]] no_such_timer(id);
     }
 
-    // Hints that the node of `id` (or the nodes its list links name: a
-    // pending node's neighbours, which the node's own read finds) will be
-    // written soon; nothing for a handle the pool does not have.
+    // A hint that the node of `id` will be written soon; nothing for a
+    // handle the pool does not have.
     void prefetch(TimerId id) const noexcept {
         if (id < size_) __builtin_prefetch(&nodes_[id], 1);
-    }
-    void prefetch_links(TimerId id) const noexcept {
-        if (id >= size_) return;
-        prefetch(nodes_[id].next);
-        prefetch(nodes_[id].pprev);
     }
 
     Node& operator[](TimerId id) noexcept { return nodes_[id]; }

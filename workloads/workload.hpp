@@ -89,10 +89,9 @@ public:
     // while it writes an event log).
     virtual void name_timer(TimerId /*id*/, std::string_view /*name*/, std::string_view /*label*/) {}
     // A hint: timer `id` is armed or cancelled soon. The machine may fetch
-    // what that touches (links: also what unlinking it touches, which needs
-    // what the first call fetched) so that the misses of several coming
-    // operations overlap. Changes nothing.
-    virtual void prefetch_timer(TimerId /*id*/, bool /*links*/) {}
+    // what that touches so that the misses of several coming operations
+    // overlap. Changes nothing.
+    virtual void prefetch_timer(TimerId /*id*/) {}
 };
 
 // The workload's hooks. on_fire runs inside the timer's callback, so it may
@@ -113,9 +112,9 @@ public:
     virtual std::uint64_t operations_past(std::uint64_t /*end_ns*/) const { return 0; }
     // A hint: the call action with this tag runs soon (a few actions ahead,
     // as the machine's calendar says). A workload may fetch its own state
-    // for it and pass Sim::prefetch_timer() the timers it will touch, with
-    // `links` as given. Must change nothing: a run is the same without it.
-    virtual void prefetch_action(Sim&, std::uint64_t /*tag*/, bool /*links*/) {}
+    // for it and pass Sim::prefetch_timer() the timers it will touch. Must
+    // change nothing: a run is the same without it.
+    virtual void prefetch_action(Sim&, std::uint64_t /*tag*/) {}
 };
 
 // Builds a workload for one run on `sim` (creating its timers there). A

@@ -184,7 +184,7 @@ public:
     void schedule_action(std::uint64_t time_ns, const Action& action) override;
     // Kept for the event log's name and label columns while one is set.
     void name_timer(TimerId id, std::string_view name, std::string_view label) override;
-    void prefetch_timer(TimerId id, bool links) override;
+    void prefetch_timer(TimerId id) override;
 
 private:
     // Where a timer is (8 bytes); the expiry it asked for is in requested_
@@ -208,8 +208,7 @@ private:
 
     static constexpr bool kHasBuckets = Q::name != std::string_view("heap");
     // How many actions ahead the event loop prefetches (engine_impl.hpp).
-    static constexpr std::size_t kLookFar = 16;
-    static constexpr std::size_t kLookNear = 8;
+    static constexpr std::size_t kLookAhead = 16;
 
     [[noreturn, gnu::noinline, gnu::cold]] static void no_such_timer(TimerId id);
     const TimerSlot& slot(TimerId id) const {
@@ -228,7 +227,7 @@ private:
     // The event log's rows (engine_log_impl.hpp), written only while one is set.
     EventRow timer_row(TimerEvent e, unsigned cpu, TimerId id) const;
     EventRow placed_row(TimerEvent e, unsigned cpu, TimerId id, const Placement& p) const;
-    void prefetch_action(const QueuedAction& action, bool links);
+    void prefetch_action(const QueuedAction& action);
     void log_enqueue(unsigned cpu, TimerId id, TimerId node);
     void log_cancel(unsigned cpu, TimerId id, const Placement& was);
     void log_fire(const CpuState& c);

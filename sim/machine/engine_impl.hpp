@@ -252,19 +252,19 @@ bool Engine<Q>::cancel(TimerId id) {
 // Only the one-CPU path, where the timer's id is its node's: with several
 // CPUs the node is found through the timer's slot, itself a miss.
 template <TimerQueue Q>
-void Engine<Q>::prefetch_timer(TimerId id, bool links) {
+void Engine<Q>::prefetch_timer(TimerId id) {
     if (!fast_ || id >= requested_.size()) return;
-    if (!links) __builtin_prefetch(&requested_[id], 1);
-    if constexpr (requires(const Q& q) { q.prefetch(id, links); }) cpus_[0].queue->prefetch(id, links);
+    __builtin_prefetch(&requested_[id], 1);
+    if constexpr (requires(const Q& q) { q.prefetch(id); }) cpus_[0].queue->prefetch(id);
 }
 
 template <TimerQueue Q>
-void Engine<Q>::prefetch_action(const QueuedAction& action, bool links) {
+void Engine<Q>::prefetch_action(const QueuedAction& action) {
     switch (action.kind) {
     case Action::Kind::arm:
-    case Action::Kind::cancel: prefetch_timer(action.timer, links); break;
+    case Action::Kind::cancel: prefetch_timer(action.timer); break;
     case Action::Kind::call:
-        if (workload_) workload_->prefetch_action(*this, action.tag(), links);
+        if (workload_) workload_->prefetch_action(*this, action.tag());
         break;
     }
 }
@@ -608,13 +608,12 @@ void Engine<Q>::process(unsigned cpu, EventRank rank) {
     case rank_softirq: softirq_step(c); break;
     case rank_action: {
         const auto event = c.actions.pop();
-        // Look ahead in the calendar: the action kLookFar places on gets its
-        // nodes fetched, the one kLookNear places on the neighbours those
-        // nodes name, so the misses of the coming actions overlap (a live
-        // kernel cannot know its next operations; a simulator does). Hints
-        // only: nothing they do changes the run.
-        if (const auto* far = c.actions.peek(kLookFar)) prefetch_action(far->payload, false);
-        if (const auto* near = c.actions.peek(kLookNear)) prefetch_action(near->payload, true);
+        // Look ahead in the calendar: the action kLookAhead places on gets
+        // its nodes fetched, so the misses of the coming actions overlap (a
+        // live kernel cannot know its next operations; a simulator does).
+        // A node is all a wheel's arm or cancel may find cold (its bucket
+        // arrays' tails are hot). Hints only: nothing they do changes the run.
+        if (const auto* ahead = c.actions.peek(kLookAhead)) prefetch_action(ahead->payload);
         if (event.time_ns < time_ns_) ++c.metrics.actions_delayed;
         c.now_ns = std::max(c.now_ns, time_ns_);
         if (c.tick_stopped) {

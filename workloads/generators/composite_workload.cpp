@@ -44,7 +44,7 @@ public:
     }
     ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu) override { return base_->arm_on(id, expires, cpu); }
     bool cancel(TimerId id) override { return base_->cancel(id); }
-    void prefetch_timer(TimerId id, bool links) override { base_->prefetch_timer(id, links); }
+    void prefetch_timer(TimerId id) override { base_->prefetch_timer(id); }
     void schedule_action(std::uint64_t time_ns, const Action& action) override {
         Action routed = action;
         if (routed.kind == Action::Kind::call) {
@@ -78,12 +78,12 @@ public:
         part.workload->on_action(part.sim, tag & ((std::uint64_t{1} << kPartShift) - 1));
     }
 
-    void prefetch_action(Sim& sim, std::uint64_t tag, bool links) override {
+    void prefetch_action(Sim& sim, std::uint64_t tag) override {
         const std::size_t p = tag >> kPartShift;
         if (p >= parts_.size()) return;
         Part& part = *parts_[p];
         part.sim.rebind(sim);
-        part.workload->prefetch_action(part.sim, tag & ((std::uint64_t{1} << kPartShift) - 1), links);
+        part.workload->prefetch_action(part.sim, tag & ((std::uint64_t{1} << kPartShift) - 1));
     }
 
     void on_fire(Sim& sim, const FireRecord& fired) override {

@@ -42,11 +42,11 @@ public:
         schedule_next(sim, i, t.next_ns);
     }
 
-    void prefetch_action(Sim& sim, std::uint64_t tag, bool links) override {
+    void prefetch_action(Sim& sim, std::uint64_t tag) override {
         const std::uint32_t i = gen::tag_connection(tag);
         if (i >= timers_.size()) return;
-        if (!links) __builtin_prefetch(&timers_[i], 1);
-        sim.prefetch_timer(first_timer_ + i, links);
+        __builtin_prefetch(&timers_[i], 1);
+        sim.prefetch_timer(first_timer_ + i);
     }
 
 private:

@@ -222,13 +222,12 @@ constexpr std::size_t kMaxFutureEvents = 1u << 20;
 // (counted as unmatched) when a timer that never fires collects more.
 constexpr std::uint32_t kMaxWaitingBlocks = 64;
 // Look-ahead in the stored events (read_one()): the event this many places
-// on gets its TimerState fetched (kLookState), its sim timer's requested expiry and
-// node (kLookNode), the neighbours that node links to (kLookLinks: needs
-// the node, fetched by then). An event is applied about one read after it
-// is read, so these are distances in events applied.
+// on gets its TimerState fetched (kLookState), then its sim timer's
+// requested expiry and queue node (kLookNode: needs the TimerState, fetched
+// by then). An event is applied about one read after it is read, so these
+// are distances in events applied.
 constexpr std::size_t kLookState = 24;
 constexpr std::size_t kLookNode = 12;
-constexpr std::size_t kLookLinks = 4;
 
 class TraceReplay final : public Workload {
 public:
@@ -509,13 +508,10 @@ private:
                 __builtin_prefetch(t + sizeof(TimerState) - 1, 1);
             }
         }
-        const auto hint = [&](std::size_t ahead, bool links) {
-            if (next_ + ahead >= data_.count) return;
-            const std::uint32_t x = data_.at(next_ + ahead).timer;
-            if (x < timers_.size() && timers_[x].sim != kNoTimer) sim.prefetch_timer(timers_[x].sim, links);
-        };
-        hint(kLookNode, false);
-        hint(kLookLinks, true);
+        if (next_ + kLookNode < data_.count) {
+            const std::uint32_t x = data_.at(next_ + kLookNode).timer;
+            if (x < timers_.size() && timers_[x].sim != kNoTimer) sim.prefetch_timer(timers_[x].sim);
+        }
     }
 
     // Moves the blocks whose time has come out of future_: applied at once
