@@ -64,6 +64,7 @@ ArmOutcome ModernWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
 // of clock value c is looked at only while the lower 3L bits of c are zero.
 unsigned ModernWheel::collect_expired_timers(Base& b) noexcept {
     Jiffies c = b.clk = b.next_expiry;
+    b.collected_clk = c;
     unsigned levels = 0;
     for (unsigned level = 0; level < depth_; ++level) {
         const unsigned bit = static_cast<unsigned>(c & kLevelMask);
@@ -167,8 +168,27 @@ Placement ModernWheel::last_placement(TimerId id) const {
     p.deferrable_base = n.base == base_def;
     p.level = n.idx / kLevelSize;
     p.slot = n.idx;
-    p.bucket_expiry = n.bucket_expiry;
+    // Gone from its bucket, the timer has no bucket expiry (0).
+    if (n.pending) p.bucket_expiry = bucket_expiry_of(bases_[n.base], n);
     return p;
+}
+
+// A pending timer's bucket expiry, which the node does not store: a
+// bucket's timers all run when it is collected, and clk never passes a
+// pending bucket's collection, so it is the first clock value from clk on
+// at which the bucket is looked at (a multiple of the level's granularity
+// whose level index is the bucket's slot). That is the value calc_index()
+// gave: it lies in [clk, clk + 64 * granularity) when the timer is queued
+// (6.1 calc_index() rounds up into that range), and stays the first such
+// value while clk moves towards it. A collected timer's is the clock it was
+// collected at.
+Jiffies ModernWheel::bucket_expiry_of(const Base& b, const Node& n) const noexcept {
+    if (!b.buckets.holds(n.idx, n)) return b.collected_clk;
+    const unsigned level = n.idx / kLevelSize;
+    const unsigned shift = level_shift(level);
+    // clk in the level's units, rounded up; then on to the bucket's slot.
+    const Jiffies units = (b.clk >> shift) + ((b.clk & (level_granularity(level) - 1)) != 0 ? 1 : 0);
+    return (units + ((n.idx - units) & kLevelMask)) << shift;
 }
 
 } // namespace timersim

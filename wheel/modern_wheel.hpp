@@ -50,11 +50,12 @@ public:
 
     enum BaseIndex : std::uint8_t { base_std = 0, base_def = 1 };
 
-    // 24 bytes; with its bucket entry and the dead entries waiting for a
-    // compaction (wheel/bucket_arrays.hpp), about 32 bytes a timer.
+    // 16 bytes: four to a cache line. The bucket expiry is not stored: it
+    // follows from the bucket and the base's clock (bucket_expiry_of()).
+    // With its bucket entry and the dead entries waiting for a compaction
+    // (wheel/bucket_arrays.hpp), about 24 bytes a timer.
     struct Node {
         Jiffies expires = 0;
-        Jiffies bucket_expiry = 0;
         TimerId ticket = kNoTimer;  // its bucket entry's ticket; the pool's free-list link when free
         std::uint16_t idx = 0;      // kernel bucket index (timer->flags >> 22)
         bool pending = false;
@@ -62,7 +63,7 @@ public:
         bool deferrable : 1 = false;
         std::uint8_t base : 1 = base_std; // fixed at create(): TIMER_DEFERRABLE and the config decide it
     };
-    static_assert(sizeof(Node) == 24);
+    static_assert(sizeof(Node) == 16);
 
     struct Base {
         explicit Base(unsigned depth, Jiffies start)
@@ -76,6 +77,9 @@ public:
         bool is_idle = false;
         std::array<std::uint64_t, modern::kMaxDepth> pending_map{};
         std::size_t queued = 0;
+        // The clock value of the last collection: the bucket expiry of
+        // every timer in a work list (collected, not yet run).
+        Jiffies collected_clk = 0;
         // Carry-over of a budgeted pass: levels whose work list still holds
         // collected timers, and whether the highest of them has started
         // (then carry_clk is its "baseclk", read when it started).
@@ -214,9 +218,9 @@ public:
     // cancelled: for the event log's fire and cancel rows.
     Placement last_placement(TimerId id) const;
     const QueueCounters& counters() const noexcept { return counters_; }
-    // The node, its bucket entry and, in a long churn, about one dead entry
-    // waiting for a compaction (1.9 entries per timer on average, 2.6 at
-    // peak: docs/performance.md, "Bucket arrays").
+    // The 16-byte node, its bucket entry and, in a long churn, about one
+    // dead entry waiting for a compaction (1.9 entries per timer on
+    // average, 2.6 at peak: docs/performance.md, "Bucket arrays").
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + 2 * sizeof(TimerId); }
 
     unsigned hz() const noexcept { return hz_; }
@@ -324,7 +328,6 @@ private:
         if (b.buckets.push(pool_.nodes(), wi.idx, id, n))
             b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & modern::kLevelMask);
         n.idx = static_cast<std::uint16_t>(wi.idx);
-        n.bucket_expiry = wi.bucket_expiry;
         ++counters_.enqueues;
         if (time_before(wi.bucket_expiry, b.next_expiry)) {
             b.next_expiry = wi.bucket_expiry;
@@ -357,6 +360,7 @@ private:
 
     unsigned collect_expired_timers(Base& b) noexcept;
     Jiffies next_timer_search(Base& b) noexcept; // __next_timer_interrupt()
+    Jiffies bucket_expiry_of(const Base& b, const Node& n) const noexcept;
     // The search itself, without side effects: the earliest bucket expiry
     // of b's pending bitmaps (clk + NEXT_TIMER_MAX_DELTA if none) and how
     // many levels it looked at.

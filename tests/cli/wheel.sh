@@ -5,7 +5,10 @@
 # shellcheck source=tests/cli/common.bash
 source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
 
-# Same machine, same workload: the same JSON but for "design".
+# Same machine, same workload: the same JSON but for "design" and the
+# queue's bytes per timer (the presets keep their buckets in their own data
+# structure: the same timers in the same buckets, another footprint).
+same_but_memory() { sed -E 's/"bytes_per_timer": [0-9]+/"bytes_per_timer": N/g' <<<"$1" | grep -v '"design"'; }
 for d in modern classic; do
   for args in "--duration 10 --nohz --cpus 2" "--duration 10 --workload connection-churn --connections 200 --max-expiries-per-softirq 3"; do
     # shellcheck disable=SC2086
@@ -16,7 +19,7 @@ for d in modern classic; do
     run run --design "wheel:$d" $args --format json
     expect_status 0
     expect_stdout_line "^  \"design\": \"wheel:$d\",$"
-    [[ $(diff <(grep -v '"design"' <<<"$kernel") <(grep -v '"design"' <<<"$out")) == "" ]] ||
+    [[ $(diff <(same_but_memory "$kernel") <(same_but_memory "$out")) == "" ]] ||
       fail "wheel:$d $args differs from $d beyond the design's name"
   done
 done
