@@ -177,6 +177,9 @@ public:
 
     Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }
     const classic::Geometry& geometry() const noexcept { return geometry_; }
+    // Entries held by the lists, live or dead: the memory figures
+    // (bench/bucket_churn.cpp).
+    std::size_t bucket_entries() const noexcept { return lists_.entries(); }
     // Timers queued in one slot of tv1..tv5 (array 1..5).
     std::uint32_t slot_count(unsigned array, unsigned slot) const noexcept {
         return lists_.count(geometry_.list_id(array, slot));

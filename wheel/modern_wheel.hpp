@@ -229,6 +229,11 @@ public:
     // Timers queued in bucket idx (0 .. 64*depth-1) of a base.
     std::uint32_t bucket_count(BaseIndex b, unsigned idx) const noexcept { return bases_[b].buckets.count(idx); }
     // The timers of bucket idx in the order they would fire (newest first).
+    // Entries held by the buckets and work lists, live or dead: the
+    // memory figures (bench/bucket_churn.cpp).
+    std::size_t bucket_entries() const noexcept {
+        return bases_[base_std].buckets.entries() + bases_[base_def].buckets.entries();
+    }
     std::vector<TimerId> bucket_timers(BaseIndex b, unsigned idx) const {
         return bases_[b].buckets.live_entries(pool_.nodes(), idx);
     }
