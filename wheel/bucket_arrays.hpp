@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <utility>
 #include <vector>
@@ -54,17 +55,6 @@ public:
             arrays_[i].origin = static_cast<std::uint16_t>(i);
             arrays_[i].first_ticket = first_ticket;
         }
-    }
-    BucketArrays(const BucketArrays& o) : arrays_(o.arrays_) {
-        for (Array& a : arrays_) a.copy_entries();
-    }
-    BucketArrays(BucketArrays&& o) noexcept : arrays_(std::move(o.arrays_)) {}
-    BucketArrays& operator=(BucketArrays o) noexcept {
-        arrays_.swap(o.arrays_);
-        return *this;
-    }
-    ~BucketArrays() {
-        for (Array& a : arrays_) std::free(a.ids);
     }
 
     std::size_t size() const noexcept { return arrays_.size(); }
@@ -175,24 +165,43 @@ private:
     static constexpr std::uint32_t kCompactAhead = 16;
     static constexpr std::uint32_t kMinCapacity = 8;
 
+    // An array's entries, from malloc so that growing is a realloc. Owned,
+    // so a copy that runs out of memory half way frees what it made.
+    struct FreeEntries {
+        void operator()(TimerId* p) const noexcept { std::free(p); }
+    };
+    using Entries = std::unique_ptr<TimerId[], FreeEntries>;
+
     struct Array {
-        TimerId* ids = nullptr;
+        Entries ids;
         std::uint32_t size = 0;
         std::uint32_t capacity = 0;
         TimerId first_ticket = 0; // the ticket of ids[0]
         std::uint32_t live = 0;
         std::uint16_t origin = 0; // the bucket these entries' tickets belong to
 
+        Array() = default;
+        Array(Array&&) noexcept = default;
+        Array& operator=(Array&&) noexcept = default;
+        Array(const Array& o)
+            : ids(copy_of(o)), size(o.size), capacity(o.capacity), first_ticket(o.first_ticket), live(o.live),
+              origin(o.origin) {}
+        Array& operator=(const Array& o) {
+            Array copy(o);
+            return *this = std::move(copy);
+        }
+        ~Array() = default;
+
         void drop_all() noexcept {
             first_ticket += size;
             size = 0;
         }
-        void copy_entries() {
-            if (ids == nullptr) return;
-            auto* copy = static_cast<TimerId*>(std::malloc(capacity * sizeof(TimerId)));
-            if (copy == nullptr) throw std::bad_alloc();
-            std::copy(ids, ids + size, copy);
-            ids = copy;
+        static Entries copy_of(const Array& o) {
+            if (!o.ids) return nullptr;
+            Entries copy(static_cast<TimerId*>(std::malloc(std::size_t{o.capacity} * sizeof(TimerId))));
+            if (!copy) throw std::bad_alloc();
+            std::copy(o.ids.get(), o.ids.get() + o.size, copy.get());
+            return copy;
         }
     };
 
@@ -210,7 +219,7 @@ private:
             // The nodes are read kCompactAhead entries early so that their
             // misses overlap. (A branch-free loop, which writes every node,
             // measured no faster: docs/performance.md.)
-            TimerId* const ids = a.ids;
+            TimerId* const ids = a.ids.get();
             const std::uint32_t size = a.size;
             const TimerId first = a.first_ticket;
             const TimerId fresh = first + size;
@@ -228,9 +237,10 @@ private:
             if (kept < a.capacity) return;
         }
         const std::uint32_t grown = a.capacity < kMinCapacity ? kMinCapacity : a.capacity * 2;
-        void* p = std::realloc(a.ids, std::size_t{grown} * sizeof(TimerId));
-        if (p == nullptr) throw std::bad_alloc();
-        a.ids = static_cast<TimerId*>(p);
+        void* p = std::realloc(a.ids.get(), std::size_t{grown} * sizeof(TimerId));
+        if (p == nullptr) throw std::bad_alloc(); // a.ids is still its own
+        (void)a.ids.release();
+        a.ids.reset(static_cast<TimerId*>(p));
         a.capacity = grown;
     }
 
