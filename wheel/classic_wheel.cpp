@@ -155,8 +155,20 @@ Placement ClassicWheel::last_placement(TimerId id) const {
         p.level = 2 + (n.idx - tvr) / geometry_.tvn_size();
         p.slot = (n.idx - tvr) % geometry_.tvn_size();
     }
-    p.bucket_expiry = n.runs_at;
+    // Gone from its list, the timer has no step to run in (0).
+    if (n.pending) p.bucket_expiry = runs_at(n);
     return p;
+}
+
+// The loop step that will run a pending timer, which the node does not
+// store. In a wheel list: its expiry, or T for an expiry T has passed (4.x
+// __internal_add_timer() puts a past expiry in tv1's slot of T, and a
+// pending timer's step has not come yet, so T has not moved since). In the
+// work list: the step that collected it (T stays one past that step while
+// the list holds timers: only an empty wheel snaps T).
+Jiffies ClassicWheel::runs_at(const Node& n) const noexcept {
+    if (!lists_.holds(n.idx, n)) return timer_jiffies_ - 1;
+    return time_after_eq(n.expires, timer_jiffies_) ? n.expires : timer_jiffies_;
 }
 
 } // namespace timersim
