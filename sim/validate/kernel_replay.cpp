@@ -478,9 +478,7 @@ private:
     }
 
     bool next_event_of_timer_is_start(const Event& e) const {
-        for (std::size_t i = cursor_ + 1; i < events_.size(); ++i)
-            if (events_[i].timer == e.timer) return events_[i].type == FtraceEventType::timer_start;
-        return false;
+        return e.next_same_timer < events_.size() && events_[e.next_same_timer].type == FtraceEventType::timer_start;
     }
 
     // The next timer our softirq on CPU c fires: a parked one, else the

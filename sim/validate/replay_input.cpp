@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <unordered_map>
 #include <utility>
 
@@ -65,7 +66,12 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
     reader.set_filter(options.filter);
     ReplayInput input;
     std::vector<Event>& events = input.events;
-    std::unordered_map<std::uint64_t, std::size_t> current; // timer= -> incarnation
+    // timer= -> its current incarnation and the index of its last event
+    struct TimerState {
+        std::size_t incarnation = 0;
+        std::size_t last_event = 0;
+    };
+    std::unordered_map<std::uint64_t, TimerState> current;
     std::size_t& incarnations = input.incarnations;
     unsigned cpus = 1;
     FtraceEvent fe;
@@ -83,13 +89,13 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
         e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
         e.baseclk = fe.baseclk;
         e.jiffies = fe.jiffies();
-        auto it = current.find(e.timer);
-        if (it == current.end() || e.type == FtraceEventType::timer_init) {
-            if (it == current.end()) ++result.timers;
-            current[e.timer] = incarnations++;
-            it = current.find(e.timer);
-        }
-        e.incarnation = it->second;
+        const auto [it, added] = current.try_emplace(e.timer);
+        if (added) ++result.timers;
+        else events[it->second.last_event].next_same_timer = events.size();
+        if (added || e.type == FtraceEventType::timer_init) it->second.incarnation = incarnations++;
+        it->second.last_event = events.size();
+        e.incarnation = it->second.incarnation;
+        e.next_same_timer = std::numeric_limits<std::size_t>::max(); // until one follows
         // One wheel per CPU up to the highest seen: a CPU number no kernel
         // can have (a corrupt line) must not make millions of them.
         for (const auto& [field, cpu] : {std::pair{"cpu", e.cpu.value_or(0)}, std::pair{"CPU", e.line_cpu}})

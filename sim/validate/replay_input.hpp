@@ -32,6 +32,7 @@ struct Event {
     std::optional<Jiffies> jiffies;
     std::size_t incarnation = 0;      // which timer object (a timer_init starts a new one)
     std::size_t next_same_cpu = 0;    // index of the next event printed by the same CPU
+    std::size_t next_same_timer = 0;  // index of the next event with the same timer= (any CPU)
     bool consumed = false;            // applied out of print order (an equal-timestamp reordering)
 };
 
