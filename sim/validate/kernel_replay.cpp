@@ -537,7 +537,6 @@ private:
         }
         const Jiffies now = *e.jiffies;
         const Jiffies kernel_clk = *e.baseclk;
-        const std::string kernel = fmt::format("baseclk {} now {}", kernel_clk, now);
         if (!inc.known) {
             unknown(result_.expiry, "expiry of a timer the trace never showed armed");
             return;
@@ -555,12 +554,13 @@ private:
                 disagree(result_.expiry, e, ReplayCheck::expiry,
                          fmt::format("fired at jiffies {} from bucket clock {} (run at line {})",
                                      inc.model_fired->jiffies, inc.model_fired->base_clk, inc.model_fired->line),
-                         kernel, ReplayCause::fired_earlier);
+                         kernel_view(kernel_clk, now), ReplayCause::fired_earlier);
             } else {
                 // Never pending in our model, nor fired by it: the start that
                 // armed it is missing from the trace.
                 lose_history(c, "expiry of a timer our model never had pending", e.line);
-                disagree(result_.expiry, e, ReplayCheck::expiry, "not pending", kernel, ReplayCause::not_pending);
+                disagree(result_.expiry, e, ReplayCheck::expiry, "not pending", kernel_view(kernel_clk, now),
+                         ReplayCause::not_pending);
             }
             inc.model_fired.reset();
             s.callback = e.incarnation;
@@ -570,7 +570,7 @@ private:
             const Placement p = wheel(*inc.wheel).placement(id);
             disagree(result_.expiry, e, ReplayCheck::expiry,
                      fmt::format("pending on CPU {} in bucket {} (clock {})", *inc.wheel, p.slot, p.bucket_expiry),
-                     kernel, ReplayCause::other_cpu);
+                     kernel_view(kernel_clk, now), ReplayCause::other_cpu);
             wheel(*inc.wheel).cancel(id);
             s.callback = e.incarnation;
             return;
@@ -578,7 +578,8 @@ private:
         const Placement p = wheel(c).placement(id);
         if (time_after(p.bucket_expiry, now)) {
             disagree(result_.expiry, e, ReplayCheck::expiry,
-                     fmt::format("pending in bucket {} (clock {})", p.slot, p.bucket_expiry), kernel,
+                     fmt::format("pending in bucket {} (clock {})", p.slot, p.bucket_expiry),
+                     kernel_view(kernel_clk, now),
                      ReplayCause::not_due);
             wheel(c).cancel(id);
             s.callback = e.incarnation;
@@ -598,7 +599,8 @@ private:
         s.callback = e.incarnation;
         if (!fired) {
             disagree(result_.expiry, e, ReplayCheck::expiry,
-                     fmt::format("pending in bucket {} (clock {}) but not fired", p.slot, p.bucket_expiry), kernel,
+                     fmt::format("pending in bucket {} (clock {}) but not fired", p.slot, p.bucket_expiry),
+                     kernel_view(kernel_clk, now),
                      ReplayCause::not_collected);
             if (model_pending(e.incarnation)) wheel(c).cancel(id);
             return;
@@ -606,17 +608,23 @@ private:
         check_fired(e, *fired, kernel_clk, now, p);
     }
 
+    // What the kernel's timer_expire_entry said, for a disagreement (made
+    // only then: most expiries agree).
+    static std::string kernel_view(Jiffies kernel_clk, Jiffies now) {
+        return fmt::format("baseclk {} now {}", kernel_clk, now);
+    }
+
     // Our run fired the timer the kernel expired: same bucket clock, not late?
     void check_fired(const Event& e, const FiredTimer& fired, Jiffies kernel_clk, Jiffies now, const Placement& p) {
-        const std::string kernel = fmt::format("baseclk {} now {}", kernel_clk, now);
         if (fired.base_clk != kernel_clk) {
             disagree(result_.expiry, e, ReplayCheck::expiry,
                      p.pending ? fmt::format("bucket clock {} (bucket {}, queued for {})", fired.base_clk, p.slot,
                                              p.bucket_expiry)
                                : fmt::format("bucket clock {}", fired.base_clk),
-                     kernel, ReplayCause::baseclk_differs);
+                     kernel_view(kernel_clk, now), ReplayCause::baseclk_differs);
         } else if (time_after(fired.base_clk, now)) {
-            disagree(result_.expiry, e, ReplayCheck::expiry, fmt::format("bucket clock {}", fired.base_clk), kernel,
+            disagree(result_.expiry, e, ReplayCheck::expiry, fmt::format("bucket clock {}", fired.base_clk),
+                     kernel_view(kernel_clk, now),
                      ReplayCause::fired_late);
         } else {
             agree(result_.expiry, e, ReplayCheck::expiry);
