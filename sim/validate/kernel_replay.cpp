@@ -52,7 +52,7 @@ using validate::read_replay_input;
 // A timer object: one timer= value between two timer_inits.
 struct Incarnation {
     std::uint64_t timer = 0;
-    std::string function;
+    std::string_view function;        // its last function= (ReplayInput::functions holds the text)
     bool deferrable = false;          // from its first timer_start
     // Replay state.
     bool known = false;               // seen since its timer_init or timer_start
@@ -280,7 +280,7 @@ private:
     void note(const Event& e, std::string what, std::string_view cls) {
         const std::uint64_t n = ++result_.notes_by_class[std::string(cls)];
         if (n > options_.max_notes_per_class) return;
-        result_.notes.push_back(ReplayNote{e.line, e.timer, incs_[e.incarnation].function, std::move(what), boot(e)});
+        result_.notes.push_back(ReplayNote{e.line, e.timer, std::string(incs_[e.incarnation].function), std::move(what), boot(e)});
     }
 
     void unknown(ReplayCheckCounts& counts, std::string_view reason) {
@@ -309,7 +309,7 @@ private:
         if (c >= cpus_.size() || cpus_[c].history != History::lost) return false;
         ++counts.lost;
         if (result_.lost.size() < options_.max_notes_per_class)
-            result_.lost.push_back(ReplayLost{e.line, e.timer, incs_[e.incarnation].function, check, c,
+            result_.lost.push_back(ReplayLost{e.line, e.timer, std::string(incs_[e.incarnation].function), check, c,
                                               cpus_[c].lost_since});
         return true;
     }
@@ -343,7 +343,7 @@ private:
         else
             ++counts.disagree;
         ++result_.disagreements_by_cause[std::string(to_string(cause))];
-        result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, incs_[e.incarnation].function, check,
+        result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, std::string(incs_[e.incarnation].function), check,
                                                            std::move(ours), std::move(kernel), cause, boot(e),
                                                            resynced});
     }
@@ -512,7 +512,7 @@ private:
         const std::uint64_t n = ++result_.notes_by_class["model fire not matched by the kernel"];
         if (n > options_.max_notes_per_class) return;
         const Event& at = events_[std::min(cursor_, events_.size() - 1)];
-        result_.notes.push_back(ReplayNote{at.line, inc.timer, inc.function,
+        result_.notes.push_back(ReplayNote{at.line, inc.timer, std::string(inc.function),
                                            fmt::format("our softirq on CPU {} fired it from bucket clock {}: {}", c,
                                                        f.base_clk, why),
                                            boot(at)});

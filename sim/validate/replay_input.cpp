@@ -82,7 +82,12 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
         e.timestamp_ns = fe.timestamp_ns;
         e.line_cpu = fe.line_cpu;
         e.timer = fe.timer;
-        e.function = std::string(fe.function);
+        if (!fe.function.empty()) {
+            // A handful of callbacks name most events: look the name up, copy it once.
+            auto name = input.functions.find(fe.function);
+            if (name == input.functions.end()) name = input.functions.emplace(fe.function).first;
+            e.function = *name;
+        }
         e.expires = fe.expires;
         e.cpu = fe.cpu;
         e.idx = fe.idx;

@@ -9,9 +9,11 @@
 #include "workloads/traces/ftrace_reader.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace timersim::validate {
@@ -23,7 +25,7 @@ struct Event {
     std::uint64_t timestamp_ns = 0;
     std::uint32_t line_cpu = 0;
     std::uint64_t timer = 0;
-    std::string function;
+    std::string_view function;        // empty, or one of ReplayInput::functions
     Jiffies expires = 0;
     std::optional<std::uint32_t> cpu;
     std::optional<std::uint32_t> idx;
@@ -48,6 +50,13 @@ struct ReplayInput {
     std::vector<Event> events;
     std::vector<LostMarker> markers;
     std::size_t incarnations = 0; // distinct timer objects (ids 0..incarnations-1)
+    // Every function= seen, once: the events' and the replay's function
+    // names are views of these (a node set, so they stay put when it grows).
+    struct NameHash {
+        using is_transparent = void; // find() takes a string_view: no copy to look a name up
+        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_set<std::string, NameHash, std::equal_to<>> functions;
 };
 
 // CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
