@@ -343,21 +343,17 @@ private:
         else
             ++counts.disagree;
         ++result_.disagreements_by_cause[std::string(to_string(cause))];
-        result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, std::string(incs_[e.incarnation].function), check,
-                                                           std::move(ours), std::move(kernel), cause, boot(e),
+        result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, std::string(incs_[e.incarnation].function),
+                                                           check, std::move(ours), std::move(kernel), cause, boot(e),
                                                            resynced});
     }
 
     void on_init(const Event& e) {
         // A new timer object; the previous one at this address must be idle.
-        for (std::size_t i = e.incarnation; i-- > 0;) {
-            if (incs_[i].timer != e.timer) continue;
-            if (model_pending(i)) {
-                note(e, "timer_init of a timer that is pending in our model (its cancel or expiry is missing?)",
-                     "init of a pending timer");
-                wheel(*incs_[i].wheel).cancel(static_cast<TimerId>(i));
-            }
-            break;
+        if (const std::size_t i = e.previous_incarnation; i != validate::kNoIncarnation && model_pending(i)) {
+            note(e, "timer_init of a timer that is pending in our model (its cancel or expiry is missing?)",
+                 "init of a pending timer");
+            wheel(*incs_[i].wheel).cancel(static_cast<TimerId>(i));
         }
         Incarnation& inc = incs_[e.incarnation];
         inc.known = true;

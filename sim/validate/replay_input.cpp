@@ -97,7 +97,10 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
         const auto [it, added] = current.try_emplace(e.timer);
         if (added) ++result.timers;
         else events[it->second.last_event].next_same_timer = events.size();
-        if (added || e.type == FtraceEventType::timer_init) it->second.incarnation = incarnations++;
+        if (added || e.type == FtraceEventType::timer_init) {
+            if (!added) e.previous_incarnation = it->second.incarnation;
+            it->second.incarnation = incarnations++;
+        }
         it->second.last_event = events.size();
         e.incarnation = it->second.incarnation;
         e.next_same_timer = std::numeric_limits<std::size_t>::max(); // until one follows

@@ -406,3 +406,23 @@ TEST_CASE("jiffies jumping by more than 2^32 between two events is the trace's e
         CHECK(e.field() == "jiffies");
     }
 }
+
+TEST_CASE("a cancel is a delete unless the timer's next event is a start; a re-init ends a pending incarnation") {
+    std::string t = "# hz=250\n";
+    // aa: cancel, then another timer's events, then a start of aa: a requeue, not a delete.
+    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900100 [timeout=100] cpu=0 idx=113 flags=");
+    t += ev(0, "1.010000", "timer_cancel: timer=00000000000000aa");
+    t += ev(1, "1.010001", "timer_start: timer=00000000000000bb function=process_timeout expires=4294900200 [timeout=198] cpu=1 idx=126 flags=");
+    t += ev(0, "1.010002", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900100 [timeout=98] cpu=0 idx=113 flags=");
+    // bb: cancelled, and its next event is a timer_init: a delete.
+    t += ev(1, "1.020000", "timer_cancel: timer=00000000000000bb");
+    t += ev(1, "1.020001", "timer_init: timer=00000000000000bb");
+    // aa is re-initialised while pending in our model: the old incarnation leaves the wheel.
+    t += ev(0, "1.030000", "timer_init: timer=00000000000000aa");
+    const ReplayResult r = replay_kernel_trace(t, "deletes");
+    CHECK(r.kernel_requeues == 1);
+    CHECK(r.kernel_deletes == 1);
+    CHECK(r.notes_by_class.at("init of a pending timer") == 1);
+    CHECK(r.idx.agree == 3);
+    CHECK(r.timers == 2);
+}
