@@ -543,3 +543,45 @@ TEST_CASE("is_alnum and hex_digit answer as the C locale's isalnum and isxdigit"
         }
     }
 }
+
+TEST_CASE("next_token and trim, eight bytes at a time, split as a byte-at-a-time scan does") {
+    // Reference: the byte-at-a-time versions they replaced.
+    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+    const auto ref_trim = [&](std::string_view s) {
+        while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+        while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+        return s;
+    };
+    // Blanks, their neighbours and their images with the high bit set (a
+    // SWAR test that carried between bytes, or ignored bit 7, would misread them).
+    const char alphabet[] = {' ', '\t', ' ', 'a', '=', '!', '\x08', '\x0a', '\x1f', '\x21', '\xa0', '\x89', '\xff', '\0'};
+    std::mt19937 rng(7);
+    std::size_t tokens_seen = 0;
+    for (int round = 0; round < 20000; ++round) {
+        std::string s(rng() % 40, ' ');
+        for (char& c : s) c = alphabet[rng() % std::size(alphabet)];
+        CAPTURE(s);
+        CHECK(detail::trim(s) == ref_trim(s));
+        // Each token in turn, and where each leaves the rest.
+        std::string_view rest = s, token;
+        std::size_t i = 0;
+        while (true) {
+            while (i < s.size() && blank(s[i])) ++i;
+            if (i == s.size()) {
+                CHECK_FALSE(detail::next_token(rest, token));
+                CHECK(rest.empty());
+                break;
+            }
+            std::size_t j = i;
+            while (j < s.size() && !blank(s[j])) ++j;
+            REQUIRE(detail::next_token(rest, token));
+            CHECK(token.data() == s.data() + i);
+            CHECK(token.size() == j - i);
+            CHECK(rest.data() == s.data() + j);
+            CHECK(rest.size() == s.size() - j);
+            ++tokens_seen;
+            i = j;
+        }
+    }
+    CHECK(tokens_seen > 50000);
+}
