@@ -1,11 +1,14 @@
 #include "sim/validate/replay_input.hpp"
 
+#include "workloads/traces/parse_util.hpp"
 #include "workloads/traces/trace_error.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 #include <utility>
@@ -14,16 +17,30 @@ namespace timersim::validate {
 
 namespace {
 
+std::size_t count_lines(std::string_view text) {
+    std::size_t lines = 0;
+    for (const char *p = text.data(), *end = p + text.size(); p < end; ++lines) {
+        const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+        p = nl ? static_cast<const char*>(nl) + 1 : end;
+    }
+    return lines;
+}
+
+// The line of the first "tracing_mark_write:" line that holds `marker`.
+// Only lines holding the marker are looked at: a search of the whole text,
+// not of every line.
 std::optional<std::uint64_t> find_marker_line(std::string_view text, std::string_view marker) {
-    std::uint64_t line = 1;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        const std::size_t end = std::min(text.find('\n', pos), text.size());
-        const std::string_view l = text.substr(pos, end - pos);
-        if (l.find("tracing_mark_write:") != std::string_view::npos && l.find(marker) != std::string_view::npos)
-            return line;
-        pos = end + 1;
-        ++line;
+    const std::boyer_moore_horspool_searcher search(marker.begin(), marker.end());
+    const auto find_from = [&](std::size_t from) {
+        const auto hit = std::search(text.begin() + static_cast<std::ptrdiff_t>(from), text.end(), search);
+        return hit == text.end() ? std::string_view::npos : static_cast<std::size_t>(hit - text.begin());
+    };
+    for (std::size_t at = find_from(0); at != std::string_view::npos; at = find_from(at + 1)) {
+        const std::size_t newline_before = text.rfind('\n', at);
+        const std::size_t begin = newline_before == std::string_view::npos ? 0 : newline_before + 1;
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        if (text.substr(begin, end - begin).find("tracing_mark_write:") == std::string_view::npos) continue;
+        return 1 + count_lines(text.substr(0, begin));
     }
     return std::nullopt;
 }
@@ -41,7 +58,7 @@ std::vector<LostMarker> find_lost_markers(std::string_view text) {
     while (pos < text.size()) {
         const std::size_t end = std::min(text.find('\n', pos), text.size());
         std::string_view l = text.substr(pos, end - pos);
-        while (!l.empty() && (l.front() == ' ' || l.front() == '\t')) l.remove_prefix(1);
+        l.remove_prefix(static_cast<std::size_t>(detail::skip_blanks(l.data(), l.data() + l.size()) - l.data()));
         unsigned cpu = 0;
         if (l.starts_with("CPU:") && (l.find("[LOST ") != std::string_view::npos ||
                                       l.find("EVENTS DROPPED]") != std::string_view::npos)) {
@@ -66,6 +83,7 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
     reader.set_filter(options.filter);
     ReplayInput input;
     std::vector<Event>& events = input.events;
+    events.reserve(count_lines(text)); // at most one event a line
     // timer= -> its current incarnation and the index of its last event
     struct TimerState {
         std::size_t incarnation = 0;
