@@ -195,13 +195,16 @@ namespace {
 bool parse_pointer(std::string_view text, std::uint64_t& value) {
     if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
     if (text.empty() || text.size() > 16) return false;
-    // At most 16 hex digits: always fits, so no overflow checks.
+    // At most 16 hex digits: always fits, so no overflow checks. No branch
+    // per digit either: a bad one (-1) shows in `bad` at the end.
     std::uint64_t v = 0;
+    int bad = 0;
     for (const char c : text) {
         const int d = detail::hex_digit(c);
-        if (d < 0) return false;
-        v = v << 4 | static_cast<std::uint64_t>(d);
+        bad |= d;
+        v = v << 4 | static_cast<std::uint64_t>(d & 15);
     }
+    if (bad < 0) return false;
     value = v;
     return true;
 }

@@ -17,16 +17,29 @@ constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
 // ASCII letters and digits, and hex digit values (-1: not one): what
 // std::isalnum and std::isxdigit answer in the "C" locale, without a call
-// into the C library's locale tables for every character.
-constexpr bool is_alnum(char c) noexcept {
-    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-constexpr int hex_digit(char c) noexcept {
-    if (is_digit(c)) return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+// into the C library's locale tables for every character. From a table:
+// trace text mixes the classes at random (a hashed pointer is 40 % letters),
+// so range tests would mispredict on every other character.
+struct CharClasses {
+    bool alnum[256] = {};
+    signed char hex[256] = {};
+    constexpr CharClasses() {
+        for (int c = 0; c < 256; ++c) {
+            const bool digit = c >= '0' && c <= '9';
+            const bool lower = c >= 'a' && c <= 'z';
+            const bool upper = c >= 'A' && c <= 'Z';
+            alnum[c] = digit || lower || upper;
+            hex[c] = static_cast<signed char>(digit                     ? c - '0'
+                                              : lower && c <= 'f'       ? c - 'a' + 10
+                                              : upper && c <= 'F'       ? c - 'A' + 10
+                                                                        : -1);
+        }
+    }
+};
+inline constexpr CharClasses kCharClasses{};
+
+constexpr bool is_alnum(char c) noexcept { return kCharClasses.alnum[static_cast<unsigned char>(c)]; }
+constexpr int hex_digit(char c) noexcept { return kCharClasses.hex[static_cast<unsigned char>(c)]; }
 
 // Printable ASCII other than space.
 constexpr bool is_graph(char c) noexcept { return c > ' ' && c < 0x7f; }
