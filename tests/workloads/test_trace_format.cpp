@@ -585,3 +585,67 @@ TEST_CASE("next_token and trim, eight bytes at a time, split as a byte-at-a-time
     }
     CHECK(tokens_seen > 50000);
 }
+
+TEST_CASE("plain lines: numbers of every length from 1 to 19 digits read as the general parser reads them") {
+    // The plain scan reads numbers 8 or 16 bytes at a time: every length,
+    // with and without leading zeros, in every column, at the end of a
+    // line and at the end of the input (no newline after the last line),
+    // must give what the general parser gives.
+    std::mt19937_64 rng(11);
+    const auto pick = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
+    const auto zero_padded = [](std::uint64_t v, unsigned width) {
+        std::string s = std::to_string(v);
+        if (s.size() < width) s.insert(0, width - s.size(), '0');
+        return s;
+    };
+    // A number of exactly `digits` digits, leading zeros allowed.
+    const auto number = [&](unsigned digits) {
+        std::uint64_t limit = 1;
+        for (unsigned i = 0; i < digits; ++i) limit *= 10;
+        return zero_padded(digits == 19 ? rng() % 10000000000000000000ull : rng() % limit, digits);
+    };
+    for (const bool final_newline : {true, false}) {
+        CAPTURE(final_newline);
+        std::string text = kHeader;
+        std::uint64_t t = 0;
+        unsigned time_widths = 0;
+        unsigned timer_lengths = 0;
+        for (int i = 0; i < 20000; ++i) {
+            t += pick(4) == 0 ? pick(1000) : 0; // never decreasing
+            const unsigned width = std::max<unsigned>(1 + pick(19), static_cast<unsigned>(std::to_string(t).size()));
+            time_widths |= 1u << (width - 1);
+            const unsigned kind = pick(3);
+            const unsigned timer_digits = 1 + pick(19);
+            timer_lengths |= 1u << (timer_digits - 1);
+            std::string line = zero_padded(t, width) + (kind == 0 ? " arm " : kind == 1 ? " modify " : " cancel ");
+            line += number(timer_digits);
+            std::vector<std::string> fields;
+            if (kind != 2) fields.push_back("at=" + number(1 + pick(19)));
+            if (pick(3) == 0) fields.push_back("cb=" + number(1 + pick(19)));
+            if (pick(4) == 0) fields.push_back("cpu=" + std::to_string(pick(64)));
+            std::shuffle(fields.begin(), fields.end(), rng);
+            for (const std::string& f : fields) line += " " + f;
+            text += line + "\n";
+        }
+        if (!final_newline) text.pop_back();
+        CHECK(timer_lengths == (1u << 19) - 1);
+        CHECK((time_widths >> 6) == (1u << 13) - 1); // widths 7..19 (t soon has 6 digits)
+        const Read fast = read_all(text);
+        const Read general = read_all(text, "t.trace", &kKeepAll);
+        CHECK(fast.events.size() == 20000);
+        check_same_events(fast, general);
+    }
+    // The last line, without a newline, after lines of digits: the reader's
+    // buffer holds stale digits right after it, which must not count.
+    for (std::size_t last_width = 1; last_width <= 19; ++last_width) {
+        CAPTURE(last_width);
+        std::string text = kHeader;
+        for (int i = 0; i < 10000; ++i) text += "1 arm 1111 cpu=1 cb=111 at=111\n";
+        text += "2 cancel " + std::string(last_width, '5');
+        const Read fast = read_all(text);
+        const Read general = read_all(text, "t.trace", &kKeepAll);
+        REQUIRE(fast.events.size() == 10001);
+        CHECK(fast.events.back().key.number == general.events.back().key.number);
+        check_same_events(fast, general);
+    }
+}

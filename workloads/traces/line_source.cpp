@@ -16,15 +16,15 @@ constexpr std::size_t kMinChunk = 64 * 1024;
 
 LineSource::LineSource(std::istream& in, std::size_t max_line)
     : stream_(&in), max_line_(max_line), capacity_(std::max(kMinChunk, 2 * max_line)),
-      owned_(new char[capacity_]), buffer_(owned_.get()) {}
+      owned_(new char[capacity_ + kReadSlack]()), buffer_(owned_.get()) {}
 
 LineSource::LineSource(std::FILE* in, std::size_t max_line)
     : file_(in), max_line_(max_line), capacity_(std::max(kMinChunk, 2 * max_line)),
-      owned_(new char[capacity_]), buffer_(owned_.get()) {}
+      owned_(new char[capacity_ + kReadSlack]()), buffer_(owned_.get()) {}
 
 LineSource::LineSource(InputFile& in, std::size_t max_line)
     : input_(&in), max_line_(max_line), capacity_(std::max(kMinChunk, 2 * max_line)),
-      owned_(new char[capacity_]), buffer_(owned_.get()) {}
+      owned_(new char[capacity_ + kReadSlack]()), buffer_(owned_.get()) {}
 
 // All of the text is "read" (end_ and eof_), so next() only ever finds lines
 // in it: it never moves or fills the buffer, which is the caller's text.

@@ -36,6 +36,14 @@ public:
     // source cannot continue; on read_error the stream failed.
     Status next(std::string_view& line);
 
+    // One past the last byte a parser may load from, past the end of the
+    // line it was given: the buffer's end plus kReadSlack zeroed bytes (or
+    // the end of the text in memory). Bytes after a line are the next
+    // lines or stale ones; a parser that loads 8 or 16 at a time must stop
+    // at the line's end itself.
+    const char* readable_end() const noexcept { return owned_ ? buffer_ + capacity_ + kReadSlack : buffer_ + end_; }
+    static constexpr std::size_t kReadSlack = 16;
+
     // 1-based number of the line last returned (0 before the first); after
     // read_error, the line that could not be read.
     std::uint64_t line_number() const noexcept { return line_number_; }

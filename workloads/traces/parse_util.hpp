@@ -84,6 +84,23 @@ inline const char* find_blank(const char* p, const char* end) noexcept {
     return p;
 }
 
+// Decimal digits eight at a time. nondigit_bytes(x): the high bit of every
+// byte of x that is not '0'..'9', exactly (as blank_bytes). digits8(d): the
+// number the 8 digit values in d's bytes spell, the first (lowest) byte the
+// most significant: pairs, then quads, then the eight, one multiply each.
+// A number of n < 8 digits is digits8 of its bytes shifted up by 8 - n
+// bytes, the zeros shifted in being leading zeros.
+inline std::uint64_t nondigit_bytes(std::uint64_t x) noexcept {
+    constexpr std::uint64_t k7f = 0x7F7F7F7F7F7F7F7Full;
+    const std::uint64_t t = x ^ 0x3030303030303030ull; // digits become 0..9
+    return (((t & k7f) + 0x7676767676767676ull) | t) & 0x8080808080808080ull;
+}
+inline std::uint64_t digits8(std::uint64_t d) noexcept {
+    d = (d * 10 + (d >> 8)) & 0x00FF00FF00FF00FFull;
+    d = (d * 100 + (d >> 16)) & 0x0000FFFF0000FFFFull;
+    return (d * 10000 + (d >> 32)) & 0xFFFFFFFFull;
+}
+
 // The end of the last byte in [begin, end) that is not blank (begin if none).
 inline const char* skip_blanks_back(const char* begin, const char* end) noexcept {
     while (end > begin && is_blank(end[-1])) --end;

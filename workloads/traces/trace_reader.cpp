@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <string_view>
@@ -65,7 +66,7 @@ struct PlainLine {
 };
 
 // A number of 1..19 digits at p, up to a space or the end; p moves past it.
-inline bool scan_number(const char*& p, const char* end, std::uint64_t& v) {
+inline bool scan_number_bytewise(const char*& p, const char* end, std::uint64_t& v) {
     const char* const start = p;
     v = 0;
     while (p < end) {
@@ -78,10 +79,41 @@ inline bool scan_number(const char*& p, const char* end, std::uint64_t& v) {
     return n > 0 && n <= 19 && (p == end || *p == ' ');
 }
 
-inline bool scan_plain(std::string_view line, PlainLine& out) {
+// The same, 16 bytes at a time where `readable` (LineSource::readable_end())
+// allows: a number of up to 15 digits costs two loads and three multiplies
+// per 8 digits, and no branch per digit (the bytewise loop's exit
+// mispredicts as numbers change length). 16 digits or more, or digits that
+// run on past the end of the line, go bytewise.
+inline bool scan_number(const char*& p, const char* end, const char* readable, std::uint64_t& v) {
+    if (readable - p < 16) return scan_number_bytewise(p, end, v);
+    static constexpr std::uint64_t kPow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+    constexpr std::uint64_t kZeros = 0x3030303030303030ull;
+    const std::uint64_t x0 = detail::load8(p);
+    std::size_t n = 0;
+    if (const std::uint64_t m0 = detail::nondigit_bytes(x0)) {
+        n = static_cast<std::size_t>(std::countr_zero(m0)) / 8;
+        if (n == 0) return false;
+        v = detail::digits8((x0 ^ kZeros) << (64 - 8 * n));
+    } else {
+        const std::uint64_t x1 = detail::load8(p + 8);
+        const std::uint64_t m1 = detail::nondigit_bytes(x1);
+        if (m1 == 0) return scan_number_bytewise(p, end, v);
+        const auto n1 = static_cast<std::size_t>(std::countr_zero(m1)) / 8;
+        const std::uint64_t low = n1 == 0 ? 0 : detail::digits8((x1 ^ kZeros) << (64 - 8 * n1));
+        v = detail::digits8(x0 ^ kZeros) * kPow10[n1] + low;
+        n = 8 + n1;
+    }
+    // Digits past the line's end are the next line's or stale bytes: then
+    // only the bytes up to the end count.
+    if (n > static_cast<std::size_t>(end - p)) return scan_number_bytewise(p, end, v);
+    p += n;
+    return p == end || *p == ' ';
+}
+
+inline bool scan_plain(std::string_view line, const char* readable, PlainLine& out) {
     const char* p = line.data();
     const char* const end = p + line.size();
-    if (!scan_number(p, end, out.time) || p == end) return false;
+    if (!scan_number(p, end, readable, out.time) || p == end) return false;
     ++p;
     const auto word = [&](std::string_view w) {
         if (static_cast<std::size_t>(end - p) <= w.size() || std::memcmp(p, w.data(), w.size()) != 0 ||
@@ -98,7 +130,7 @@ inline bool scan_plain(std::string_view line, PlainLine& out) {
         out.kind = TraceEventKind::cancel;
     else
         return false;
-    if (!scan_number(p, end, out.timer)) return false;
+    if (!scan_number(p, end, readable, out.timer)) return false;
     out.has_at = out.has_cpu = out.has_cb = false;
     while (p != end) {
         ++p; // the space
@@ -114,7 +146,7 @@ inline bool scan_plain(std::string_view line, PlainLine& out) {
         } else {
             return false;
         }
-        if (*has || !scan_number(p, end, *value)) return false;
+        if (*has || !scan_number(p, end, readable, *value)) return false;
         *has = true;
     }
     // What the general parser would reject, it rejects (with its message).
@@ -354,7 +386,7 @@ bool TraceReader::Impl::next(TraceEvent& e) {
     std::string_view line;
     PlainLine plain;
     while (read_line(line)) {
-        if (!filter && scan_plain(line, plain) && plain.time >= last_time) {
+        if (!filter && scan_plain(line, source.readable_end(), plain) && plain.time >= last_time) {
             e = TraceEvent{};
             e.time_ns = plain.time;
             e.kind = plain.kind;
