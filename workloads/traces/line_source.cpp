@@ -60,7 +60,7 @@ std::size_t LineSource::fill(char* to, std::size_t n) {
     return got;
 }
 
-LineSource::Status LineSource::next(std::string_view& line) {
+LineSource::Status LineSource::next_slow(std::string_view& line) {
     char* const buf = buffer_;
     std::size_t scanned = begin_; // bytes before this were searched already
     while (true) {
@@ -114,8 +114,8 @@ void fail_at(const LineSource& source, const std::string& file, std::string_view
                      std::move(message));
 }
 
-bool read_line_or_throw(LineSource& source, const std::string& file, std::string_view& line) {
-    switch (source.next(line)) {
+bool end_or_throw(const LineSource& source, const std::string& file, LineSource::Status status) {
+    switch (status) {
     case LineSource::Status::line: return true;
     case LineSource::Status::end: return false;
     case LineSource::Status::too_long:

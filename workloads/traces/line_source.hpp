@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <istream>
 #include <memory>
 #include <string>
@@ -34,7 +35,19 @@ public:
 
     // The next line. On too_long, `line` is the first max_line bytes and the
     // source cannot continue; on read_error the stream failed.
-    Status next(std::string_view& line);
+    Status next(std::string_view& line) {
+        // Inline while the buffer holds a whole line (almost every call);
+        // next_slow() refills, and handles the last line and long ones.
+        const char* const from = buffer_ + begin_;
+        const auto* nl = static_cast<const char*>(std::memchr(from, '\n', end_ - begin_));
+        if (!nl || static_cast<std::size_t>(nl - from) > max_line_) return next_slow(line);
+        std::size_t len = static_cast<std::size_t>(nl - from);
+        begin_ += len + 1;
+        if (len > 0 && from[len - 1] == '\r') --len;
+        line = std::string_view(from, len);
+        ++line_number_;
+        return Status::line;
+    }
 
     // One past the last byte a parser may load from, past the end of the
     // line it was given: the buffer's end plus kReadSlack zeroed bytes (or
@@ -52,6 +65,7 @@ public:
     std::string error() const;
 
 private:
+    Status next_slow(std::string_view& line);
     std::size_t fill(char* to, std::size_t n);
     std::istream* stream_ = nullptr;
     std::FILE* file_ = nullptr;
@@ -71,8 +85,16 @@ private:
 [[noreturn]] void fail_at(const LineSource& source, const std::string& file, std::string_view field,
                           std::string message);
 
+// What read_line_or_throw() does with a status other than `line`.
+bool end_or_throw(const LineSource& source, const std::string& file, LineSource::Status status);
+
 // The next line, or false at the end; overlong lines and read errors throw
 // TraceError, so both readers report them the same way.
-bool read_line_or_throw(LineSource& source, const std::string& file, std::string_view& line);
+inline bool read_line_or_throw(LineSource& source, const std::string& file, std::string_view& line) {
+    const LineSource::Status status = source.next(line);
+    if (status == LineSource::Status::line) [[likely]]
+        return true;
+    return end_or_throw(source, file, status);
+}
 
 } // namespace timersim::detail
