@@ -277,10 +277,13 @@ private:
         return inc.wheel && wheels_[*inc.wheel]->is_pending(static_cast<TimerId>(i));
     }
 
+    // The callback name a report gives for e's timer (its last function=).
+    std::string function_of(const Event& e) const { return std::string(incs_[e.incarnation].function); }
+
     void note(const Event& e, std::string what, std::string_view cls) {
         const std::uint64_t n = ++result_.notes_by_class[std::string(cls)];
         if (n > options_.max_notes_per_class) return;
-        result_.notes.push_back(ReplayNote{e.line, e.timer, std::string(incs_[e.incarnation].function), std::move(what), boot(e)});
+        result_.notes.push_back(ReplayNote{e.line, e.timer, function_of(e), std::move(what), boot(e)});
     }
 
     void unknown(ReplayCheckCounts& counts, std::string_view reason) {
@@ -309,7 +312,7 @@ private:
         if (c >= cpus_.size() || cpus_[c].history != History::lost) return false;
         ++counts.lost;
         if (result_.lost.size() < options_.max_notes_per_class)
-            result_.lost.push_back(ReplayLost{e.line, e.timer, std::string(incs_[e.incarnation].function), check, c,
+            result_.lost.push_back(ReplayLost{e.line, e.timer, function_of(e), check, c,
                                               cpus_[c].lost_since});
         return true;
     }
@@ -343,9 +346,8 @@ private:
         else
             ++counts.disagree;
         ++result_.disagreements_by_cause[std::string(to_string(cause))];
-        result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, std::string(incs_[e.incarnation].function),
-                                                           check, std::move(ours), std::move(kernel), cause, boot(e),
-                                                           resynced});
+        result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, function_of(e), check, std::move(ours),
+                                                           std::move(kernel), cause, boot(e), resynced});
     }
 
     void on_init(const Event& e) {

@@ -9,7 +9,6 @@
 #include <charconv>
 #include <cstring>
 #include <functional>
-#include <limits>
 #include <unordered_map>
 #include <utility>
 
@@ -121,7 +120,6 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
         }
         it->second.last_event = events.size();
         e.incarnation = it->second.incarnation;
-        e.next_same_timer = std::numeric_limits<std::size_t>::max(); // until one follows
         // One wheel per CPU up to the highest seen: a CPU number no kernel
         // can have (a corrupt line) must not make millions of them.
         for (const auto& [field, cpu] : {std::pair{"cpu", e.cpu.value_or(0)}, std::pair{"CPU", e.line_cpu}})

@@ -19,6 +19,7 @@
 namespace timersim::validate {
 
 inline constexpr std::size_t kNoIncarnation = static_cast<std::size_t>(-1);
+inline constexpr std::size_t kNoEvent = static_cast<std::size_t>(-1);
 
 // One timer_* line, copied out of the reader's buffer.
 struct Event {
@@ -37,7 +38,7 @@ struct Event {
     std::size_t incarnation = 0;      // which timer object (a timer_init starts a new one)
     std::size_t previous_incarnation = kNoIncarnation; // a timer_init's: the one it ends, if any
     std::size_t next_same_cpu = 0;    // index of the next event printed by the same CPU
-    std::size_t next_same_timer = 0;  // index of the next event with the same timer= (any CPU)
+    std::size_t next_same_timer = kNoEvent; // index of the next event with the same timer= (any CPU)
     bool consumed = false;            // applied out of print order (an equal-timestamp reordering)
 };
 

@@ -554,7 +554,8 @@ TEST_CASE("next_token and trim, eight bytes at a time, split as a byte-at-a-time
     };
     // Blanks, their neighbours and their images with the high bit set (a
     // SWAR test that carried between bytes, or ignored bit 7, would misread them).
-    const char alphabet[] = {' ', '\t', ' ', 'a', '=', '!', '\x08', '\x0a', '\x1f', '\x21', '\xa0', '\x89', '\xff', '\0'};
+    const char alphabet[] = {' ',    '\t',   ' ',    'a',    '=',    '!',    '\x08',
+                             '\x0a', '\x1f', '\x21', '\xa0', '\x89', '\xff', '\0'};
     std::mt19937 rng(7);
     std::size_t tokens_seen = 0;
     for (int round = 0; round < 20000; ++round) {

@@ -391,7 +391,8 @@ bool TraceReader::Impl::next(TraceEvent& e) {
             // clears an event with `rep stos`, whose start-up cost was an
             // eighth of next()'s time. Every field is set; a new one must be
             // too (the plain-vs-general tests compare every field).
-            static_assert(sizeof(void*) != 8 || sizeof(TraceEvent) == 168, "TraceEvent changed: set its new field here");
+            static_assert(sizeof(void*) != 8 || sizeof(TraceEvent) == 168,
+                          "TraceEvent changed: set its new field here");
             e.time_ns = plain.time;
             e.kind = plain.kind;
             e.expiry = plain.has_at ? ExpiryForm::at_jiffies : ExpiryForm::none;
