@@ -467,6 +467,29 @@ TEST_CASE("each fire takes one block; blocks whose fire never comes are counted"
     CHECK(stats.callback_events_unmatched == 3);
 }
 
+TEST_CASE("blocks reach their timer when the machine's timer ids and the trace's differ") {
+    // Timer 9 is only ever a callback (its fire was before the trace), so
+    // it has a trace id but no timer on the machine: from timer 4 on, the
+    // machine's ids are one behind the trace's. Timer 4's block must still
+    // run in timer 4's callback, and timer 9's never.
+    std::vector<Fire> fires;
+    TraceReplayStats stats;
+    replay_text(kHeader + "0 arm 1 in=10j\n"
+                          "1ms arm 3 in=1j cb=9\n"
+                          "2ms arm 4 in=20j\n"
+                          "5ms arm 1 in=3j cb=4\n",
+                fires, stats);
+    REQUIRE(fires.size() == 3);
+    CHECK(fires[0].id == 0); // timer 1
+    CHECK(fires[0].fired_jiffies == 1010);
+    CHECK(fires[1].id == 2); // timer 4, the machine's third timer
+    CHECK(fires[1].fired_jiffies == 1020);
+    CHECK(fires[2].id == 0); // timer 1 again, armed in timer 4's callback
+    CHECK(fires[2].expires == 1023);
+    CHECK(stats.callback_events == 1);
+    CHECK(stats.callback_events_unmatched == 1);
+}
+
 TEST_CASE("a trace of two million lines loads and replays through") {
     TempFile file("big");
     {
