@@ -134,6 +134,13 @@ public:
         return kNoTimer;
     }
 
+    // The entry pop_live() would reach after `skip` more entries (live or
+    // dead), kNoTimer past the array's start: a hint for what fires soon.
+    TimerId entry_ahead(std::size_t list, std::uint32_t skip) const noexcept {
+        const Array& a = arrays_[list];
+        return a.size > skip ? a.ids[a.size - 1 - skip] : kNoTimer;
+    }
+
     // Calls visit(id) for the live entries of a bucket or work list in
     // firing order (newest first, an hlist walked from its head) while it
     // returns true.

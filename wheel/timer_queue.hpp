@@ -117,6 +117,11 @@ struct FiredTimer {
     // bucket's clock unless a callback of a higher level forwarded clk in a
     // late softirq; heap, expires.
     Jiffies base_clk;
+    // A hint, kNoTimer when the queue gives none: a timer this pass will
+    // probably fire a few expiries later (the modern wheel's work list a few
+    // entries on; it may be cancelled by then). A simulator can fetch what
+    // that fire will touch so the misses of coming fires overlap.
+    TimerId ahead = kNoTimer;
 };
 
 inline constexpr std::size_t kMaxLevels = 9;

@@ -115,6 +115,10 @@ public:
     // for it and pass Sim::prefetch_timer() the timers it will touch. Must
     // change nothing: a run is the same without it.
     virtual void prefetch_action(Sim&, std::uint64_t /*tag*/) {}
+    // A hint: timer `id` will probably fire a few expiries from now
+    // (FiredTimer::ahead). A workload may fetch the state its on_fire reads
+    // for it. Must change nothing.
+    virtual void prefetch_fire(TimerId /*id*/) {}
 };
 
 // Builds a workload for one run on `sim` (creating its timers there). A

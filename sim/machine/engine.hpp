@@ -228,6 +228,7 @@ private:
     EventRow timer_row(TimerEvent e, unsigned cpu, TimerId id) const;
     EventRow placed_row(TimerEvent e, unsigned cpu, TimerId id, const Placement& p) const;
     void prefetch_action(const QueuedAction& action);
+    void prefetch_fire(TimerId id);
     void log_enqueue(unsigned cpu, TimerId id, TimerId node);
     void log_cancel(unsigned cpu, TimerId id, const Placement& was);
     void log_fire(const CpuState& c);

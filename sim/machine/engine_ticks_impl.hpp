@@ -113,6 +113,7 @@ void Engine<Q>::after_queue_step(CpuState& c) {
     // happened before the callback; ticks due by then interrupt first.
     charge_queue_work(c);
     if (c.has_fired) {
+        if (c.fired.ahead != kNoTimer) prefetch_fire(c.fired.ahead);
         c.phase = Phase::fire;
         c.running_timer = single_ ? c.fired.id : c.timer_of[c.fired.id];
         ++c.run_expiries;
