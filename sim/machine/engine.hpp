@@ -229,6 +229,7 @@ private:
     EventRow placed_row(TimerEvent e, unsigned cpu, TimerId id, const Placement& p) const;
     void prefetch_action(const QueuedAction& action);
     void prefetch_fire(TimerId id);
+    void prefetch_records(TimerId id) const noexcept;
     void log_enqueue(unsigned cpu, TimerId id, TimerId node);
     void log_cancel(unsigned cpu, TimerId id, const Placement& was);
     void log_fire(const CpuState& c);

@@ -249,15 +249,20 @@ bool Engine<Q>::cancel(TimerId id) {
     return cancel_general(id);
 }
 
+// The engine's own records of timer `id` that an arm, cancel or fire reads:
+// its requested expiry and its group (two arrays, two misses on a large run).
+template <TimerQueue Q>
+void Engine<Q>::prefetch_records(TimerId id) const noexcept {
+    __builtin_prefetch(&requested_[id], 1);
+    __builtin_prefetch(&timer_group_[id], 0);
+}
+
 // Only the one-CPU path, where the timer's id is its node's: with several
 // CPUs the node is found through the timer's slot, itself a miss.
 template <TimerQueue Q>
 void Engine<Q>::prefetch_timer(TimerId id) {
     if (!fast_ || id >= requested_.size()) return;
-    __builtin_prefetch(&requested_[id], 1);
-    // The arm or cancel counts in the timer's group: its index is a
-    // separate array, another miss on a large run.
-    __builtin_prefetch(&timer_group_[id], 0);
+    prefetch_records(id);
     if constexpr (requires(const Q& q) { q.prefetch(id); }) cpus_[0].queue->prefetch(id);
 }
 
@@ -268,8 +273,7 @@ void Engine<Q>::prefetch_timer(TimerId id) {
 template <TimerQueue Q>
 void Engine<Q>::prefetch_fire(TimerId id) {
     if (!single_ || id >= requested_.size()) return;
-    __builtin_prefetch(&requested_[id], 0);
-    __builtin_prefetch(&timer_group_[id], 0);
+    prefetch_records(id);
     if (workload_) workload_->prefetch_fire(id);
 }
 

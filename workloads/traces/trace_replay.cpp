@@ -311,10 +311,7 @@ public:
     // Only where sim and trace ids are the same: otherwise finding the
     // TimerState is itself the miss to avoid.
     void prefetch_fire(TimerId id) override {
-        if (!same_ids_ || id >= timers_.size()) return;
-        const char* t = reinterpret_cast<const char*>(&timers_[id]);
-        __builtin_prefetch(t, 1);
-        __builtin_prefetch(t + sizeof(TimerState) - 1, 1);
+        if (same_ids_ && id < timers_.size()) prefetch_state(id);
     }
 
     std::optional<std::uint64_t> callback_cost_ns(const FireRecord& fired) const override {
@@ -521,17 +518,19 @@ private:
     void look_ahead(Sim& sim) const {
         if (next_ + kLookState < data_.count) {
             const std::uint32_t x = data_.at(next_ + kLookState).timer;
-            if (x < timers_.size()) {
-                // 24 bytes: a third of them straddle two cache lines.
-                const char* t = reinterpret_cast<const char*>(&timers_[x]);
-                __builtin_prefetch(t, 1);
-                __builtin_prefetch(t + sizeof(TimerState) - 1, 1);
-            }
+            if (x < timers_.size()) prefetch_state(x);
         }
         if (next_ + kLookNode < data_.count) {
             const std::uint32_t x = data_.at(next_ + kLookNode).timer;
             if (x < timers_.size() && timers_[x].sim != kNoTimer) sim.prefetch_timer(timers_[x].sim);
         }
+    }
+
+    void prefetch_state(std::uint32_t x) const noexcept {
+        // 24 bytes: a third of them straddle two cache lines.
+        const char* t = reinterpret_cast<const char*>(&timers_[x]);
+        __builtin_prefetch(t, 1);
+        __builtin_prefetch(t + sizeof(TimerState) - 1, 1);
     }
 
     // Moves the blocks whose time has come out of future_: applied at once
