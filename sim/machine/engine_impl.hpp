@@ -223,12 +223,12 @@ ArmOutcome Engine<Q>::arm(TimerId id, Jiffies expires, ArmCall call) {
         ++c.metrics.arms;
         const bool was_pending = c.queue->is_pending(id);
         const ArmOutcome outcome = c.queue->arm(id, expires, call);
-        if (outcome != ArmOutcome::not_pending) requested_[id] = expires;
+        if (outcome != ArmOutcome::not_pending) books_[id].set_requested(expires);
         if (was_pending && outcome == ArmOutcome::queued) {
             ++c.metrics.rearm_dequeues;
             c.extra_ns += config_.costs.dequeue_ns;
         }
-        ++groups_[timer_group_[id]].metrics.arms; // by function: fast_ is only set then
+        ++groups_[books_[id].group].metrics.arms; // by function: fast_ is only set then
         return outcome;
     }
     return arm_general(id, expires, call);
@@ -242,26 +242,27 @@ bool Engine<Q>::cancel(TimerId id) {
         const bool removed = c.queue->cancel(id);
         if (removed) {
             ++c.metrics.cancelled;
-            ++groups_[timer_group_[id]].metrics.cancelled;
+            ++groups_[books_[id].group].metrics.cancelled;
         }
         return removed;
     }
     return cancel_general(id);
 }
 
-// The engine's own records of timer `id` that an arm, cancel or fire reads:
-// its requested expiry and its group (two arrays, two misses on a large run).
+// The engine's own record of timer `id` that an arm, cancel or fire reads:
+// its requested expiry and its group (TimerBook).
 template <TimerQueue Q>
 void Engine<Q>::prefetch_records(TimerId id) const noexcept {
-    __builtin_prefetch(&requested_[id], 1);
-    __builtin_prefetch(&timer_group_[id], 0);
+    const char* book = reinterpret_cast<const char*>(&books_[id]);
+    __builtin_prefetch(book, 1);
+    __builtin_prefetch(book + sizeof(TimerBook) - 1, 1);
 }
 
 // Only the one-CPU path, where the timer's id is its node's: with several
 // CPUs the node is found through the timer's slot, itself a miss.
 template <TimerQueue Q>
 void Engine<Q>::prefetch_timer(TimerId id) {
-    if (!fast_ || id >= requested_.size()) return;
+    if (!fast_ || id >= books_.size()) return;
     prefetch_records(id);
     if constexpr (requires(const Q& q) { q.prefetch(id); }) cpus_[0].queue->prefetch(id);
 }
@@ -272,7 +273,7 @@ void Engine<Q>::prefetch_timer(TimerId id) {
 // timer's. Hints only: nothing here changes the run.
 template <TimerQueue Q>
 void Engine<Q>::prefetch_fire(TimerId id) {
-    if (!single_ || id >= requested_.size()) return;
+    if (!single_ || id >= books_.size()) return;
     prefetch_records(id);
     if (workload_) workload_->prefetch_fire(id);
 }
@@ -329,17 +330,17 @@ bool Engine<Q>::key_less(unsigned a, unsigned b) const noexcept {
 template <TimerQueue Q>
 inline void Engine<Q>::count_arm(TimerId id, unsigned base, TimerId node) {
     if (config_.group_by != GroupBy::function) [[unlikely]] regroup(id, base, node);
-    ++groups_[timer_group_[id]].metrics.arms;
+    ++groups_[books_[id].group].metrics.arms;
 }
 
 template <TimerQueue Q>
 void Engine<Q>::regroup(TimerId id, unsigned base, TimerId node) {
     if (config_.group_by == GroupBy::cpu) {
-        timer_group_[id] = base;
+        books_[id].group = base;
         return;
     }
     const Placement p = cpus_[base].queue->placement(node);
-    if (p.pending) timer_group_[id] = p.level;
+    if (p.pending) books_[id].group = p.level;
 }
 
 // ---------------------------------------------------------------------------
@@ -473,19 +474,16 @@ TimerId Engine<Q>::create_timer(TimerFlags flags) {
         const TimerId id = cpus_[0].queue->create(flags);
         if (id >= timers_.size()) {
             timers_.resize(std::size_t{id} + 1);
-            requested_.resize(std::size_t{id} + 1, 0);
-            timer_group_.resize(std::size_t{id} + 1, 0);
+            books_.resize(std::size_t{id} + 1);
         }
         timers_[id] = TimerSlot{.node = id, .cpu = 0, .deferrable = flags.deferrable, .live = true};
-        requested_[id] = 0;
-        timer_group_[id] = 0;
+        books_[id] = TimerBook{};
         return id;
     }
     if (timers_.size() >= kNoTimer) throw std::length_error("too many timers");
     const auto id = static_cast<TimerId>(timers_.size());
     timers_.push_back(TimerSlot{.deferrable = flags.deferrable, .live = true});
-    requested_.push_back(0);
-    timer_group_.push_back(0);
+    books_.emplace_back();
     return id;
 }
 
@@ -506,7 +504,7 @@ void Engine<Q>::label_timer(TimerId id, std::string_view label) {
         }
         g = it->second;
     }
-    timer_group_[id] = g;
+    books_[id].group = g;
 }
 
 template <TimerQueue Q>
@@ -541,8 +539,7 @@ GroupTable Engine<Q>::group_table() const {
 template <TimerQueue Q>
 void Engine<Q>::reserve_timers(std::size_t n) {
     timers_.reserve(n);
-    requested_.reserve(n);
-    timer_group_.reserve(n);
+    books_.reserve(n);
     if (single_) cpus_[0].queue->reserve(n); // with one CPU every node lives there
 }
 
@@ -681,7 +678,7 @@ ArmOutcome Engine<Q>::arm_in_place(unsigned base, TimerId id, TimerId node, Jiff
     const bool was_pending = home.queue->is_pending(node);
     const Placement was = events_ && was_pending ? home.queue->placement(node) : Placement{};
     const ArmOutcome outcome = remote(home, [&] { return home.queue->arm(node, expires, call); });
-    if (outcome != ArmOutcome::not_pending) requested_[id] = expires;
+    if (outcome != ArmOutcome::not_pending) books_[id].set_requested(expires);
     if (was_pending && outcome == ArmOutcome::queued) {
         ++me.metrics.rearm_dequeues;
         me.extra_ns += config_.costs.dequeue_ns;
@@ -720,7 +717,7 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
     Jiffies e = expires;
     const ArmOutcome first = remote(home, [&] { return home.queue->arm_detach(node, e, call); });
     if (first != ArmOutcome::queued) {
-        if (first != ArmOutcome::not_pending) requested_[id] = expires;
+        if (first != ArmOutcome::not_pending) books_[id].set_requested(expires);
         count_arm(id, t.cpu, node);
         return first;
     }
@@ -732,7 +729,7 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
     const TimerId here = home_on(id, cpu);
     sync(me);
     me.queue->arm(here, e, ArmCall::mod_timer_pinned); // slack already applied
-    requested_[id] = expires;
+    books_[id].set_requested(expires);
     if (events_) log_enqueue(cpu, id, here);
     count_arm(id, cpu, here);
     return ArmOutcome::queued;
@@ -752,7 +749,7 @@ ArmOutcome Engine<Q>::arm_on(TimerId id, Jiffies expires, unsigned cpu) {
     sync(target);
     // 4.x and 6.1 add_timer_on(): internal_add_timer() on that base, no slack.
     const ArmOutcome outcome = remote(target, [&] { return target.queue->arm(node, expires, ArmCall::mod_timer_pinned); });
-    requested_[id] = expires;
+    books_[id].set_requested(expires);
     if (events_) log_enqueue(cpu, id, node);
     count_arm(id, cpu, node);
     if (cpu != current_cpu_) maybe_kick(cpu, id);
@@ -777,7 +774,7 @@ bool Engine<Q>::cancel_general(TimerId id) {
     const bool removed = remote(home, [&] { return home.queue->cancel(node); });
     if (removed) {
         ++cpus_[current_cpu_].metrics.cancelled;
-        ++groups_[timer_group_[id]].metrics.cancelled;
+        ++groups_[books_[id].group].metrics.cancelled;
         if (events_) log_cancel(base, id, was);
     }
     return removed;

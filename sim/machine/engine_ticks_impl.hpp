@@ -149,7 +149,7 @@ void Engine<Q>::softirq_step(CpuState& c) {
 template <TimerQueue Q>
 void Engine<Q>::run_callback(CpuState& c) {
     const TimerId id = c.running_timer;
-    const Jiffies requested = requested_[id];
+    const Jiffies requested = books_[id].requested();
     const Jiffies now_j = jiffies_;
     const std::int64_t error_j = jiffies_diff(now_j, requested);
     const std::int64_t error_ns = static_cast<std::int64_t>(c.clock_ns) - jiffy_time_ns(requested);
@@ -160,7 +160,7 @@ void Engine<Q>::run_callback(CpuState& c) {
     if (error_j < 0) ++m.early;
     if (config_.error_us_histogram) m.error_us.add(error_ns >= 0 ? error_ns / 1000 : -((999 - error_ns) / 1000));
     // Its group as of now: the callback may re-arm it into another.
-    const std::uint32_t group = timer_group_[id];
+    const std::uint32_t group = books_[id].group;
     {
         GroupAccumulator& g = groups_[group];
         ++g.metrics.fired;
