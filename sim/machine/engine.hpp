@@ -241,7 +241,7 @@ private:
     [[gnu::noinline, gnu::cold]] void regroup(TimerId id, unsigned base, TimerId node);
 
     // The event loop (engine_impl.hpp).
-    Key compute_key(const CpuState& c) const noexcept;
+    [[gnu::always_inline]] Key compute_key(const CpuState& c) const noexcept;
     void update_key(unsigned cpu);
     bool key_less(unsigned a, unsigned b) const noexcept;
     void process(unsigned cpu, EventRank rank);
