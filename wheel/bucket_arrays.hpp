@@ -134,11 +134,13 @@ public:
         return kNoTimer;
     }
 
-    // The entry pop_live() would reach after `skip` more entries (live or
-    // dead), kNoTimer past the array's start: a hint for what fires soon.
-    TimerId entry_ahead(std::size_t list, std::uint32_t skip) const noexcept {
+    // FiredTimer::ahead for a timer just taken by pop_live(): the entry it
+    // would reach kFireAhead entries later (live or dead; kNoTimer past the
+    // array's start). Its node was fetched earlier by pop_live() itself.
+    static constexpr std::uint32_t kFireAhead = 4;
+    TimerId fire_hint(std::size_t list) const noexcept {
         const Array& a = arrays_[list];
-        return a.size > skip ? a.ids[a.size - 1 - skip] : kNoTimer;
+        return a.size > kFireAhead ? a.ids[a.size - 1 - kFireAhead] : kNoTimer;
     }
 
     // Calls visit(id) for the live entries of a bucket or work list in

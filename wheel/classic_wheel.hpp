@@ -309,7 +309,7 @@ bool ClassicWheel::expire_work_list(F& on_fire, std::uint64_t& budget) {
         if (!n.deferrable) --active_timers_;
         --all_timers_;
         ++counters_.expired;
-        const FiredTimer fired{id, n.expires, timer_jiffies_ - 1};
+        const FiredTimer fired{id, n.expires, timer_jiffies_ - 1, lists_.fire_hint(work_list())};
         on_fire(fired);
         if constexpr (Bounded)
             if (--budget == 0) return true;

@@ -390,9 +390,6 @@ private:
     void expire_timers(Base& b, unsigned level, F& on_fire);
     template <bool Bounded, class F>
     bool expire_carry(Base& b, F& on_fire, std::uint64_t& budget);
-    // FiredTimer::ahead: the work-list entry this many places past the one
-    // that fires (its own node was fetched earlier by pop_live()).
-    static constexpr std::uint32_t kFireAhead = 4;
 
     unsigned hz_;
     unsigned depth_;
@@ -443,7 +440,7 @@ void ModernWheel::expire_timers(Base& b, unsigned level, F& on_fire) {
         n.pending = false;
         --b.queued;
         ++counters_.expired;
-        const FiredTimer fired{id, n.expires, base_clk, b.buckets.entry_ahead(list, kFireAhead)};
+        const FiredTimer fired{id, n.expires, base_clk, b.buckets.fire_hint(list)};
         on_fire(fired);
     }
 }
@@ -465,7 +462,7 @@ bool ModernWheel::expire_carry(Base& b, F& on_fire, std::uint64_t& budget) {
             n.pending = false;
             --b.queued;
             ++counters_.expired;
-            const FiredTimer fired{id, n.expires, b.carry_clk, b.buckets.entry_ahead(list, kFireAhead)};
+            const FiredTimer fired{id, n.expires, b.carry_clk, b.buckets.fire_hint(list)};
             on_fire(fired);
             if constexpr (Bounded)
                 if (--budget == 0) return true;

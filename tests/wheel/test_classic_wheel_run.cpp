@@ -4,6 +4,7 @@
 #include "wheel/classic_levels.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "tests/wheel/classic_wheel_helpers.hpp"
+#include "tests/wheel/fire_hint_check.hpp"
 
 #include <doctest/doctest.h>
 
@@ -305,4 +306,14 @@ TEST_CASE("classic: deferrable timers are in the wheel but not in next_timer_int
   REQUIRE(log.size() == 1);
   CHECK(log[0].id == d);
   CHECK(log[0].base_clk == 150);
+}
+
+TEST_CASE("classic: a fire's look-ahead hint names a timer the same step fires later") {
+  // Twelve timers in two tv1 slots, no slack.
+  for (const bool bounded : {false, true}) {
+    CAPTURE(bounded);
+    ClassicWheel q(config_at(1000));
+    for (int i = 0; i < 12; ++i) q.arm(q.create(), 1040 + (i % 2));
+    check_fire_hints(q, 1045, bounded, 12);
+  }
 }

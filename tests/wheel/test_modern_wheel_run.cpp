@@ -3,6 +3,7 @@
 // softirq runs with callbacks that re-arm and cancel.
 #include "wheel/modern_levels.hpp"
 #include "wheel/modern_wheel.hpp"
+#include "tests/wheel/fire_hint_check.hpp"
 #include "tests/wheel/modern_wheel_helpers.hpp"
 
 #include <doctest/doctest.h>
@@ -497,39 +498,11 @@ TEST_CASE("modern: without a hold, a collected timer keeps 6.1's same-bucket sho
 }
 
 TEST_CASE("modern: a fire's look-ahead hint names a timer the same pass fires later") {
-  // FiredTimer::ahead is for a simulator's prefetch: whatever it names
-  // must still be to come, never a timer that already ran.
+  // Twelve timers in two level-0 buckets (level 0 runs at expires + 1).
   for (const bool bounded : {false, true}) {
     CAPTURE(bounded);
     ModernWheel q = wheel_at(1000);
-    std::vector<TimerId> ids;
-    for (int i = 0; i < 12; ++i) {
-      ids.push_back(q.create());
-      q.arm(ids.back(), 1040 + (i % 2)); // two level-0 buckets
-    }
-    std::vector<FiredTimer> fired;
-    const auto take = [&](const FiredTimer& f) { fired.push_back(f); };
-    for (Jiffies j = 1001; j <= 1045; ++j) { // level 0 runs at expires + 1
-      q.set_jiffies(j);
-      if (!q.softirq_due()) continue;
-      if (!bounded) {
-        q.run_softirq(take);
-        continue;
-      }
-      bool more = q.run_softirq(take, 1);
-      while (more) more = q.resume_softirq(take, 1);
-    }
-    REQUIRE(fired.size() == ids.size());
-    std::size_t hints = 0;
-    for (std::size_t i = 0; i < fired.size(); ++i) {
-      if (fired[i].ahead == kNoTimer) continue;
-      ++hints;
-      bool later = false;
-      for (std::size_t k = i + 1; k < fired.size(); ++k) later = later || fired[k].id == fired[i].ahead;
-      CAPTURE(i);
-      CHECK(later);
-    }
-    CHECK(hints > 0);
-    CHECK(fired.back().ahead == kNoTimer);
+    for (int i = 0; i < 12; ++i) q.arm(q.create(), 1040 + (i % 2));
+    check_fire_hints(q, 1045, bounded, 12);
   }
 }
