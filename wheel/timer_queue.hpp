@@ -118,9 +118,10 @@ struct FiredTimer {
     // late softirq; heap, expires.
     Jiffies base_clk;
     // A hint, kNoTimer when the queue gives none: a timer this pass will
-    // probably fire a few expiries later (both kernel wheels' work list a
-    // few entries on; it may be cancelled by then; the heap gives none). A simulator can fetch what
-    // that fire will touch so the misses of coming fires overlap.
+    // probably fire a few expiries later (both kernel wheels: their work
+    // list a few entries on, maybe cancelled by then; the heap gives none).
+    // A simulator can fetch what that fire will touch, so that the misses
+    // of coming fires overlap.
     TimerId ahead = kNoTimer;
 };
 
