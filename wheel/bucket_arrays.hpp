@@ -78,9 +78,21 @@ public:
         const bool was_empty = a.live == 0;
         if (was_empty) a.drop_all();
         if (a.size == a.capacity) [[unlikely]] make_room(nodes, a);
-        node.ticket = a.first_ticket + a.size;
-        a.ids[a.size++] = id;
-        ++a.live;
+        append(a, id, node);
+        return was_empty;
+    }
+    // Can `list` take one more entry without a compaction or growth?
+    bool has_room(std::size_t list) const noexcept {
+        const Array& a = arrays_[list];
+        return a.size < a.capacity;
+    }
+    // push() into a list that has_room().
+    template <class Node>
+    [[gnu::always_inline]] bool push_into_room(std::size_t list, TimerId id, Node& node) noexcept {
+        Array& a = arrays_[list];
+        const bool was_empty = a.live == 0;
+        if (was_empty) a.drop_all();
+        append(a, id, node);
         return was_empty;
     }
 
@@ -213,6 +225,13 @@ private:
             return copy;
         }
     };
+
+    template <class Node>
+    [[gnu::always_inline]] static void append(Array& a, TimerId id, Node& node) noexcept {
+        node.ticket = a.first_ticket + a.size;
+        a.ids[a.size++] = id;
+        ++a.live;
+    }
 
     template <class Node>
     static bool is_live(const Node& n, const Array& a, std::uint32_t i) noexcept {

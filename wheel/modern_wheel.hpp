@@ -117,7 +117,56 @@ public:
     // field: on a large wheel the node is a cache miss, and a predicted
     // branch lets the whole index computation and enqueue run before it
     // arrives instead of waiting on it for the base's address.
-    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
+    //
+    // The common cases are decided first, without a stack frame: mod_timer()
+    // on the standard base with clk caught up, a delta below the cutoff and
+    // room in the target bucket, for an idle timer (inline) or a pending one
+    // that leaves a bucket (not a work list) with other timers in it for
+    // another bucket (arm_pending()). They take the steps arm_general()
+    // takes for them, so they add no rule; every other case, the checks and
+    // errors included, goes to arm_general().
+    [[gnu::always_inline]] ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
+        if (pool_.contains(id) && call != ArmCall::mod_timer_pending) [[likely]] {
+            Node& n = pool_[id];
+            if (n.pending) return arm_pending(id, expires, call);
+            Base& b = bases_[base_std];
+            const Jiffies delta = expires - b.clk;
+            if (n.live && n.base == base_std && jiffies_diff(jiffies_, b.clk) < 1 && delta < cutoff_) [[likely]] {
+                const modern::WheelIndex wi = modern::place_at_level(expires, modern::level_of_delta(delta));
+                if (b.buckets.has_room(wi.idx)) [[likely]] {
+                    ++counters_.arms;
+                    n.expires = expires;
+                    link_timer<true>(b, id, n, wi);
+                    n.pending = true;
+                    ++b.queued;
+                    note_pending();
+                    return ArmOutcome::queued;
+                }
+            }
+        }
+        return arm_general(id, expires, call);
+    }
+    // mod_timer() (or the pinned variant, the same here) of a pending timer
+    // of a valid handle.
+    [[gnu::noinline]] ArmOutcome arm_pending(TimerId id, Jiffies expires, ArmCall call) {
+        Node& n = pool_[id];
+        Base& b = bases_[base_std];
+        const Jiffies delta = expires - b.clk;
+        if (n.base == base_std && jiffies_diff(jiffies_, b.clk) < 1 && delta < cutoff_ && n.expires != expires) [[likely]] {
+            const modern::WheelIndex wi = modern::place_at_level(expires, modern::level_of_delta(delta));
+            if (wi.idx != n.idx && b.buckets.holds(n.idx, n) && b.buckets.count(n.idx) > 1 &&
+                b.buckets.has_room(wi.idx)) [[likely]] {
+                ++counters_.arms;
+                b.buckets.remove(n.idx, n);
+                n.expires = expires;
+                link_timer<true>(b, id, n, wi);
+                return ArmOutcome::queued;
+            }
+        }
+        return arm_general(id, expires, call);
+    }
+    // The same call, every case.
+    [[gnu::noinline]] ArmOutcome arm_general(TimerId id, Jiffies expires, ArmCall call) {
         Node& n = pool_.at(id);
         if (n.base == base_std) [[likely]]
             return arm_on<base_std>(id, n, expires, call);
@@ -307,10 +356,15 @@ private:
         link_timer(b, id, n, index_for(expires, b.clk));
         n.pending = true;
         ++b.queued;
-        // pending() only grows here; the peak is stored only when it moves.
+        note_pending();
+        return ArmOutcome::queued;
+    }
+
+    // pending() only grows when an idle timer is queued; the peak is stored
+    // only when it moves.
+    [[gnu::always_inline]] void note_pending() noexcept {
         const std::uint64_t now_pending = pending();
         if (now_pending > counters_.peak_pending) [[unlikely]] counters_.peak_pending = now_pending;
-        return ArmOutcome::queued;
     }
 
     // calc_wheel_index() against this wheel's cutoff, kept rather than
@@ -329,8 +383,11 @@ private:
     // (enqueue sets it, the delete that empties a bucket and the collection
     // that moves it out clear it), so only a timer entering an empty bucket
     // needs to set it: the same bits, without a read-modify-write per arm.
+    // Roomy: the caller checked has_room(), so no compaction or growth.
+    template <bool Roomy = false>
     [[gnu::always_inline]] void link_timer(Base& b, TimerId id, Node& n, const modern::WheelIndex& wi) {
-        if (b.buckets.push(pool_.nodes(), wi.idx, id, n))
+        const bool was_empty = Roomy ? b.buckets.push_into_room(wi.idx, id, n) : b.buckets.push(pool_.nodes(), wi.idx, id, n);
+        if (was_empty)
             b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & modern::kLevelMask);
         n.idx = static_cast<std::uint16_t>(wi.idx);
         ++counters_.enqueues;

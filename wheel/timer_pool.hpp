@@ -102,6 +102,8 @@ public:
         if (id >= size_) [[unlikely]] no_such_timer(id);
         return nodes_[id];
     }
+    // Is `id` below the pool's size (at() would not throw)?
+    bool contains(TimerId id) const noexcept { return id < size_; }
     // check() for the node at() returned.
     static void check_live(const Node& n, TimerId id) {
         if (!n.live) [[unlikely]] no_such_timer(id);

@@ -1,0 +1,160 @@
+// The modern wheel's inline arm() against arm_general(), the whole
+// __mod_timer() it shortcuts. Two wheels take the same random stream in lock
+// step, one armed through arm() (its fast paths where they apply), the other
+// through arm_general() only: every outcome, every timer's placement and
+// bucket order, both bases' state, every counter and every fired timer must
+// be the same. The stream reaches both fast paths (idle and pending timers,
+// standard base, clk caught up, room in the bucket) and every way out of them:
+// a base that needs forwarding, deltas past the cutoff and in the past,
+// deferrable timers, mod_timer_pending, pinned calls, same expiry, same
+// bucket, a timer leaving a bucket it is the last in, a full bucket that
+// needs a compaction or growth, collected timers in a work list (callbacks
+// re-arm them) and held carry-over.
+#include "wheel/modern_wheel.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/build_flavour.hpp"
+
+using namespace timersim;
+
+namespace {
+
+struct Fire {
+  TimerId id;
+  Jiffies expires;
+  Jiffies base_clk;
+  bool operator==(const Fire&) const = default;
+};
+
+struct Side {
+  ModernWheel q;
+  bool general; // arm through arm_general() only
+  std::vector<Fire> fired;
+
+  ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call) {
+    return general ? q.arm_general(id, expires, call) : q.arm(id, expires, call);
+  }
+};
+
+// The first difference between the two wheels, or "" (one assertion per
+// step: the stream is long). The buckets' order is compared when asked.
+std::string difference(const Side& fast, const Side& general, std::size_t timers, bool bucket_order) {
+  const ModernWheel& a = fast.q;
+  const ModernWheel& b = general.q;
+  if (!(a.counters() == b.counters())) return "counters";
+  if (a.pending() != b.pending()) return "pending";
+  if (a.bucket_entries() != b.bucket_entries()) return "bucket entries";
+  for (const auto base : {ModernWheel::base_std, ModernWheel::base_def}) {
+    const ModernWheel::Base& x = a.base(base);
+    const ModernWheel::Base& y = b.base(base);
+    if (x.clk != y.clk || x.next_expiry != y.next_expiry || x.next_expiry_recalc != y.next_expiry_recalc ||
+        x.timers_pending != y.timers_pending || x.pending_map != y.pending_map || x.queued != y.queued)
+      return "base " + std::to_string(base);
+  }
+  for (TimerId id = 0; id < timers; ++id) {
+    const Placement p = a.placement(id);
+    const Placement r = b.placement(id);
+    if (p.pending != r.pending || p.expires != r.expires || p.slot != r.slot || p.bucket_expiry != r.bucket_expiry ||
+        p.deferrable_base != r.deferrable_base)
+      return "placement of timer " + std::to_string(id);
+    const auto base = ModernWheel::BaseIndex{p.deferrable_base};
+    if (bucket_order && p.pending && a.bucket_timers(base, p.slot) != b.bucket_timers(base, r.slot))
+      return "bucket order of timer " + std::to_string(id);
+  }
+  if (fast.fired != general.fired) return "fired";
+  return "";
+}
+
+// A delay that lands in every level, sometimes at or past the cutoff,
+// sometimes in the past.
+Jiffies draw_expires(std::mt19937_64& rng, Jiffies now) {
+  switch (rng() % 8) {
+  case 0: return now - rng() % 40;                           // past
+  case 1: return now + (Jiffies{1} << 30) + rng() % 1000;    // clamped
+  case 2: return now + rng() % 64;                           // level 0
+  default: return now + (rng() % (Jiffies{1} << (6 + 3 * (rng() % 7))));
+  }
+}
+
+void run_stream(std::uint64_t seed, unsigned hz, Jiffies start, std::size_t steps) {
+  CAPTURE(seed);
+  CAPTURE(hz);
+  ModernWheel::Config config;
+  config.hz = hz;
+  config.start_jiffies = start;
+  Side fast{ModernWheel(config), false, {}};
+  Side general{ModernWheel(config), true, {}};
+  constexpr std::size_t kTimers = 200;
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = 0; i < kTimers; ++i) {
+    const TimerFlags flags{.deferrable = rng() % 6 == 0};
+    REQUIRE(fast.q.create(flags) == general.q.create(flags));
+  }
+  // The callbacks re-arm some of the timers they run and others still
+  // waiting in the same work list, through the side's own arm.
+  auto on_fire = [](Side& side, std::uint64_t r) {
+    return [&side, r](const FiredTimer& f) mutable {
+      side.fired.push_back({f.id, f.expires, f.base_clk});
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      if ((r >> 60) < 5) side.arm(f.id, side.q.jiffies() + (r >> 40) % 700, ArmCall::mod_timer);
+      if ((r >> 60) == 5) side.arm(static_cast<TimerId>((r >> 20) % kTimers), side.q.jiffies() + (r >> 30) % 90, ArmCall::mod_timer);
+    };
+  };
+  for (std::size_t step = 0; step < steps; ++step) {
+    const std::uint64_t what = rng() % 100;
+    if (what < 60) {
+      const TimerId id = static_cast<TimerId>(rng() % kTimers);
+      const ArmCall call = rng() % 10 == 0 ? ArmCall::mod_timer_pending
+                           : rng() % 10 == 0 ? ArmCall::mod_timer_pinned
+                                             : ArmCall::mod_timer;
+      Jiffies expires = draw_expires(rng, fast.q.jiffies());
+      // Same expiry, and a small move that may stay in the same bucket.
+      if (rng() % 10 == 0) expires = fast.q.placement(id).expires;
+      if (rng() % 10 == 0) expires = fast.q.placement(id).expires + rng() % 3;
+      REQUIRE(fast.arm(id, expires, call) == general.arm(id, expires, call));
+    } else if (what < 80) {
+      const TimerId id = static_cast<TimerId>(rng() % kTimers);
+      REQUIRE(fast.q.cancel(id) == general.q.cancel(id));
+    } else {
+      // Time moves: one tick, or a gap the base sleeps through.
+      const Jiffies by = rng() % 4 == 0 ? 1 + rng() % 5000 : 1;
+      fast.q.set_jiffies(fast.q.jiffies() + by);
+      general.q.set_jiffies(general.q.jiffies() + by);
+      REQUIRE(fast.q.softirq_due() == general.q.softirq_due());
+      const std::uint64_t r = rng();
+      if (rng() % 3 == 0) {
+        // A budgeted pass, sometimes held over.
+        const std::uint64_t budget = 1 + rng() % 4;
+        REQUIRE(fast.q.run_softirq(on_fire(fast, r), budget) == general.q.run_softirq(on_fire(general, r), budget));
+        if (rng() % 2 == 0) {
+          fast.q.hold_carry_over();
+          general.q.hold_carry_over();
+        }
+      } else if (fast.q.softirq_due()) {
+        fast.q.run_softirq(on_fire(fast, r));
+        general.q.run_softirq(on_fire(general, r));
+      }
+    }
+    REQUIRE(difference(fast, general, kTimers, step % 32 == 0) == "");
+  }
+  // The stream ran timers and left some pending.
+  CHECK(fast.q.counters().expired > 0);
+  CHECK(fast.q.counters().enqueues > 0);
+}
+
+} // namespace
+
+TEST_CASE("modern: arm()'s fast paths do what arm_general() does, on random streams") {
+  const std::size_t steps = TIMERSIM_OPTIMIZED && !TIMERSIM_SANITIZED ? 8000 : 1500;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    run_stream(seed, 250, 1000, steps);
+    run_stream(seed + 100, 1000, (Jiffies{1} << 32) - 2000, steps); // jiffies wraps 32 bits
+    run_stream(seed + 200, 100, ~Jiffies{0} - 3000, steps);         // and 64 bits
+  }
+}
