@@ -126,44 +126,13 @@ public:
     // takes for them, so they add no rule; every other case, the checks and
     // errors included, goes to arm_general().
     [[gnu::always_inline]] ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
-        if (pool_.contains(id) && call != ArmCall::mod_timer_pending) [[likely]] {
-            Node& n = pool_[id];
-            if (n.pending) return arm_pending(id, expires, call);
-            Base& b = bases_[base_std];
-            const Jiffies delta = expires - b.clk;
-            if (n.live && n.base == base_std && jiffies_diff(jiffies_, b.clk) < 1 && delta < cutoff_) [[likely]] {
-                const modern::WheelIndex wi = modern::place_at_level(expires, modern::level_of_delta(delta));
-                if (b.buckets.has_room(wi.idx)) [[likely]] {
-                    ++counters_.arms;
-                    n.expires = expires;
-                    link_timer<true>(b, id, n, wi);
-                    n.pending = true;
-                    ++b.queued;
-                    note_pending();
-                    return ArmOutcome::queued;
-                }
-            }
-        }
-        return arm_general(id, expires, call);
+        return arm_fast<false>(id, expires, call);
     }
-    // mod_timer() (or the pinned variant, the same here) of a pending timer
-    // of a valid handle.
-    [[gnu::noinline]] ArmOutcome arm_pending(TimerId id, Jiffies expires, ArmCall call) {
-        Node& n = pool_[id];
-        Base& b = bases_[base_std];
-        const Jiffies delta = expires - b.clk;
-        if (n.base == base_std && jiffies_diff(jiffies_, b.clk) < 1 && delta < cutoff_ && n.expires != expires) [[likely]] {
-            const modern::WheelIndex wi = modern::place_at_level(expires, modern::level_of_delta(delta));
-            if (wi.idx != n.idx && b.buckets.holds(n.idx, n) && b.buckets.count(n.idx) > 1 &&
-                b.buckets.has_room(wi.idx)) [[likely]] {
-                ++counters_.arms;
-                b.buckets.remove(n.idx, n);
-                n.expires = expires;
-                link_timer<true>(b, id, n, wi);
-                return ArmOutcome::queued;
-            }
-        }
-        return arm_general(id, expires, call);
+    // The same call with the pending case inline too, for a caller that
+    // inlines the whole call into a frame of its own anyway (the engine's
+    // flattened arm): there arm_pending()'s own frame only adds a call.
+    [[gnu::always_inline]] ArmOutcome arm_inlined(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
+        return arm_fast<true>(id, expires, call);
     }
     // The same call, every case.
     [[gnu::noinline]] ArmOutcome arm_general(TimerId id, Jiffies expires, ArmCall call) {
@@ -289,6 +258,56 @@ public:
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
+    // arm()'s short paths; PendingInline: the pending case inline as well
+    // (arm_inlined()).
+    template <bool PendingInline>
+    [[gnu::always_inline]] ArmOutcome arm_fast(TimerId id, Jiffies expires, ArmCall call) {
+        if (pool_.contains(id) && call != ArmCall::mod_timer_pending) [[likely]] {
+            Node& n = pool_[id];
+            if (n.pending) {
+                if constexpr (PendingInline) return arm_pending_inline(id, expires, call);
+                else return arm_pending(id, expires, call);
+            }
+            Base& b = bases_[base_std];
+            const Jiffies delta = expires - b.clk;
+            if (n.live && n.base == base_std && jiffies_diff(jiffies_, b.clk) < 1 && delta < cutoff_) [[likely]] {
+                const modern::WheelIndex wi = modern::place_at_level(expires, modern::level_of_delta(delta));
+                if (b.buckets.has_room(wi.idx)) [[likely]] {
+                    ++counters_.arms;
+                    n.expires = expires;
+                    link_timer<true>(b, id, n, wi);
+                    n.pending = true;
+                    ++b.queued;
+                    note_pending();
+                    return ArmOutcome::queued;
+                }
+            }
+        }
+        return arm_general(id, expires, call);
+    }
+    [[gnu::noinline]] ArmOutcome arm_pending(TimerId id, Jiffies expires, ArmCall call) {
+        return arm_pending_inline(id, expires, call);
+    }
+    // mod_timer() (or the pinned variant, the same here) of a pending timer
+    // of a valid handle: the short path, else arm_general().
+    [[gnu::always_inline]] ArmOutcome arm_pending_inline(TimerId id, Jiffies expires, ArmCall call) {
+        Node& n = pool_[id];
+        Base& b = bases_[base_std];
+        const Jiffies delta = expires - b.clk;
+        if (n.base == base_std && jiffies_diff(jiffies_, b.clk) < 1 && delta < cutoff_ && n.expires != expires) [[likely]] {
+            const modern::WheelIndex wi = modern::place_at_level(expires, modern::level_of_delta(delta));
+            if (wi.idx != n.idx && b.buckets.holds(n.idx, n) && b.buckets.count(n.idx) > 1 &&
+                b.buckets.has_room(wi.idx)) [[likely]] {
+                ++counters_.arms;
+                b.buckets.remove(n.idx, n);
+                n.expires = expires;
+                link_timer<true>(b, id, n, wi);
+                return ArmOutcome::queued;
+            }
+        }
+        return arm_general(id, expires, call);
+    }
+
     Base& base_of(const Node& n) noexcept { return bases_[n.base]; }
     std::uint8_t target_base(const Node& n) const noexcept {
         return (deferrable_base_ && n.deferrable) ? base_def : base_std;

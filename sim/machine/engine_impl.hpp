@@ -115,6 +115,15 @@
 
 namespace timersim {
 
+// The queue's arm() as one inlined body where the queue offers it
+// (ModernWheel::arm_inlined()): Engine::arm is flattened, so a frame of the
+// queue's own would only add a call.
+template <TimerQueue Q>
+[[gnu::always_inline]] inline ArmOutcome arm_queue(Q& q, TimerId id, Jiffies expires, ArmCall call) {
+    if constexpr (requires { q.arm_inlined(id, expires, call); }) return q.arm_inlined(id, expires, call);
+    else return q.arm(id, expires, call);
+}
+
 template <TimerQueue Q>
 struct Engine<Q>::CpuState {
     CpuState(Q& q, SoftirqCpu::Config c, std::uint64_t seed) : queue(&q), softirq(c), rng(seed) {}
@@ -222,7 +231,7 @@ ArmOutcome Engine<Q>::arm(TimerId id, Jiffies expires, ArmCall call) {
         CpuState& c = cpus_[0];
         ++c.metrics.arms;
         const bool was_pending = c.queue->is_pending(id);
-        const ArmOutcome outcome = c.queue->arm(id, expires, call);
+        const ArmOutcome outcome = arm_queue(*c.queue, id, expires, call);
         if (outcome != ArmOutcome::not_pending) books_[id].set_requested(expires);
         if (was_pending && outcome == ArmOutcome::queued) {
             ++c.metrics.rearm_dequeues;
