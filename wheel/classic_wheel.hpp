@@ -73,24 +73,25 @@ public:
     // 4.4 mod_timer(), mod_timer_pending(), mod_timer_pinned() over
     // __mod_timer(). Inline, as the kernel's is: the call is most of the cost
     // otherwise.
-    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
-        Node& n = pool_.at(id);
-        if (!n.pending) pool_.check_live(n, id);
-        ++counters_.arms;
-        if (call == ArmCall::mod_timer && slack_) expires = with_slack(expires);
-        // mod_timer() and mod_timer_pinned() return early on an identical
-        // expiry; mod_timer_pending() always requeues.
-        if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
-            ++counters_.same_expiry_shortcuts;
-            return ArmOutcome::same_expiry;
-        }
-        if (n.pending)
-            detach(n);
-        else if (call == ArmCall::mod_timer_pending)
-            return ArmOutcome::not_pending;
-        n.expires = expires;
-        internal_add_timer(n, id, expires);
-        return ArmOutcome::queued;
+    //
+    // The common case is decided first, inline and without a stack frame:
+    // an idle timer armed by a call that applies no slack (slack off, or
+    // mod_timer_pinned()) on a wheel that is not empty, to an expiry the
+    // slot table places and a list with room. It takes the steps
+    // arm_general() takes for it, so it adds no rule; every other case, the
+    // checks and errors included, goes to arm_general() (a pending timer
+    // through arm_pending()).
+    [[gnu::always_inline]] ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
+        return arm_fast<false>(id, expires, call);
+    }
+    // The same call with every case inline, for a caller that inlines the
+    // whole call into a frame of its own anyway (the engine).
+    [[gnu::always_inline]] ArmOutcome arm_inlined(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
+        return arm_fast<true>(id, expires, call);
+    }
+    // The same call, every case.
+    [[gnu::noinline]] ArmOutcome arm_general(TimerId id, Jiffies expires, ArmCall call) {
+        return arm_whole(id, expires, call);
     }
     // 4.x mod_timer() family from another CPU up to the base switch
     // (wheel/timer_queue.hpp): slack applied to `expires`, the same-expiry
@@ -193,6 +194,58 @@ private:
     std::size_t work_list() const noexcept { return geometry_.wheel_lists(); }
     std::size_t cascade_list() const noexcept { return geometry_.wheel_lists() + 1; }
 
+    // arm()'s short path; PendingInline: arm_inlined(), where every other
+    // case is inline too.
+    template <bool PendingInline>
+    [[gnu::always_inline]] ArmOutcome arm_fast(TimerId id, Jiffies expires, ArmCall call) {
+        if (pool_.contains(id)) [[likely]] {
+            Node& n = pool_[id];
+            if (n.pending) {
+                if constexpr (PendingInline) return arm_whole(id, expires, call);
+                else return arm_pending(id, expires, call);
+            }
+            const bool slack = call == ArmCall::mod_timer && slack_;
+            if (n.live && !slack && call != ArmCall::mod_timer_pending && all_timers_ != 0) [[likely]] {
+                const unsigned list = slot_table_.list_of(expires, expires - timer_jiffies_);
+                if (list != classic::SlotTable::kNone && lists_.has_room(list)) [[likely]] {
+                    ++counters_.arms;
+                    n.expires = expires;
+                    lists_.push_into_room(list, id, n);
+                    n.idx = static_cast<std::uint16_t>(list);
+                    note_enqueued(n, expires);
+                    return ArmOutcome::queued;
+                }
+            }
+        }
+        // Inlined whole, the slack computation included: in the engine
+        // (slack on by default) most idle arms come here.
+        if constexpr (PendingInline) return arm_whole(id, expires, call);
+        else return arm_general(id, expires, call);
+    }
+    [[gnu::noinline]] ArmOutcome arm_pending(TimerId id, Jiffies expires, ArmCall call) {
+        return arm_whole(id, expires, call);
+    }
+    // __mod_timer(), every case: arm_general()'s body.
+    [[gnu::always_inline]] ArmOutcome arm_whole(TimerId id, Jiffies expires, ArmCall call) {
+        Node& n = pool_.at(id);
+        if (!n.pending) pool_.check_live(n, id);
+        ++counters_.arms;
+        if (call == ArmCall::mod_timer && slack_) expires = with_slack(expires);
+        // mod_timer() and mod_timer_pinned() return early on an identical
+        // expiry; mod_timer_pending() always requeues.
+        if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
+            ++counters_.same_expiry_shortcuts;
+            return ArmOutcome::same_expiry;
+        }
+        if (n.pending)
+            detach(n);
+        else if (call == ArmCall::mod_timer_pending)
+            return ArmOutcome::not_pending;
+        n.expires = expires;
+        internal_add_timer(n, id, expires);
+        return ArmOutcome::queued;
+    }
+
     // 4.x __internal_add_timer(): the list by the distance from T (the
     // table; calc_slot() for past and clamped expiries), as its newest entry
     // (hlist_add_head()).
@@ -214,10 +267,15 @@ private:
     // 4.x internal_add_timer(): an empty wheel first snaps T to jiffies, so
     // the new timer's delta is not measured from a stale T.
     void internal_add_timer(Node& n, TimerId id, Jiffies expires) {
-        if (all_timers_++ == 0) timer_jiffies_ = jiffies_;
+        if (all_timers_ == 0) timer_jiffies_ = jiffies_;
         // A timer at or after T runs in the step whose T equals its expiry; an
         // expiry in the past runs in the very next step (runs_at()).
         place(n, id, expires);
+        note_enqueued(n, expires);
+    }
+    // The rest of internal_add_timer() once the timer is in its list.
+    [[gnu::always_inline]] void note_enqueued(Node& n, Jiffies expires) noexcept {
+        ++all_timers_;
         n.pending = true;
         ++counters_.enqueues;
         // The peak is stored only when it moves.

@@ -1,21 +1,25 @@
-// The modern wheel's inline arm() (and arm_inlined(), the same with its
-// pending case inline) against arm_general(), the whole __mod_timer() they
-// shortcut. Two wheels take the same random stream in lock step, one armed
-// through arm() or arm_inlined() (their short paths where they apply), the
-// other through arm_general() only: every outcome, every timer's placement and
-// bucket order, both bases' state, every counter and every fired timer must
-// be the same. The stream reaches both fast paths (idle and pending timers,
-// standard base, clk caught up, room in the bucket) and every way out of them:
-// a base that needs forwarding, deltas past the cutoff and in the past,
-// deferrable timers, mod_timer_pending, pinned calls, same expiry, same
-// bucket, a timer leaving a bucket it is the last in, a full bucket that
-// needs a compaction or growth, collected timers in a work list (callbacks
-// re-arm them) and held carry-over.
+// The kernel wheels' inline arm() (and arm_inlined(), the same with more of
+// it inline) against arm_general(), the whole __mod_timer() they shortcut.
+// Two wheels take the same random stream in lock step, one armed through
+// arm() or arm_inlined() (their short paths where they apply), the other
+// through arm_general() only: every outcome, every timer's placement, the
+// wheel's state, every counter and every fired timer (in order) must be the
+// same, and for the modern wheel each bucket's order too. The stream
+// reaches the short paths (idle and, modern, pending timers with room in
+// the bucket) and every way out of them: modern, a base that needs
+// forwarding, the deferrable base, same bucket; classic, slack (default,
+// fixed, off) and an empty wheel; both, deltas past the cutoff and in the
+// past, mod_timer_pending, pinned calls, same expiry, a timer leaving a
+// bucket it is the last in, a full bucket that needs a compaction or
+// growth, collected timers in a work list (callbacks re-arm them) and
+// budgeted passes.
+#include "wheel/classic_wheel.hpp"
 #include "wheel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,8 +39,9 @@ struct Fire {
 
 enum class Entry { arm, arm_inlined, arm_general };
 
+template <class Wheel>
 struct Side {
-  ModernWheel q;
+  Wheel q;
   Entry entry;
   std::vector<Fire> fired;
 
@@ -52,12 +57,12 @@ struct Side {
 
 // The first difference between the two wheels, or "" (one assertion per
 // step: the stream is long). The buckets' order is compared when asked.
-std::string difference(const Side& fast, const Side& general, std::size_t timers, bool bucket_order) {
-  const ModernWheel& a = fast.q;
-  const ModernWheel& b = general.q;
-  if (!(a.counters() == b.counters())) return "counters";
-  if (a.pending() != b.pending()) return "pending";
-  if (a.bucket_entries() != b.bucket_entries()) return "bucket entries";
+std::string state_difference(const ClassicWheel& a, const ClassicWheel& b, std::size_t, bool) {
+  if (a.timer_jiffies() != b.timer_jiffies()) return "timer_jiffies";
+  return "";
+}
+
+std::string state_difference(const ModernWheel& a, const ModernWheel& b, std::size_t timers, bool bucket_order) {
   for (const auto base : {ModernWheel::base_std, ModernWheel::base_def}) {
     const ModernWheel::Base& x = a.base(base);
     const ModernWheel::Base& y = b.base(base);
@@ -75,8 +80,25 @@ std::string difference(const Side& fast, const Side& general, std::size_t timers
     if (bucket_order && p.pending && a.bucket_timers(base, p.slot) != b.bucket_timers(base, r.slot))
       return "bucket order of timer " + std::to_string(id);
   }
-  if (fast.fired != general.fired) return "fired";
   return "";
+}
+
+template <class Wheel>
+std::string difference(const Side<Wheel>& fast, const Side<Wheel>& general, std::size_t timers, bool bucket_order) {
+  const Wheel& a = fast.q;
+  const Wheel& b = general.q;
+  if (!(a.counters() == b.counters())) return "counters";
+  if (a.pending() != b.pending()) return "pending";
+  if (a.bucket_entries() != b.bucket_entries()) return "bucket entries";
+  for (TimerId id = 0; id < timers; ++id) {
+    const Placement p = a.placement(id);
+    const Placement r = b.placement(id);
+    if (p.pending != r.pending || p.expires != r.expires || p.level != r.level || p.slot != r.slot ||
+        p.bucket_expiry != r.bucket_expiry)
+      return "placement of timer " + std::to_string(id);
+  }
+  if (fast.fired != general.fired) return "fired";
+  return state_difference(a, b, timers, bucket_order);
 }
 
 // A delay that lands in every level, sometimes at or past the cutoff,
@@ -90,15 +112,14 @@ Jiffies draw_expires(std::mt19937_64& rng, Jiffies now) {
   }
 }
 
-void run_stream(Entry entry, std::uint64_t seed, unsigned hz, Jiffies start, std::size_t steps) {
+template <class Wheel>
+void run_stream(const typename Wheel::Config& config, Entry entry, std::uint64_t seed, std::size_t steps) {
+  CAPTURE(Wheel::name);
   CAPTURE(static_cast<int>(entry));
   CAPTURE(seed);
-  CAPTURE(hz);
-  ModernWheel::Config config;
-  config.hz = hz;
-  config.start_jiffies = start;
-  Side fast{ModernWheel(config), entry, {}};
-  Side general{ModernWheel(config), Entry::arm_general, {}};
+  CAPTURE(config.hz);
+  Side<Wheel> fast{Wheel(config), entry, {}};
+  Side<Wheel> general{Wheel(config), Entry::arm_general, {}};
   constexpr std::size_t kTimers = 200;
   std::mt19937_64 rng(seed);
   for (std::size_t i = 0; i < kTimers; ++i) {
@@ -107,7 +128,7 @@ void run_stream(Entry entry, std::uint64_t seed, unsigned hz, Jiffies start, std
   }
   // The callbacks re-arm some of the timers they run and others still
   // waiting in the same work list, through the side's own arm.
-  auto on_fire = [](Side& side, std::uint64_t r) {
+  auto on_fire = [](Side<Wheel>& side, std::uint64_t r) {
     return [&side, r](const FiredTimer& f) mutable {
       side.fired.push_back({f.id, f.expires, f.base_clk});
       r = r * 6364136223846793005ull + 1442695040888963407ull;
@@ -130,6 +151,9 @@ void run_stream(Entry entry, std::uint64_t seed, unsigned hz, Jiffies start, std
     } else if (what < 80) {
       const TimerId id = static_cast<TimerId>(rng() % kTimers);
       REQUIRE(fast.q.cancel(id) == general.q.cancel(id));
+    } else if (what == 80 && rng() % 4 == 0) {
+      // Everything cancelled: the next arm finds an empty wheel.
+      for (TimerId id = 0; id < kTimers; ++id) REQUIRE(fast.q.cancel(id) == general.q.cancel(id));
     } else {
       // Time moves: one tick, or a gap the base sleeps through.
       const Jiffies by = rng() % 4 == 0 ? 1 + rng() % 5000 : 1;
@@ -157,14 +181,39 @@ void run_stream(Entry entry, std::uint64_t seed, unsigned hz, Jiffies start, std
   CHECK(fast.q.counters().enqueues > 0);
 }
 
+ModernWheel::Config modern_config(unsigned hz, Jiffies start) {
+  ModernWheel::Config c;
+  c.hz = hz;
+  c.start_jiffies = start;
+  return c;
+}
+
+ClassicWheel::Config classic_config(unsigned hz, Jiffies start, std::optional<std::int64_t> slack) {
+  ClassicWheel::Config c;
+  c.hz = hz;
+  c.start_jiffies = start;
+  c.slack = slack;
+  return c;
+}
+
+constexpr std::size_t kSteps = TIMERSIM_OPTIMIZED && !TIMERSIM_SANITIZED ? 6000 : 1000;
+
 } // namespace
 
 TEST_CASE("modern: arm()'s and arm_inlined()'s short paths do what arm_general() does, on random streams") {
-  const std::size_t steps = TIMERSIM_OPTIMIZED && !TIMERSIM_SANITIZED ? 6000 : 1000;
   for (const Entry entry : {Entry::arm, Entry::arm_inlined})
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-      run_stream(entry, seed, 250, 1000, steps);
-      run_stream(entry, seed + 100, 1000, (Jiffies{1} << 32) - 2000, steps); // jiffies wraps 32 bits
-      run_stream(entry, seed + 200, 100, ~Jiffies{0} - 3000, steps);         // and 64 bits
+      run_stream<ModernWheel>(modern_config(250, 1000), entry, seed, kSteps);
+      run_stream<ModernWheel>(modern_config(1000, (Jiffies{1} << 32) - 2000), entry, seed + 100, kSteps); // jiffies wraps 32 bits
+      run_stream<ModernWheel>(modern_config(100, ~Jiffies{0} - 3000), entry, seed + 200, kSteps);         // and 64 bits
+    }
+}
+
+TEST_CASE("classic: arm()'s and arm_inlined()'s short paths do what arm_general() does, on random streams") {
+  for (const Entry entry : {Entry::arm, Entry::arm_inlined})
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      run_stream<ClassicWheel>(classic_config(250, 1000, std::nullopt), entry, seed, kSteps);
+      run_stream<ClassicWheel>(classic_config(1000, (Jiffies{1} << 32) - 2000, -1), entry, seed + 100, kSteps);
+      run_stream<ClassicWheel>(classic_config(100, ~Jiffies{0} - 3000, 3), entry, seed + 200, kSteps);
     }
 }
