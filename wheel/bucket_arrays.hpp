@@ -245,8 +245,8 @@ private:
     [[gnu::noinline]] static void make_room(Nodes& nodes, Array& a) {
         if (a.size >= kMinCapacity && a.live <= a.size / 2) {
             // The nodes are read kCompactAhead entries early so that their
-            // misses overlap. (A branch-free loop, which writes every node,
-            // measured no faster: docs/performance.md.)
+            // misses overlap. (Branch-free loops, one writing every node and
+            // one in two passes, measured no faster: docs/performance.md.)
             // The array's fields are read once: a node's ticket store could
             // alias them, so the loop would reload them for every entry.
             TimerId* const ids = a.ids.get();

@@ -115,8 +115,8 @@
 
 namespace timersim {
 
-// The queue's arm() as one inlined body where the queue offers it
-// (ModernWheel::arm_inlined()): Engine::arm is flattened, so a frame of the
+// The queue's arm() as one inlined body where the queue offers it (the
+// kernel wheels' arm_inlined()): Engine::arm is flattened, so a frame of the
 // queue's own would only add a call.
 template <TimerQueue Q>
 [[gnu::always_inline]] inline ArmOutcome arm_queue(Q& q, TimerId id, Jiffies expires, ArmCall call) {
