@@ -1,11 +1,12 @@
+// Replaying a LoadedTrace (workloads/traces/trace_replay.hpp) on the
+// simulated machine: TraceReplay reads the stored events in order, groups
+// the top-level ones by time and CPU into engine actions and keeps the
+// callback blocks (cb=) until their timer fires. Loading: trace_load.cpp.
 #include "workloads/traces/trace_replay.hpp"
 
-#include "workloads/traces/hz_inference.hpp"
-#include "workloads/traces/trace_dat.hpp"
+#include "workloads/traces/loaded_trace_data.hpp"
 
-#include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/trace_error.hpp"
-#include "workloads/traces/trace_reader.hpp"
 
 #include <fmt/format.h>
 
@@ -16,7 +17,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,61 +24,9 @@ namespace timersim {
 
 namespace {
 
-// Events of either kind of trace, as trace v1 events with dense timer ids.
-class EventSource {
-public:
-    virtual ~EventSource() = default;
-    virtual bool next(TraceEvent& e) = 0;
-    virtual const TraceHeader& header() = 0; // after the first next() for ftrace
-    virtual std::uint64_t line() const = 0;
-    virtual std::uint64_t skipped_lines() const = 0;
-    virtual const TraceFilterCounts& filter_counts() const = 0;
-};
-
-class TimersimSource final : public EventSource {
-public:
-    TimersimSource(InputFile& in, const TraceFilter& filter) : reader_(in) { reader_.set_filter(filter); }
-    const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
-    bool next(TraceEvent& e) override { return reader_.next(e); }
-    const TraceHeader& header() override { return reader_.header(); }
-    std::uint64_t line() const override { return reader_.line(); }
-    std::uint64_t skipped_lines() const override { return 0; }
-
-private:
-    TraceReader reader_;
-};
-
-// Kernel ftrace text, converted on the fly by FtraceImporter (no temporary
-// trace v1): the same events `timersim import` would write.
-class FtraceSource final : public EventSource {
-public:
-    // The text read whole (its HZ was found in a first pass over it).
-    FtraceSource(std::string_view text, const std::string& name, unsigned hz, const TraceFilter& filter,
-                 FtraceObserver* observer)
-        : reader_(text, name, hz), importer_(reader_) {
-        reader_.set_filter(filter);
-        reader_.set_observer(observer);
-    }
-    const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
-    bool next(TraceEvent& e) override {
-        const bool got = importer_.next(e);
-        header_ = importer_.header();
-        return got;
-    }
-    const TraceHeader& header() override { return header_; }
-    // The importer holds events up to its pair window, so this is the line
-    // read last, at most that window past the event.
-    std::uint64_t line() const override { return reader_.line(); }
-    std::uint64_t skipped_lines() const override { return reader_.stats().other_events; }
-
-private:
-    FtraceReader reader_;
-    FtraceImporter importer_;
-    TraceHeader header_;
-};
-
-constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-constexpr std::uint32_t kNoCpu = 0xFFFFFFFFu;
+using trace_store::kNoCpu;
+using trace_store::kNone;
+using trace_store::StoredEvent;
 
 // One event, compact, as the replay keeps it between reading and applying.
 struct ReplayEvent {
@@ -89,101 +37,6 @@ struct ReplayEvent {
     ExpiryForm form = ExpiryForm::none;
     bool pinned = false;
 };
-
-// One event as a LoadedTrace keeps it: what a replay needs, 32 bytes.
-struct StoredEvent {
-    std::uint64_t time_ns = 0;
-    std::uint64_t value = 0;       // expiry value (see ExpiryForm)
-    std::uint32_t timer = 0;       // dense trace id
-    std::uint32_t cpu = kNoCpu;
-    std::uint32_t cb = kNone;      // cb=: dense id of the timer whose callback made it
-    TraceEventKind kind = TraceEventKind::arm;
-    ExpiryForm form = ExpiryForm::none;
-    bool pinned = false;
-    bool deferrable = false;
-};
-static_assert(sizeof(StoredEvent) == 32);
-
-} // namespace
-
-// Events in chunks of 8Ki (256 KiB): growing never copies what was read, and
-// at most one chunk is partly empty.
-struct LoadedTrace::Data {
-    static constexpr unsigned kChunkShift = 13;
-    static constexpr std::size_t kChunk = std::size_t{1} << kChunkShift;
-
-    std::string file;
-    TraceKind kind = TraceKind::timersim;
-    TraceSummary summary;
-    std::uint64_t skipped_lines = 0;
-    // Each event whose cpu= is higher than every one before it, with its
-    // line: the first event on a CPU >= N is the first of these with cpu >=
-    // N, so a replay on N CPUs can name its line.
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> cpu_firsts;
-    std::vector<std::unique_ptr<StoredEvent[]>> chunks;
-    std::size_t count = 0;
-    TraceFilter filter;
-    TraceFilterCounts filter_counts;
-    // --costs-from-trace: the costs, and each timer's callback cost (by
-    // dense id: the p50 of its function's callbacks).
-    std::optional<TraceCosts> costs;
-    std::vector<std::uint64_t> callback_cost_ns;
-    // By dense id: the timer's key as the trace writes it, and the label of
-    // its first event that has one (the event log's name and label).
-    std::vector<std::string> names;
-    std::vector<std::string> labels;
-
-    // `done` (by id, while loading: kNamed, kLabelled) answers "already
-    // set?" from one byte per timer: names and labels take 32 bytes each,
-    // and looking at them for every event was a cache miss per event at
-    // 100K timers (15 % of a replay's time). Ids can come out of order (a
-    // cb= interns its timer first), so this is not "id >= names.size()".
-    static constexpr std::uint8_t kNamed = 1, kLabelled = 2;
-    void name(std::uint32_t id, const TimerKey& key, std::string_view label, std::vector<std::uint8_t>& done) {
-        if (id >= names.size()) {
-            names.resize(std::size_t{id} + 1);
-            labels.resize(std::size_t{id} + 1);
-            done.resize(std::size_t{id} + 1, 0);
-        }
-        std::uint8_t& d = done[id];
-        if (!(d & kNamed)) {
-            names[id] = key.symbolic ? std::string(key.token) : std::to_string(key.number);
-            d |= kNamed;
-        }
-        if (!label.empty() && !(d & kLabelled)) {
-            labels[id] = std::string(label);
-            d |= kLabelled;
-        }
-    }
-
-    // Each timer's label (its first label=, for ftrace the callback), by
-    // dense id, as an index into label_names; kNone: none.
-    std::vector<std::uint32_t> label_of;
-    std::vector<std::string> label_names;
-
-    void note_label(std::uint32_t timer, std::string_view label,
-                    std::unordered_map<std::string, std::uint32_t>& index) {
-        if (timer >= label_of.size()) label_of.resize(std::size_t{timer} + 1, kNone);
-        if (label_of[timer] != kNone) return;
-        const auto [it, added] = index.try_emplace(std::string(label), static_cast<std::uint32_t>(label_names.size()));
-        if (added) label_names.emplace_back(label);
-        label_of[timer] = it->second;
-    }
-
-    void push(const StoredEvent& e) {
-        if ((count & (kChunk - 1)) == 0) chunks.emplace_back(new StoredEvent[kChunk]);
-        chunks.back()[count & (kChunk - 1)] = e;
-        ++count;
-    }
-    const StoredEvent& at(std::size_t i) const { return chunks[i >> kChunkShift][i & (kChunk - 1)]; }
-    std::uint64_t line_of_first_on_cpu_at_least(std::uint32_t cpu) const {
-        for (const auto& [c, line] : cpu_firsts)
-            if (c >= cpu) return line;
-        return 0;
-    }
-};
-
-namespace {
 
 // Top-level events with the same time and CPU, read one after another: one
 // engine action (a workload step that arms several timers is one action).
@@ -657,119 +510,10 @@ private:
 
 } // namespace
 
-LoadedTrace::LoadedTrace(std::unique_ptr<Data> data) : data_(std::move(data)) {}
-LoadedTrace::~LoadedTrace() = default;
-const std::string& LoadedTrace::file() const noexcept { return data_->file; }
-TraceKind LoadedTrace::kind() const noexcept { return data_->kind; }
-const TraceSummary& LoadedTrace::summary() const noexcept { return data_->summary; }
-std::size_t LoadedTrace::memory_bytes() const noexcept {
-    std::size_t names = (data_->names.capacity() + data_->labels.capacity()) * sizeof(std::string);
-    for (const auto* v : {&data_->names, &data_->labels})
-        for (const std::string& s : *v) names += s.capacity() > 15 ? s.capacity() + 1 : 0; // beyond the SSO buffer
-    return data_->chunks.size() * Data::kChunk * sizeof(StoredEvent) +
-           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]) + names +
-           data_->label_of.capacity() * sizeof(std::uint32_t);
-}
-
-const TraceFilter& LoadedTrace::filter() const noexcept { return data_->filter; }
-const TraceFilterCounts& LoadedTrace::filter_counts() const noexcept { return data_->filter_counts; }
-const TraceCosts* LoadedTrace::costs() const noexcept { return data_->costs ? &*data_->costs : nullptr; }
-
-std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz) {
-    return load_trace(in, kind, hz, TraceLoadOptions{});
-}
-
-namespace {
-
-// "tcp_delack_timer[mod]" -> "tcp_delack_timer": the importer's label names
-// the module too, the cost collector the function alone.
-std::string_view function_of_label(std::string_view label) { return label.substr(0, label.find('[')); }
-
-} // namespace
-
-std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz,
-                                              const TraceLoadOptions& options) {
-    if (options.costs_from_trace && kind != TraceKind::ftrace)
-        throw std::invalid_argument("costs_from_trace needs a kernel trace");
-    auto data = std::make_unique<LoadedTrace::Data>();
-    data->filter = options.filter;
-    TraceCostCollector collector;
-    // Dense id -> its first label's function, while reading (costs only).
-    std::vector<std::string> timer_functions;
-    data->file = in.name();
-    data->kind = kind;
-    // Kernel text: read whole, a first pass decides its HZ (never assumed:
-    // hz_inference.hpp), the second imports it. A timersim trace's header
-    // fixes its clock.
-    std::string text;
-    std::unique_ptr<EventSource> source;
-    if (kind == TraceKind::ftrace) {
-        text = read_kernel_trace_text(in);
-        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
-        data->summary.hz_source = resolved.source;
-        source = std::make_unique<FtraceSource>(text, in.name(), resolved.hz, options.filter,
-                                                options.costs_from_trace ? &collector : nullptr);
-    } else {
-        source = std::make_unique<TimersimSource>(in, options.filter);
-    }
-    TraceSummary& summary = data->summary;
-    TraceEvent e;
-    std::unordered_map<std::string, std::uint32_t> label_index;
-    std::vector<std::uint8_t> named; // Data::name()'s flags, by dense id
-    while (source->next(e)) {
-        if (!e.label.empty()) data->note_label(e.timer, e.label, label_index);
-        StoredEvent s;
-        s.time_ns = e.time_ns;
-        s.value = e.expiry_value;
-        s.timer = e.timer;
-        s.kind = e.kind;
-        s.form = e.expiry;
-        s.pinned = e.flags.pinned;
-        s.deferrable = e.flags.deferrable;
-        if (e.cpu) s.cpu = *e.cpu;
-        if (e.cb) s.cb = *e.cb;
-        data->push(s);
-        if (options.costs_from_trace) {
-            if (e.timer >= timer_functions.size()) timer_functions.resize(std::size_t{e.timer} + 1);
-            if (timer_functions[e.timer].empty()) timer_functions[e.timer] = function_of_label(e.label);
-        }
-        data->name(e.timer, e.key, e.label, named);
-        summary.last_event_ns = e.time_ns;
-        summary.last_event_line = source->line();
-        ++summary.events;
-        if (e.cpu && *e.cpu + 1 > summary.cpus) {
-            summary.cpus = *e.cpu + 1;
-            data->cpu_firsts.emplace_back(*e.cpu, source->line());
-        }
-    }
-    summary.header = source->header();
-    data->skipped_lines = source->skipped_lines();
-    data->filter_counts = source->filter_counts();
-    if (options.costs_from_trace) {
-        const TraceCosts& costs = data->costs.emplace(collector.result(in.name()));
-        data->callback_cost_ns.reserve(timer_functions.size());
-        for (const std::string& f : timer_functions) {
-            const auto it = costs.callback_by_function.find(f);
-            data->callback_cost_ns.push_back(it != costs.callback_by_function.end() ? it->second.p50
-                                                                                    : costs.callbacks.p50);
-        }
-    }
-    return std::make_shared<const LoadedTrace>(std::move(data));
-}
-
-std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind kind, const HzChoice& hz) {
-    InputFile in(path);
-    return load_trace(in, kind, hz);
-}
-
 WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats, bool callback_costs) {
     return [trace = std::move(trace), stats, callback_costs](Sim& sim) -> std::unique_ptr<Workload> {
         return std::make_unique<TraceReplay>(sim, trace, stats, callback_costs);
     };
-}
-
-TraceSummary summarize_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz) {
-    return load_trace(path, kind, HzChoice{.option = hz})->summary();
 }
 
 WorkloadFactory trace_replay(const std::string& path, TraceKind kind, const TraceHeader& header,
@@ -779,5 +523,6 @@ WorkloadFactory trace_replay(const std::string& path, TraceKind kind, const Trac
         return std::make_unique<TraceReplay>(sim, trace, stats, false);
     };
 }
+
 
 } // namespace timersim

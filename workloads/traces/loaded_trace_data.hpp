@@ -1,0 +1,121 @@
+// LoadedTrace::Data: a trace as load_trace() holds it in memory (its events
+// as 32-byte StoredEvents in chunks, the timers' names and labels, what the
+// load measured), written by the loader (trace_load.cpp) and read by the
+// replay (trace_replay.cpp). Internal to workloads/traces.
+#pragma once
+
+#include "workloads/traces/trace_costs.hpp"
+#include "workloads/traces/trace_event.hpp"
+#include "workloads/traces/trace_filter.hpp"
+#include "workloads/traces/trace_replay.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace timersim {
+namespace trace_store {
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+constexpr std::uint32_t kNoCpu = 0xFFFFFFFFu;
+
+// One event as a LoadedTrace keeps it: what a replay needs, 32 bytes.
+struct StoredEvent {
+    std::uint64_t time_ns = 0;
+    std::uint64_t value = 0;       // expiry value (see ExpiryForm)
+    std::uint32_t timer = 0;       // dense trace id
+    std::uint32_t cpu = kNoCpu;
+    std::uint32_t cb = kNone;      // cb=: dense id of the timer whose callback made it
+    TraceEventKind kind = TraceEventKind::arm;
+    ExpiryForm form = ExpiryForm::none;
+    bool pinned = false;
+    bool deferrable = false;
+};
+static_assert(sizeof(StoredEvent) == 32);
+
+} // namespace trace_store
+
+// Events in chunks of 8Ki (256 KiB): growing never copies what was read, and
+// at most one chunk is partly empty.
+struct LoadedTrace::Data {
+    static constexpr unsigned kChunkShift = 13;
+    static constexpr std::size_t kChunk = std::size_t{1} << kChunkShift;
+
+    std::string file;
+    TraceKind kind = TraceKind::timersim;
+    TraceSummary summary;
+    std::uint64_t skipped_lines = 0;
+    // Each event whose cpu= is higher than every one before it, with its
+    // line: the first event on a CPU >= N is the first of these with cpu >=
+    // N, so a replay on N CPUs can name its line.
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> cpu_firsts;
+    std::vector<std::unique_ptr<trace_store::StoredEvent[]>> chunks;
+    std::size_t count = 0;
+    TraceFilter filter;
+    TraceFilterCounts filter_counts;
+    // --costs-from-trace: the costs, and each timer's callback cost (by
+    // dense id: the p50 of its function's callbacks).
+    std::optional<TraceCosts> costs;
+    std::vector<std::uint64_t> callback_cost_ns;
+    // By dense id: the timer's key as the trace writes it, and the label of
+    // its first event that has one (the event log's name and label).
+    std::vector<std::string> names;
+    std::vector<std::string> labels;
+
+    // `done` (by id, while loading: kNamed, kLabelled) answers "already
+    // set?" from one byte per timer: names and labels take 32 bytes each,
+    // and looking at them for every event was a cache miss per event at
+    // 100K timers (15 % of a replay's time). Ids can come out of order (a
+    // cb= interns its timer first), so this is not "id >= names.size()".
+    static constexpr std::uint8_t kNamed = 1, kLabelled = 2;
+    void name(std::uint32_t id, const TimerKey& key, std::string_view label, std::vector<std::uint8_t>& done) {
+        if (id >= names.size()) {
+            names.resize(std::size_t{id} + 1);
+            labels.resize(std::size_t{id} + 1);
+            done.resize(std::size_t{id} + 1, 0);
+        }
+        std::uint8_t& d = done[id];
+        if (!(d & kNamed)) {
+            names[id] = key.symbolic ? std::string(key.token) : std::to_string(key.number);
+            d |= kNamed;
+        }
+        if (!label.empty() && !(d & kLabelled)) {
+            labels[id] = std::string(label);
+            d |= kLabelled;
+        }
+    }
+
+    // Each timer's label (its first label=, for ftrace the callback), by
+    // dense id, as an index into label_names; kNone: none.
+    std::vector<std::uint32_t> label_of;
+    std::vector<std::string> label_names;
+
+    void note_label(std::uint32_t timer, std::string_view label,
+                    std::unordered_map<std::string, std::uint32_t>& index) {
+        if (timer >= label_of.size()) label_of.resize(std::size_t{timer} + 1, trace_store::kNone);
+        if (label_of[timer] != trace_store::kNone) return;
+        const auto [it, added] = index.try_emplace(std::string(label), static_cast<std::uint32_t>(label_names.size()));
+        if (added) label_names.emplace_back(label);
+        label_of[timer] = it->second;
+    }
+
+    void push(const trace_store::StoredEvent& e) {
+        if ((count & (kChunk - 1)) == 0) chunks.emplace_back(new trace_store::StoredEvent[kChunk]);
+        chunks.back()[count & (kChunk - 1)] = e;
+        ++count;
+    }
+    const trace_store::StoredEvent& at(std::size_t i) const { return chunks[i >> kChunkShift][i & (kChunk - 1)]; }
+    std::uint64_t line_of_first_on_cpu_at_least(std::uint32_t cpu) const {
+        for (const auto& [c, line] : cpu_firsts)
+            if (c >= cpu) return line;
+        return 0;
+    }
+};
+
+} // namespace timersim

@@ -1,0 +1,189 @@
+// Reading a trace into memory (LoadedTrace, workloads/traces/trace_replay.hpp):
+// a timersim trace through TraceReader, kernel text or trace.dat through
+// FtraceReader and FtraceImporter, in one pass into LoadedTrace::Data.
+#include "workloads/traces/loaded_trace_data.hpp"
+
+#include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/hz_inference.hpp"
+#include "workloads/traces/trace_dat.hpp"
+#include "workloads/traces/trace_reader.hpp"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace timersim {
+
+namespace {
+
+using trace_store::StoredEvent;
+
+// Events of either kind of trace, as trace v1 events with dense timer ids.
+class EventSource {
+public:
+    virtual ~EventSource() = default;
+    virtual bool next(TraceEvent& e) = 0;
+    virtual const TraceHeader& header() = 0; // after the first next() for ftrace
+    virtual std::uint64_t line() const = 0;
+    virtual std::uint64_t skipped_lines() const = 0;
+    virtual const TraceFilterCounts& filter_counts() const = 0;
+};
+
+class TimersimSource final : public EventSource {
+public:
+    TimersimSource(InputFile& in, const TraceFilter& filter) : reader_(in) { reader_.set_filter(filter); }
+    const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
+    bool next(TraceEvent& e) override { return reader_.next(e); }
+    const TraceHeader& header() override { return reader_.header(); }
+    std::uint64_t line() const override { return reader_.line(); }
+    std::uint64_t skipped_lines() const override { return 0; }
+
+private:
+    TraceReader reader_;
+};
+
+// Kernel ftrace text, converted on the fly by FtraceImporter (no temporary
+// trace v1): the same events `timersim import` would write.
+class FtraceSource final : public EventSource {
+public:
+    // The text read whole (its HZ was found in a first pass over it).
+    FtraceSource(std::string_view text, const std::string& name, unsigned hz, const TraceFilter& filter,
+                 FtraceObserver* observer)
+        : reader_(text, name, hz), importer_(reader_) {
+        reader_.set_filter(filter);
+        reader_.set_observer(observer);
+    }
+    const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
+    bool next(TraceEvent& e) override {
+        const bool got = importer_.next(e);
+        header_ = importer_.header();
+        return got;
+    }
+    const TraceHeader& header() override { return header_; }
+    // The importer holds events up to its pair window, so this is the line
+    // read last, at most that window past the event.
+    std::uint64_t line() const override { return reader_.line(); }
+    std::uint64_t skipped_lines() const override { return reader_.stats().other_events; }
+
+private:
+    FtraceReader reader_;
+    FtraceImporter importer_;
+    TraceHeader header_;
+};
+
+} // namespace
+
+LoadedTrace::LoadedTrace(std::unique_ptr<Data> data) : data_(std::move(data)) {}
+LoadedTrace::~LoadedTrace() = default;
+const std::string& LoadedTrace::file() const noexcept { return data_->file; }
+TraceKind LoadedTrace::kind() const noexcept { return data_->kind; }
+const TraceSummary& LoadedTrace::summary() const noexcept { return data_->summary; }
+std::size_t LoadedTrace::memory_bytes() const noexcept {
+    std::size_t names = (data_->names.capacity() + data_->labels.capacity()) * sizeof(std::string);
+    for (const auto* v : {&data_->names, &data_->labels})
+        for (const std::string& s : *v) names += s.capacity() > 15 ? s.capacity() + 1 : 0; // beyond the SSO buffer
+    return data_->chunks.size() * Data::kChunk * sizeof(StoredEvent) +
+           data_->cpu_firsts.capacity() * sizeof(data_->cpu_firsts[0]) + names +
+           data_->label_of.capacity() * sizeof(std::uint32_t);
+}
+
+const TraceFilter& LoadedTrace::filter() const noexcept { return data_->filter; }
+const TraceFilterCounts& LoadedTrace::filter_counts() const noexcept { return data_->filter_counts; }
+const TraceCosts* LoadedTrace::costs() const noexcept { return data_->costs ? &*data_->costs : nullptr; }
+
+std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz) {
+    return load_trace(in, kind, hz, TraceLoadOptions{});
+}
+
+namespace {
+
+// "tcp_delack_timer[mod]" -> "tcp_delack_timer": the importer's label names
+// the module too, the cost collector the function alone.
+std::string_view function_of_label(std::string_view label) { return label.substr(0, label.find('[')); }
+
+} // namespace
+
+std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz,
+                                              const TraceLoadOptions& options) {
+    if (options.costs_from_trace && kind != TraceKind::ftrace)
+        throw std::invalid_argument("costs_from_trace needs a kernel trace");
+    auto data = std::make_unique<LoadedTrace::Data>();
+    data->filter = options.filter;
+    TraceCostCollector collector;
+    // Dense id -> its first label's function, while reading (costs only).
+    std::vector<std::string> timer_functions;
+    data->file = in.name();
+    data->kind = kind;
+    // Kernel text: read whole, a first pass decides its HZ (never assumed:
+    // hz_inference.hpp), the second imports it. A timersim trace's header
+    // fixes its clock.
+    std::string text;
+    std::unique_ptr<EventSource> source;
+    if (kind == TraceKind::ftrace) {
+        text = read_kernel_trace_text(in);
+        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
+        data->summary.hz_source = resolved.source;
+        source = std::make_unique<FtraceSource>(text, in.name(), resolved.hz, options.filter,
+                                                options.costs_from_trace ? &collector : nullptr);
+    } else {
+        source = std::make_unique<TimersimSource>(in, options.filter);
+    }
+    TraceSummary& summary = data->summary;
+    TraceEvent e;
+    std::unordered_map<std::string, std::uint32_t> label_index;
+    std::vector<std::uint8_t> named; // Data::name()'s flags, by dense id
+    while (source->next(e)) {
+        if (!e.label.empty()) data->note_label(e.timer, e.label, label_index);
+        StoredEvent s;
+        s.time_ns = e.time_ns;
+        s.value = e.expiry_value;
+        s.timer = e.timer;
+        s.kind = e.kind;
+        s.form = e.expiry;
+        s.pinned = e.flags.pinned;
+        s.deferrable = e.flags.deferrable;
+        if (e.cpu) s.cpu = *e.cpu;
+        if (e.cb) s.cb = *e.cb;
+        data->push(s);
+        if (options.costs_from_trace) {
+            if (e.timer >= timer_functions.size()) timer_functions.resize(std::size_t{e.timer} + 1);
+            if (timer_functions[e.timer].empty()) timer_functions[e.timer] = function_of_label(e.label);
+        }
+        data->name(e.timer, e.key, e.label, named);
+        summary.last_event_ns = e.time_ns;
+        summary.last_event_line = source->line();
+        ++summary.events;
+        if (e.cpu && *e.cpu + 1 > summary.cpus) {
+            summary.cpus = *e.cpu + 1;
+            data->cpu_firsts.emplace_back(*e.cpu, source->line());
+        }
+    }
+    summary.header = source->header();
+    data->skipped_lines = source->skipped_lines();
+    data->filter_counts = source->filter_counts();
+    if (options.costs_from_trace) {
+        const TraceCosts& costs = data->costs.emplace(collector.result(in.name()));
+        data->callback_cost_ns.reserve(timer_functions.size());
+        for (const std::string& f : timer_functions) {
+            const auto it = costs.callback_by_function.find(f);
+            data->callback_cost_ns.push_back(it != costs.callback_by_function.end() ? it->second.p50
+                                                                                    : costs.callbacks.p50);
+        }
+    }
+    return std::make_shared<const LoadedTrace>(std::move(data));
+}
+
+std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind kind, const HzChoice& hz) {
+    InputFile in(path);
+    return load_trace(in, kind, hz);
+}
+
+TraceSummary summarize_trace(const std::string& path, TraceKind kind, std::optional<unsigned> hz) {
+    return load_trace(path, kind, HzChoice{.option = hz})->summary();
+}
+
+} // namespace timersim
