@@ -34,8 +34,8 @@
 // events everything is near (near_last_ = UINT64_MAX), as in one heap.
 //
 // Cost: push O(1) (an append to a bucket or to overflow_), pop O(1) from the
-// sorted run (O(log) from late_), a sort per bucket, plus two passes over
-// overflow_ per epoch (its bounds, then the split); a few cache lines per
+// sorted run (O(log) from late_), a counting sort per bucket, plus two passes
+// over overflow_ per epoch (its bounds, then the split); a few cache lines per
 // event instead of log2(N). tests/machine/test_event_queue.cpp
 // checks every pop against the binary heap.
 #pragma once
@@ -105,6 +105,8 @@ private:
     static constexpr std::size_t kLargeHeap = 4096;   // one heap beyond this: buckets
     static constexpr std::size_t kPerBucket = 32;     // an epoch's events per bucket where densest
     static constexpr std::size_t kSample = 4096;      // times sampled to lay out an epoch
+    static constexpr std::size_t kSortDirectly = 32;  // a bucket this small: a comparison sort
+    static constexpr std::uint32_t kCrowded = 16;     // more in one sub-bucket: a comparison sort
     // At most this many buckets: their heads and tails stay in the cache, so
     // a push costs no miss (1M events of timersim run: 4096 against 65536
     // buckets is 210 against 260-340 ns per pop and push; 2048: 250-370).
@@ -144,11 +146,49 @@ private:
         }
         std::vector<Event>& b = buckets_[next_];
         in_buckets_ -= b.size();
-        run_.swap(b);
-        std::vector<Event>().swap(b); // frees run_'s old buffer: a used bucket gets no more events
-        std::sort(run_.begin(), run_.end(), Earlier{});
+        sort_bucket(b, base_ + (std::uint64_t{next_} << shift_));
+        std::vector<Event>().swap(b); // a used bucket gets no more events
         ++next_;
         near_last_ = last_of(base_, next_, shift_);
+    }
+
+    // run_ = bucket b's events (all in [start, start + 2^shift_)), sorted;
+    // b is left with a buffer for the caller to free. A comparison sort of a few hundred random
+    // events mispredicts about half of its compares. Instead a counting pass
+    // splits the bucket into sub-buckets of half an event each on average
+    // (stable, so each keeps push order), and one insertion pass
+    // puts the rare neighbours that share a sub-bucket in order: the same
+    // sorted run. (uniform at 1M connections: 0.91x the run's CPU time.)
+    void sort_bucket(std::vector<Event>& b, std::uint64_t start) {
+        const std::size_t n = b.size();
+        const auto sort_directly = [&] {
+            run_.swap(b);
+            std::sort(run_.begin(), run_.end(), Earlier{});
+        };
+        if (n <= kSortDirectly) return sort_directly();
+        // 2^bits sub-buckets, at least twice as many as events, at most the
+        // width in ns.
+        const unsigned bits = std::min<unsigned>(static_cast<unsigned>(std::bit_width(n - 1)) + 1, shift_);
+        const unsigned sub_shift = shift_ - bits;
+        counts_.assign((std::size_t{1} << bits) + 1, 0);
+        for (const Event& e : b) ++counts_[((e.time_ns - start) >> sub_shift) + 1];
+        // Many events in one sub-bucket (a burst at one time) would make the
+        // insertion pass quadratic.
+        for (std::size_t i = 1; i < counts_.size(); ++i) {
+            if (counts_[i] > kCrowded) return sort_directly();
+            counts_[i] += counts_[i - 1];
+        }
+        run_.resize(n);
+        for (const Event& e : b) run_[counts_[(e.time_ns - start) >> sub_shift]++] = e;
+        for (std::size_t i = 1; i < n; ++i) {
+            if (!Earlier{}(run_[i], run_[i - 1])) [[likely]] continue;
+            const Event e = run_[i];
+            std::size_t j = i;
+            do {
+                run_[j] = run_[j - 1];
+            } while (--j > 0 && Earlier{}(e, run_[j - 1]));
+            run_[j] = e;
+        }
     }
 
     // The buckets are empty and so is near_: lay a new epoch over overflow_
@@ -233,6 +273,7 @@ private:
     std::vector<std::vector<Event>> buckets_;
     std::vector<Event> overflow_;
     std::vector<std::uint64_t> sample_; // start_epoch()'s sample of overflow_'s times
+    std::vector<std::uint32_t> counts_; // sort_bucket()'s sub-bucket offsets
     std::uint64_t near_last_ = UINT64_MAX;  // near_ holds exactly the events up to it
     std::uint64_t epoch_last_ = UINT64_MAX; // overflow_ holds exactly the events after it
     std::uint64_t base_ = 0;               // time of bucket 0's start
