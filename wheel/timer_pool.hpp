@@ -58,6 +58,13 @@ private:
     }
 };
 
+// A vector of records indexed by timer or connection, on PoolAllocator's
+// pages: the simulator's and the generators' per-timer arrays are touched
+// in no particular order too, so at a million timers 4 KiB pages make most
+// of those touches TLB misses as well.
+template <class T>
+using HugePageVector = std::vector<T, PoolAllocator<T>>;
+
 // Node requirements: a `next` handle field, or for a node queued without
 // links a `ticket` field (wheel/bucket_arrays.hpp), reused as the free-list
 // link; and a `live` flag distinguishing created timers from free slots. Handles stay

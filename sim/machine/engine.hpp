@@ -33,6 +33,7 @@
 #include "sim/machine/queued_action.hpp"
 #include "softirq/cost_model.hpp"
 #include "softirq/softirq.hpp"
+#include "wheel/timer_pool.hpp"
 #include "wheel/timer_queue.hpp"
 #include "workloads/workload.hpp"
 
@@ -279,7 +280,7 @@ private:
     bool single_ = false; // one CPU: timer id == node id, always on CPU 0
     bool fast_ = false;   // single_, no event log, groups by function: arm() and cancel() take the short path
     std::vector<CpuState> cpus_;
-    std::vector<TimerSlot> timers_;
+    HugePageVector<TimerSlot> timers_;
     // By timer: the expiry the workload asked for last and the timer's
     // group (group_metrics.hpp), read together by every arm, cancel and
     // fire. One 12-byte record rather than two arrays: one cache line to
@@ -295,7 +296,7 @@ private:
         void set_requested(Jiffies j) noexcept { std::memcpy(requested_bytes, &j, sizeof j); }
     };
     static_assert(sizeof(TimerBook) == sizeof(Jiffies) + sizeof(std::uint32_t));
-    std::vector<TimerBook> books_;
+    HugePageVector<TimerBook> books_;
     std::vector<Key> keys_;            // by CPU, padded to a power of two
     std::vector<std::uint32_t> tree_;  // winner tree over keys_: tree_[1] is the next event's CPU
     std::vector<SeriesPoint> series_;

@@ -130,7 +130,7 @@ struct Engine<Q>::CpuState {
     Q* queue;
     SoftirqCpu softirq;
     CpuMetrics metrics;
-    std::vector<TimerId> timer_of; // node id -> timer id
+    HugePageVector<TimerId> timer_of; // node id -> timer id
     std::mt19937_64 rng;           // tick jitter
     EventQueue<QueuedAction> actions;
     // tick

@@ -2,6 +2,7 @@
 
 #include "workloads/generators/generator_support.hpp"
 #include "workloads/generators/seeded_random.hpp"
+#include "wheel/timer_pool.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -167,7 +168,7 @@ private:
     std::uint32_t delack_max_;
     std::uint32_t max_ato_;
     TimerId first_timer_ = 0;
-    std::vector<Connection> conns_;
+    HugePageVector<Connection> conns_;
 };
 
 } // namespace

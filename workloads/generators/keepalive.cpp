@@ -2,6 +2,7 @@
 
 #include "workloads/generators/generator_support.hpp"
 #include "workloads/generators/seeded_random.hpp"
+#include "wheel/timer_pool.hpp"
 
 #include <stdexcept>
 #include <vector>
@@ -124,7 +125,7 @@ private:
     Jiffies time_;
     Jiffies interval_;
     TimerId first_timer_ = 0;
-    std::vector<Connection> conns_;
+    HugePageVector<Connection> conns_;
 };
 
 } // namespace

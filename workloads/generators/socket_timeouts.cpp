@@ -2,6 +2,7 @@
 
 #include "workloads/generators/generator_support.hpp"
 #include "workloads/generators/seeded_random.hpp"
+#include "wheel/timer_pool.hpp"
 
 #include <stdexcept>
 #include <vector>
@@ -86,7 +87,7 @@ private:
     Jiffies idle_;
     Jiffies receive_;
     TimerId first_timer_ = 0;
-    std::vector<Connection> conns_;
+    HugePageVector<Connection> conns_;
 };
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "workloads/generators/generator_support.hpp"
 #include "workloads/generators/seeded_random.hpp"
+#include "wheel/timer_pool.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -189,7 +190,7 @@ private:
     double rto_min_us_;
     double send_gap_ns_;
     TimerId first_timer_ = 0;
-    std::vector<Connection> conns_;
+    HugePageVector<Connection> conns_;
 };
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "workloads/generators/generator_support.hpp"
 #include "workloads/generators/seeded_random.hpp"
+#include "wheel/timer_pool.hpp"
 
 #include <stdexcept>
 #include <vector>
@@ -79,7 +80,7 @@ private:
     Jiffies time_wait_;
     double time_wait_ns_;
     TimerId first_timer_ = 0;
-    std::vector<Slot> slots_;
+    HugePageVector<Slot> slots_;
 };
 
 } // namespace

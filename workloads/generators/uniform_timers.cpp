@@ -2,6 +2,7 @@
 
 #include "workloads/generators/generator_support.hpp"
 #include "workloads/generators/seeded_random.hpp"
+#include "wheel/timer_pool.hpp"
 
 #include <stdexcept>
 #include <vector>
@@ -61,7 +62,7 @@ private:
     Jiffies min_;
     Jiffies max_;
     TimerId first_timer_ = 0;
-    std::vector<Timer> timers_;
+    HugePageVector<Timer> timers_;
 };
 
 } // namespace
