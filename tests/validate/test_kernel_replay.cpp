@@ -4,6 +4,7 @@
 // traces for unknown history, migration and a callback that moves the
 // deferrable base's clock in the middle of a late run.
 #include "sim/validate/kernel_replay.hpp"
+#include "sim/validate/replay_input.hpp"
 #include "workloads/traces/trace_error.hpp"
 
 #include "test_data_dir.hpp"
@@ -425,4 +426,19 @@ TEST_CASE("a cancel is a delete unless the timer's next event is a start; a re-i
     CHECK(r.notes_by_class.at("init of a pending timer") == 1);
     CHECK(r.idx.agree == 3);
     CHECK(r.timers == 2);
+}
+
+TEST_CASE("a capture with other events too reserves room for its timer events, not for every line") {
+    // A sched_switch line for every timer line, 2,000 times over: one
+    // Event reserved per line would be 4,000 of them.
+    std::string t = "# hz=250\n";
+    for (int i = 0; i < 2000; ++i) {
+        const std::string ts = "1." + std::to_string(100000 + i);
+        t += ev(0, ts, "sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/0:1 next_pid=42 next_prio=120");
+        if (i % 100 == 0) t += ev(0, ts, "timer_cancel: timer=00000000000000aa");
+    }
+    ReplayResult result;
+    const validate::ReplayInput input = validate::read_replay_input(t, "mixed", {}, result);
+    CHECK(input.events.size() == 20);
+    CHECK(input.events.capacity() < 100);
 }
