@@ -22,6 +22,9 @@
 //                              queue_mixed plus, step by step, the engine's
 //                              per-timer side vector and its per-fire
 //                              histograms (Bookkeeping below)
+//   calendar/pending:N         the engine's calendar alone under a generator's
+//                              load: N pending actions, each pop scheduling
+//                              the next (counter ns_per_event)
 //   engine_memory/Q/pending:N  N timers created and armed through the engine
 //                              (uniform delays up to 240 s), then 1000 ticks
 //                              run: rss_GiB = the whole process's resident
@@ -39,8 +42,11 @@
 #include "bench/cpu_clock.hpp"
 #include "bench/resident_memory.hpp"
 #include "sim/machine/engine.hpp"
+#include "sim/machine/event_queue.hpp"
+#include "sim/machine/queued_action.hpp"
 #include "sim/machine/error_histogram.hpp"
 #include "sim/machine/log_histogram.hpp"
+#include "workloads/generators/seeded_random.hpp"
 #include "workloads/workload.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/heap_queue.hpp"
@@ -294,6 +300,44 @@ void engine_memory(benchmark::State& state) {
     }
 }
 
+// The engine's calendar (sim/machine/event_queue.hpp) alone, loaded as a
+// generator loads it: N connections with one pending action each; popping
+// one schedules that connection's next at an exponential gap (mean 1 s,
+// SeededRandom as the generators draw it), as `run --workload uniform`
+// does. The state a pop's connection reads is fetched kLookAhead pops
+// early through peek(), as the engine does. Counter ns_per_event: one pop
+// and one push, the draw included.
+void calendar(benchmark::State& state) {
+    const auto n = static_cast<std::uint32_t>(state.range(0));
+    constexpr std::uint64_t kEvents = 10'000'000;
+    constexpr std::size_t kLookAhead = 16;
+    for (auto _ : state) {
+        state.PauseTiming();
+        std::vector<SeededRandom> draws(n);
+        EventQueue<QueuedAction> q;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            draws[i] = SeededRandom::for_stream(1, i);
+            q.push(static_cast<std::uint64_t>(draws[i].exponential(1e9)), QueuedAction{.word = i});
+        }
+        state.ResumeTiming();
+        std::uint64_t last = 0;
+        for (std::uint64_t k = 0; k < kEvents; ++k) {
+            const auto e = q.pop();
+            if (const auto* ahead = q.peek(kLookAhead)) __builtin_prefetch(&draws[ahead->payload.word], 1);
+            if (e.time_ns < last) state.SkipWithError("the calendar popped an event before the previous one");
+            last = e.time_ns;
+            SeededRandom& r = draws[e.payload.word];
+            q.push(e.time_ns + static_cast<std::uint64_t>(r.exponential(1e9)), e.payload);
+        }
+        state.PauseTiming();
+        q = EventQueue<QueuedAction>{};
+        state.ResumeTiming();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kEvents));
+    state.counters["ns_per_event"] = benchmark::Counter(static_cast<double>(state.iterations() * kEvents),
+                                                        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 template <TimerQueue Q>
 void register_queue() {
     const std::string q(Q::name);
@@ -324,6 +368,9 @@ int main(int argc, char** argv) {
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
     register_clock_reference("start");
+    for (const std::int64_t n : {100'000, 1'000'000})
+        benchmark::RegisterBenchmark("calendar", calendar)
+            ->ArgName("pending")->Arg(n)->Iterations(1)->Unit(benchmark::kMillisecond);
     register_queue<ModernWheel>();
     register_queue<ClassicWheel>();
     register_queue<HeapQueue>();
