@@ -108,9 +108,12 @@ private:
     static constexpr std::size_t kSortDirectly = 32;  // a bucket this small: a comparison sort
     static constexpr std::uint32_t kCrowded = 16;     // more in one sub-bucket: a comparison sort
     // At most this many buckets: their heads and tails stay in the cache, so
-    // a push costs no miss (1M events of timersim run: 4096 against 65536
-    // buckets is 210 against 260-340 ns per pop and push; 2048: 250-370).
-    static constexpr std::size_t kMaxBuckets = std::size_t{1} << 12;
+    // a push costs no miss. With a comparison sort per bucket 4096 was best
+    // (1M events of timersim run: 210 ns per pop and push, 65536: 260-340,
+    // 2048: 250-370); with sort_bucket() linear, larger buckets cost no more
+    // to sort, and 1024 ran uniform at 1M connections in 0.91x the time of
+    // 4096 and the demo's workloads in 0.88x (16384: 1.52x).
+    static constexpr std::size_t kMaxBuckets = std::size_t{1} << 10;
 
     struct Later {
         bool operator()(const Event& a, const Event& b) const noexcept {
