@@ -156,12 +156,13 @@ private:
     }
 
     // run_ = bucket b's events (all in [start, start + 2^shift_)), sorted;
-    // b is left with a buffer for the caller to free. A comparison sort of a few hundred random
-    // events mispredicts about half of its compares. Instead a counting pass
-    // splits the bucket into sub-buckets of half an event each on average
-    // (stable, so each keeps push order), and one insertion pass
-    // puts the rare neighbours that share a sub-bucket in order: the same
-    // sorted run. (uniform at 1M connections: 0.91x the run's CPU time.)
+    // b is left with a buffer for the caller to free. A comparison sort of a
+    // few hundred random events mispredicts about half of its compares.
+    // Instead a counting pass splits the bucket into sub-buckets of half an
+    // event each on average (stable, so each keeps push order), and one
+    // insertion pass puts the rare neighbours that share a sub-bucket in
+    // order: the same sorted run. (uniform at 1M connections: 0.91x the
+    // run's CPU time.)
     void sort_bucket(std::vector<Event>& b, std::uint64_t start) {
         const std::size_t n = b.size();
         const auto sort_directly = [&] {
