@@ -183,7 +183,10 @@ public:
 
 private:
     static constexpr std::uint32_t kPopAhead = 8;
-    static constexpr std::uint32_t kCompactAhead = 16;
+    // A compaction step is about ten instructions, so the distance has to
+    // span a memory latency of several hundred (session 12: 64 against 16,
+    // docs/performance.md).
+    static constexpr std::uint32_t kCompactAhead = 64;
     static constexpr std::uint32_t kMinCapacity = 8;
 
     // An array's entries, from malloc so that growing is a realloc. Owned,
@@ -262,6 +265,7 @@ private:
                 n.ticket = fresh + kept;
                 ids[kept++] = id;
             };
+            for (std::uint32_t j = 0; j < std::min(size, kCompactAhead); ++j) __builtin_prefetch(&nodes[ids[j]], 1);
             std::uint32_t i = 0;
             for (; i + kCompactAhead < size; ++i) {
                 __builtin_prefetch(&nodes[ids[i + kCompactAhead]], 1);
