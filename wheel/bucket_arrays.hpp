@@ -47,6 +47,19 @@
 
 namespace timersim {
 
+// Where entry arrays come from (a realloc; nullptr for a new one), and what
+// an allocation failure throws: std::bad_alloc. Replaceable so that a test
+// can make any one allocation fail (tests/wheel/test_bucket_arrays.cpp);
+// only a growth or a copy calls it.
+inline void* (*bucket_entries_realloc)(void*, std::size_t) = [](void* p, std::size_t bytes) {
+    return std::realloc(p, bytes);
+};
+
+// Failure guarantees: a push() that cannot grow its array throws
+// std::bad_alloc with every array as it was (a compaction may have run,
+// which changes no live entry); a copy that fails half way frees what it
+// made. make_room_for_one() lets a caller allocate before it changes
+// anything, so that a move between arrays cannot fail half way.
 class BucketArrays {
 public:
     // `first_ticket` only matters to tests of the ticket wrap.
@@ -80,6 +93,14 @@ public:
         if (a.size == a.capacity) [[unlikely]] make_room(nodes, a);
         append(a, id, node);
         return was_empty;
+    }
+    // Compacts or grows `list` now if it is full, so that the next
+    // push_into_room() into it cannot fail; may throw std::bad_alloc.
+    template <class Nodes>
+    void make_room_for_one(Nodes& nodes, std::size_t list) {
+        Array& a = arrays_[list];
+        if (a.live == 0) a.drop_all();
+        if (a.size == a.capacity) make_room(nodes, a);
     }
     // Can `list` take one more entry without a compaction or growth?
     bool has_room(std::size_t list) const noexcept {
@@ -222,7 +243,7 @@ private:
         }
         static Entries copy_of(const Array& o) {
             if (!o.ids) return nullptr;
-            Entries copy(static_cast<TimerId*>(std::malloc(std::size_t{o.capacity} * sizeof(TimerId))));
+            Entries copy(static_cast<TimerId*>(bucket_entries_realloc(nullptr, std::size_t{o.capacity} * sizeof(TimerId))));
             if (!copy) throw std::bad_alloc();
             std::copy(o.ids.get(), o.ids.get() + o.size, copy.get());
             return copy;
@@ -277,7 +298,7 @@ private:
             if (kept < a.capacity) return;
         }
         const std::uint32_t grown = a.capacity < kMinCapacity ? kMinCapacity : a.capacity * 2;
-        void* p = std::realloc(a.ids.get(), std::size_t{grown} * sizeof(TimerId));
+        void* p = bucket_entries_realloc(a.ids.get(), std::size_t{grown} * sizeof(TimerId));
         if (p == nullptr) throw std::bad_alloc(); // a.ids is still its own
         (void)a.ids.release();
         a.ids.reset(static_cast<TimerId*>(p));

@@ -81,6 +81,10 @@ public:
     // arm_general() takes for it, so it adds no rule; every other case, the
     // checks and errors included, goes to arm_general() (a pending timer
     // through arm_pending()).
+    //
+    // Out of memory (a list's array cannot grow): throws std::bad_alloc and
+    // the timer is idle, a pending one detached as the 4.x code detaches it
+    // before it knows the new list.
     [[gnu::always_inline]] ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
         return arm_fast(id, expires, call);
     }

@@ -113,6 +113,9 @@ public:
     // for the choice of CPU, which is the engine's business. Inline, as the
     // kernel's is: the call is most of the cost otherwise.
     //
+    // Out of memory (a bucket array cannot grow): throws std::bad_alloc; a
+    // pending timer stays where it was, an idle one stays idle.
+    //
     // The base is chosen by a branch, not by indexing with the node's base
     // field: on a large wheel the node is a cache miss, and a predicted
     // branch lets the whole index computation and enqueue run before it
@@ -359,10 +362,12 @@ private:
             }
             // Same base, and detaching does not move clk: the index stands.
             // The timer stays pending throughout, so the base's count and the
-            // peak do not move either.
+            // peak do not move either. The target bucket makes room first:
+            // if that runs out of memory the timer is still in its old bucket.
+            b.buckets.make_room_for_one(pool_.nodes(), wi.idx);
             unlink_timer(b, n);
             n.expires = expires;
-            link_timer(b, id, n, wi);
+            link_timer<true>(b, id, n, wi);
             return ArmOutcome::queued;
         }
         pool_.check_live(n, id);
@@ -402,7 +407,8 @@ private:
     // (enqueue sets it, the delete that empties a bucket and the collection
     // that moves it out clear it), so only a timer entering an empty bucket
     // needs to set it: the same bits, without a read-modify-write per arm.
-    // Roomy: the caller checked has_room(), so no compaction or growth.
+    // Roomy: the caller checked has_room() or called make_room_for_one(), so
+    // no compaction or growth (and nothing that can throw).
     template <bool Roomy = false>
     [[gnu::always_inline]] void link_timer(Base& b, TimerId id, Node& n, const modern::WheelIndex& wi) {
         const bool was_empty = Roomy ? b.buckets.push_into_room(wi.idx, id, n) : b.buckets.push(pool_.nodes(), wi.idx, id, n);
