@@ -49,7 +49,7 @@ namespace timersim {
 
 // Where entry arrays come from (a realloc; nullptr for a new one), and what
 // an allocation failure throws: std::bad_alloc. Replaceable so that a test
-// can make any one allocation fail (tests/wheel/test_bucket_arrays.cpp);
+// can make any one allocation fail (tests/wheel/test_allocation_failure.cpp);
 // only a growth or a copy calls it.
 inline void* (*bucket_entries_realloc)(void*, std::size_t) = [](void* p, std::size_t bytes) {
     return std::realloc(p, bytes);
@@ -87,20 +87,16 @@ public:
     // sets node.idx. Returns whether the bucket had no live entry before.
     template <class Nodes, class Node>
     [[gnu::always_inline]] bool push(Nodes& nodes, std::size_t list, TimerId id, Node& node) {
-        Array& a = arrays_[list];
-        const bool was_empty = a.live == 0;
-        if (was_empty) a.drop_all();
-        if (a.size == a.capacity) [[unlikely]] make_room(nodes, a);
-        append(a, id, node);
-        return was_empty;
+        make_room_for_one(nodes, list);
+        return push_into_room(list, id, node);
     }
     // Compacts or grows `list` now if it is full, so that the next
     // push_into_room() into it cannot fail; may throw std::bad_alloc.
     template <class Nodes>
-    void make_room_for_one(Nodes& nodes, std::size_t list) {
+    [[gnu::always_inline]] void make_room_for_one(Nodes& nodes, std::size_t list) {
         Array& a = arrays_[list];
         if (a.live == 0) a.drop_all();
-        if (a.size == a.capacity) make_room(nodes, a);
+        if (a.size == a.capacity) [[unlikely]] make_room(nodes, a);
     }
     // Can `list` take one more entry without a compaction or growth?
     bool has_room(std::size_t list) const noexcept {
