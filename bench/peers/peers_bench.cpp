@@ -20,6 +20,14 @@
 //   cog       cog: base-64 cascading rings, block buckets, tombstone cancel
 //   rfc2015   wheel:rfc-2015 (InPlaceWheel, 8 levels of 32, x8)
 //   cascade8x4  wheel:bits=8x4:mode=cascade (CascadingWheel, 4 levels of 256)
+//   modern+batch, classic+batch  the two kernel wheels behind
+//             BatchedQueue (wheel/batched_queue.hpp): arms and cancels are
+//             buffered, each node fetched when its call comes in, and
+//             applied 32 at a time; any query or tick applies them first.
+//             For a caller that does not need each call's answer at once.
+//   ratas+batch, timeout+batch, heap4+batch, seastar+batch  the peers behind
+//             the same buffer (PeerBatch): each call's timer handed to the
+//             peer's ahead() when the call comes in, 32 calls applied at a time
 //
 // Every queue gets the same random streams (fixed seeds, drawn before any
 // timing); time is one tick = one jiffy; all wheels advance one tick at a time.
@@ -31,7 +39,10 @@
 //                    [--rounds-10m 3] [--queues modern,ratas,...]
 //                    [--workloads steady,hot,rearm,expiry,same,tcp]
 //                    [--pairs 2000000] [--tcp-max 1000000] [--latency]
-//                    [--ahead 16]
+//                    [--ahead 16] [--lead modern]
+//
+// The ratio columns are the --lead queue's time over each other queue's,
+// per round, then the median (default modern; e.g. --lead modern+batch).
 //
 // timersim's copy adds two workloads, steady+ahead and rearm+ahead: the same
 // streams, but before operation k every queue is told which timer operation
@@ -43,6 +54,7 @@
 // timer object the caller owns, which is all their API exposes; the 4-ary
 // heap fetches its position slot and the heap entry it names.
 
+#include "wheel/batched_queue.hpp"
 #include "wheel/cascading_wheel.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/cog_wheel.hpp"
@@ -69,6 +81,7 @@ extern "C" {
 #include <seastar/core/timer-set.hh>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
@@ -224,7 +237,21 @@ struct MakeCascade8x4 {
             .slack = std::nullopt});
     }
 };
+struct MakeModernBatch {
+    static constexpr const char* name = "modern+batch";
+    static timersim::BatchedQueue<timersim::ModernWheel> make() {
+        return timersim::BatchedQueue<timersim::ModernWheel>(MakeModern::make());
+    }
+};
+struct MakeClassicBatch {
+    static constexpr const char* name = "classic+batch";
+    static timersim::BatchedQueue<timersim::ClassicWheel> make() {
+        return timersim::BatchedQueue<timersim::ClassicWheel>(MakeClassic::make());
+    }
+};
 using ModernQ = TimersimQ<timersim::ModernWheel, MakeModern>;
+using ModernBatchQ = TimersimQ<timersim::BatchedQueue<timersim::ModernWheel>, MakeModernBatch>;
+using ClassicBatchQ = TimersimQ<timersim::BatchedQueue<timersim::ClassicWheel>, MakeClassicBatch>;
 using ClassicQ = TimersimQ<timersim::ClassicWheel, MakeClassic>;
 using TsHeapQ = TimersimQ<timersim::HeapQueue, MakeTsHeap>;
 using Scheme4Q = TimersimQ<timersim::Scheme4Queue, MakeScheme4>;
@@ -630,6 +657,7 @@ struct Options {
     std::size_t tcp_max = 1000000;
     bool latency = false;
     std::size_t ahead = 16; // the look-ahead workloads' distance, in operations
+    std::string lead = "modern"; // the queue of the ratio columns
 };
 Options g_opt;
 
@@ -783,15 +811,78 @@ void run_tcp(const TcpStream& s) {
     });
 }
 
+// Any adapter behind the same buffer as timersim's BatchedQueue
+// (wheel/batched_queue.hpp): each call is recorded and its timer handed to
+// ahead() at once, the buffered calls are applied 32 at a time, and a tick
+// or a query applies them first. The peers get the knowledge the batched
+// timersim wheels get, through what their APIs expose (ahead()), so the
+// "+batch" rows compare like with like.
+template <class Q, class Name>
+struct PeerBatch {
+    static constexpr const char* name = Name::name;
+    static constexpr std::size_t node_bytes = Q::node_bytes;
+    static constexpr std::size_t kBatch = 32;
+    enum Kind : std::uint8_t { kArm, kRearm, kCancel };
+    struct Call {
+        std::uint32_t id;
+        std::uint32_t delay;
+        Kind kind;
+    };
+    mutable Q q; // pending() const applies the buffer first
+    mutable std::array<Call, kBatch> calls{};
+    mutable std::size_t size = 0;
+    explicit PeerBatch(std::size_t cap) : q(cap) {}
+    void push(Call c) {
+        q.ahead(c.id);
+        calls[size++] = c;
+        if (size == kBatch) flush();
+    }
+    void flush() const {
+        for (std::size_t i = 0; i < size; ++i) {
+            const Call& c = calls[i];
+            if (c.kind == kArm) q.arm(c.id, c.delay);
+            else if (c.kind == kRearm) q.rearm(c.id, c.delay);
+            else q.cancel(c.id);
+        }
+        size = 0;
+    }
+    void arm(std::uint32_t id, std::uint32_t d) { push({id, d, kArm}); }
+    void rearm(std::uint32_t id, std::uint32_t d) { push({id, d, kRearm}); }
+    void cancel(std::uint32_t id) { push({id, 0, kCancel}); }
+    void ahead(std::uint32_t) const {}
+    void tick() {
+        flush();
+        q.tick();
+    }
+    std::size_t pending() const {
+        flush();
+        return q.pending();
+    }
+};
+struct RatasBatchName { static constexpr const char* name = "ratas+batch"; };
+struct TimeoutBatchName { static constexpr const char* name = "timeout+batch"; };
+struct Heap4BatchName { static constexpr const char* name = "heap4+batch"; };
+struct SeastarBatchName { static constexpr const char* name = "seastar+batch"; };
+using RatasBatchQ = PeerBatch<RatasQ, RatasBatchName>;
+using TimeoutBatchQ = PeerBatch<TimeoutQ, TimeoutBatchName>;
+using Heap4BatchQ = PeerBatch<Heap4Q, Heap4BatchName>;
+using SeastarBatchQ = PeerBatch<SeastarQ, SeastarBatchName>;
+
 template <class F>
 void for_queue(const std::string& name, F&& f) {
     if (name == "modern") f(static_cast<ModernQ*>(nullptr));
     else if (name == "classic") f(static_cast<ClassicQ*>(nullptr));
+    else if (name == "modern+batch") f(static_cast<ModernBatchQ*>(nullptr));
+    else if (name == "classic+batch") f(static_cast<ClassicBatchQ*>(nullptr));
     else if (name == "tsheap") f(static_cast<TsHeapQ*>(nullptr));
     else if (name == "ratas") f(static_cast<RatasQ*>(nullptr));
     else if (name == "timeout") f(static_cast<TimeoutQ*>(nullptr));
     else if (name == "heap4") f(static_cast<Heap4Q*>(nullptr));
     else if (name == "seastar") f(static_cast<SeastarQ*>(nullptr));
+    else if (name == "ratas+batch") f(static_cast<RatasBatchQ*>(nullptr));
+    else if (name == "timeout+batch") f(static_cast<TimeoutBatchQ*>(nullptr));
+    else if (name == "heap4+batch") f(static_cast<Heap4BatchQ*>(nullptr));
+    else if (name == "seastar+batch") f(static_cast<SeastarBatchQ*>(nullptr));
     else if (name == "scheme4") f(static_cast<Scheme4Q*>(nullptr));
     else if (name == "scheme6") f(static_cast<Scheme6Q*>(nullptr));
     else if (name == "netty") f(static_cast<NettyQ*>(nullptr));
@@ -862,7 +953,7 @@ void print_results() {
         std::printf("\n### %s\n\n| N |", t[1]);
         for (auto& q : g_queue_order) std::printf(" %s |", q.c_str());
         for (auto& q : g_queue_order)
-            if (q != "modern") std::printf(" modern/%s |", q.c_str());
+            if (q != g_opt.lead) std::printf(" %s/%s |", g_opt.lead.c_str(), q.c_str());
         std::printf("\n|---|");
         for (std::size_t i = 0; i < 2 * g_queue_order.size() - 1; ++i) std::printf("---|");
         std::printf("\n");
@@ -878,9 +969,9 @@ void print_results() {
                 std::sort(v.begin(), v.end());
                 std::printf(" %.1f (%.1f-%.1f) |", median(v), v.front(), v.back());
             }
-            auto mod = byq.find("modern");
+            auto mod = byq.find(g_opt.lead);
             for (auto& q : g_queue_order) {
-                if (q == "modern") continue;
+                if (q == g_opt.lead) continue;
                 auto c = byq.find(q);
                 if (mod == byq.end() || c == byq.end()) {
                     std::printf(" - |");
@@ -934,14 +1025,14 @@ void print_results() {
     for (auto& [w, byn] : g_res)
         for (auto& [n, byq] : byn) {
             for (auto& [q, c] : byq) std::printf("RESULT %s %zu %s %.2f\n", w.c_str(), n, q.c_str(), median(c.ns));
-            auto mod = byq.find("modern");
+            auto mod = byq.find(g_opt.lead);
             if (mod == byq.end()) continue;
             for (auto& [q, c] : byq) {
-                if (q == "modern") continue;
+                if (q == g_opt.lead) continue;
                 std::vector<double> r;
                 for (std::size_t i = 0; i < std::min(mod->second.ns.size(), c.ns.size()); ++i)
                     r.push_back(mod->second.ns[i] / c.ns[i]);
-                std::printf("RATIO %s %zu modern/%s %.3f\n", w.c_str(), n, q.c_str(), median(r));
+                std::printf("RATIO %s %zu %s/%s %.3f\n", w.c_str(), n, g_opt.lead.c_str(), q.c_str(), median(r));
             }
         }
 }
@@ -978,6 +1069,7 @@ int main(int argc, char** argv) {
         else if (a == "--tcp-max") g_opt.tcp_max = std::stoull(val());
         else if (a == "--latency") g_opt.latency = true;
         else if (a == "--ahead") g_opt.ahead = std::stoull(val());
+        else if (a == "--lead") g_opt.lead = val();
         else die("unknown option " + a);
     }
     g_queue_order = g_opt.queues;
