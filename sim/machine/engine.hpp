@@ -246,6 +246,7 @@ private:
     void update_key(unsigned cpu);
     bool key_less(unsigned a, unsigned b) const noexcept;
     void process(unsigned cpu, EventRank rank);
+    void run_next_action(CpuState& c);
     unsigned index_of(const CpuState& c) const noexcept;
 
     // Ticks, softirq runs, charging and NOHZ (engine_ticks_impl.hpp).

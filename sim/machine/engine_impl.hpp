@@ -636,23 +636,27 @@ void Engine<Q>::process(unsigned cpu, EventRank rank) {
         if (c.softirq.ksoftirqd_runs()) start_run(c, SoftirqContext::ksoftirqd, c.now_ns);
         break;
     case rank_softirq: softirq_step(c); break;
-    case rank_action: {
-        const auto event = c.actions.pop();
-        // Look ahead in the calendar: the action kLookAhead places on gets
-        // its nodes fetched, so the misses of the coming actions overlap (a
-        // live kernel cannot know its next operations; a simulator does).
-        // A node is all a wheel's arm or cancel may find cold (its bucket
-        // arrays' tails are hot). Hints only: nothing they do changes the run.
-        if (const auto* ahead = c.actions.peek(kLookAhead)) prefetch_action(ahead->payload);
-        if (event.time_ns < time_ns_) ++c.metrics.actions_delayed;
-        c.now_ns = std::max(c.now_ns, time_ns_);
-        if (c.tick_stopped) {
-            ++c.metrics.wakeups_by_action;
-            nohz_wake(c);
+    case rank_action:
+        run_next_action(c);
+        // One CPU without NOHZ: while its next action comes before anything
+        // else can (its next tick, ksoftirqd, a softirq the action started)
+        // and run_until() would still take it, it is the loop's next event
+        // anyway, so it runs here without recomputing the CPU's key and
+        // climbing the winner tree for each (uniform at 100K connections:
+        // about 80 of 900 instructions an operation). The same events in
+        // the same order, at the same times.
+        if (single_ && !config_.nohz_idle) {
+            while (!c.in_softirq && !c.actions.empty()) {
+                const std::uint64_t due = c.actions.next_time();
+                const std::uint64_t at = std::max(due, c.now_ns);
+                if (at >= c.next_tick_ns) break;
+                if (const auto k = c.softirq.ksoftirqd_run_at(); k && *k <= at) break;
+                if (due > end_ns_ && runs_started_by_end_ == 0) break;
+                time_ns_ = std::max(time_ns_, at);
+                run_next_action(c);
+            }
         }
-        run_action(event.payload);
         break;
-    }
     case rank_none: break;
     }
     // One CPU: while its softirq's next step comes before its next tick,
@@ -668,6 +672,25 @@ void Engine<Q>::process(unsigned cpu, EventRank rank) {
     in_event_ = false;
     current_cpu_ = 0;
     update_key(cpu);
+}
+
+// The CPU's earliest action, at time_ns_ (the event loop's time).
+template <TimerQueue Q>
+inline void Engine<Q>::run_next_action(CpuState& c) {
+    const auto event = c.actions.pop();
+    // Look ahead in the calendar: the action kLookAhead places on gets
+    // its nodes fetched, so the misses of the coming actions overlap (a
+    // live kernel cannot know its next operations; a simulator does).
+    // A node is all a wheel's arm or cancel may find cold (its bucket
+    // arrays' tails are hot). Hints only: nothing they do changes the run.
+    if (const auto* ahead = c.actions.peek(kLookAhead)) prefetch_action(ahead->payload);
+    if (event.time_ns < time_ns_) ++c.metrics.actions_delayed;
+    c.now_ns = std::max(c.now_ns, time_ns_);
+    if (c.tick_stopped) {
+        ++c.metrics.wakeups_by_action;
+        nohz_wake(c);
+    }
+    run_action(event.payload);
 }
 
 template <TimerQueue Q>

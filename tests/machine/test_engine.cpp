@@ -333,6 +333,82 @@ TEST_CASE("actions run after a tick at the same ns, and wait for a running softi
     CHECK(engine.queue().counters().expired == 100'001);
 }
 
+// Records what each action saw: the time it ran at, jiffies, its tag.
+struct ActionLog final : Workload {
+    struct Seen {
+        std::uint64_t ns;
+        Jiffies jiffies;
+        std::uint64_t tag;
+    };
+    std::vector<Seen> seen;
+    void on_action(Sim& sim, std::uint64_t tag) override { seen.push_back({sim.now_ns(), sim.jiffies(), tag}); }
+};
+
+// One CPU runs a run of actions back to back while nothing else can come
+// between them (Engine::process); these are the events that can.
+TEST_CASE("back-to-back actions: a tick at an action's ns comes first, and none runs past run_until's end") {
+    ModernWheel queue(ModernWheel::Config{.hz = kHz});
+    Engine<ModernWheel> engine(queue, EngineConfig{.hz = kHz});
+    const Jiffies start = engine.jiffies();
+    ActionLog log;
+    engine.set_workload(&log);
+    const std::uint64_t t1 = tick_time_ns(1, kHz), t2 = tick_time_ns(2, kHz);
+    const std::uint64_t end = t2 + 1000;
+    const std::uint64_t times[] = {t1 - 1, t1, t1 + 1, t2 - 1, t2, end, end + 1};
+    for (std::uint64_t i = 0; i < std::size(times); ++i) engine.schedule_action(times[i], Action{.tag = i});
+    engine.run_until(end);
+    REQUIRE(log.seen.size() == 6); // not the one at end + 1
+    const Jiffies expected[] = {start, start + 1, start + 1, start + 1, start + 2, start + 2};
+    for (std::size_t i = 0; i < 6; ++i) {
+        CAPTURE(i);
+        CHECK(log.seen[i].tag == i);
+        CHECK(log.seen[i].ns == times[i]);
+        CHECK(log.seen[i].jiffies == expected[i]);
+    }
+    engine.run_until(end + 1);
+    REQUIRE(log.seen.size() == 7);
+    CHECK(log.seen[6].ns == end + 1);
+}
+
+TEST_CASE("back-to-back actions: ksoftirqd due at an action's ns runs first, and the action waits for it") {
+    constexpr std::uint64_t delay = 10'000'000;
+    CostModel costs{};
+    costs.expiry_ns = 50;
+    costs.callback_ns = 200;
+    const EngineConfig config{.hz = kHz, .costs = costs, .ksoftirqd_delay_ns = delay};
+    // The run at `deadline` outlasts MAX_SOFTIRQ_TIME (see the ksoftirqd
+    // test below) and wakes ksoftirqd; the same machine twice, the second
+    // with actions around the time ksoftirqd gets the CPU.
+    const auto machine = [](Engine<ClassicWheel>& engine) {
+        const Jiffies deadline = engine.jiffies() + 100;
+        for (int i = 0; i < 100'000; ++i) engine.arm(engine.create_timer(), deadline);
+        engine.arm(engine.create_timer(), deadline + 8);
+    };
+    ClassicWheel first_queue(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt});
+    Engine<ClassicWheel> first(first_queue, config);
+    machine(first);
+    first.run_ticks(107);
+    const auto ksoftirqd_at = first.softirq().ksoftirqd_run_at();
+    REQUIRE(ksoftirqd_at.has_value());
+    const std::uint64_t k = *ksoftirqd_at;
+
+    ClassicWheel queue(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt});
+    Engine<ClassicWheel> engine(queue, config);
+    machine(engine);
+    ActionLog log;
+    engine.set_workload(&log);
+    engine.run_ticks(107);
+    for (std::uint64_t i = 0; i < 3; ++i) engine.schedule_action(k - 1 + i, Action{.tag = i});
+    engine.run_ticks(200);
+    REQUIRE(log.seen.size() == 3);
+    CHECK(log.seen[0].ns == k - 1);
+    // ksoftirqd's run (an entry, a walked jiffy, an expiry) came first.
+    CHECK(log.seen[1].ns > k);
+    CHECK(log.seen[2].ns == log.seen[1].ns);
+    CHECK(engine.metrics().actions_delayed == 2);
+    CHECK(engine.metrics().softirq.runs_ksoftirqd == 1);
+}
+
 TEST_CASE("the ns histogram keeps exact extremes and percentiles within 12.5 %") {
     Log2Histogram h;
     CHECK(h.percentile(50) == 0);
