@@ -51,19 +51,21 @@ namespace timersim {
 template <class Payload>
 class EventQueue {
 public:
+    // No sequence number: events reach a bucket in push order and every
+    // sort of one is stable, so ties keep push order without one (24 bytes
+    // an event with a 16-byte payload, not 32). Only late_ needs one.
     struct Event {
         std::uint64_t time_ns;
-        std::uint64_t seq;
         Payload payload;
     };
 
     void reserve(std::size_t n) { late_.reserve(std::min<std::size_t>(n, kSmall * 2)); }
     void push(std::uint64_t time_ns, const Payload& payload) {
-        const Event e{time_ns, next_seq_++, payload};
+        const Event e{time_ns, payload};
         ++size_;
         ++ops_since_epoch_;
         if (time_ns <= near_last_) {
-            late_.push_back(e);
+            late_.push_back(Late{e, next_seq_++});
             std::push_heap(late_.begin(), late_.end(), Later{});
             // Everything near and a large heap: lay an epoch over it.
             if (near_last_ == UINT64_MAX && late_.size() > kLargeHeap) spread_near();
@@ -76,14 +78,14 @@ public:
     }
     bool empty() const noexcept { return size_ == 0; }
     std::size_t size() const noexcept { return size_; }
-    const Event& top() const { return late_first() ? late_.front() : run_[pos_]; }
+    const Event& top() const { return late_first() ? late_.front().event : run_[pos_]; }
     // Time of the earliest event; UINT64_MAX when empty.
     std::uint64_t next_time() const noexcept { return size_ == 0 ? UINT64_MAX : top().time_ns; }
     Event pop() {
         Event e;
         if (late_first()) {
             std::pop_heap(late_.begin(), late_.end(), Later{});
-            e = late_.back();
+            e = late_.back().event;
             late_.pop_back();
         } else {
             e = run_[pos_++];
@@ -115,14 +117,33 @@ private:
     // 4096 and the demo's workloads in 0.88x (16384: 1.52x).
     static constexpr std::size_t kMaxBuckets = std::size_t{1} << 10;
 
+    // An event of late_: scheduled into near_ after its bucket was sorted,
+    // so after every event of run_; seq orders late_'s own ties.
+    struct Late {
+        Event event;
+        std::uint64_t seq;
+    };
     struct Later {
-        bool operator()(const Event& a, const Event& b) const noexcept {
-            return a.time_ns != b.time_ns ? a.time_ns > b.time_ns : a.seq > b.seq;
+        bool operator()(const Late& a, const Late& b) const noexcept {
+            return a.event.time_ns != b.event.time_ns ? a.event.time_ns > b.event.time_ns : a.seq > b.seq;
         }
     };
-    struct Earlier {
-        bool operator()(const Event& a, const Event& b) const noexcept { return Later{}(b, a); }
-    };
+    // The order of a run: by time alone, the sorts being stable.
+    static bool earlier(const Event& a, const Event& b) noexcept { return a.time_ns < b.time_ns; }
+
+    // Insertion sort, stable: the last pass of sort_bucket(), and the whole
+    // sort of a small bucket.
+    static void insertion_sort(Event* first, std::size_t n) noexcept {
+        for (std::size_t i = 1; i < n; ++i) {
+            if (!earlier(first[i], first[i - 1])) [[likely]] continue;
+            const Event e = first[i];
+            std::size_t j = i;
+            do {
+                first[j] = first[j - 1];
+            } while (--j > 0 && earlier(e, first[j - 1]));
+            first[j] = e;
+        }
+    }
 
     // The last ns of the first n buckets (UINT64_MAX if they reach past it).
     static std::uint64_t last_of(std::uint64_t base, std::size_t n, unsigned shift) noexcept {
@@ -165,11 +186,10 @@ private:
     // run's CPU time.)
     void sort_bucket(std::vector<Event>& b, std::uint64_t start) {
         const std::size_t n = b.size();
-        const auto sort_directly = [&] {
+        if (n <= kSortDirectly) {
             run_.swap(b);
-            std::sort(run_.begin(), run_.end(), Earlier{});
-        };
-        if (n <= kSortDirectly) return sort_directly();
+            return insertion_sort(run_.data(), n);
+        }
         // 2^bits sub-buckets, at least twice as many as events, at most the
         // width in ns.
         const unsigned bits = std::min<unsigned>(static_cast<unsigned>(std::bit_width(n - 1)) + 1, shift_);
@@ -179,20 +199,15 @@ private:
         // Many events in one sub-bucket (a burst at one time) would make the
         // insertion pass quadratic.
         for (std::size_t i = 1; i < counts_.size(); ++i) {
-            if (counts_[i] > kCrowded) return sort_directly();
+            if (counts_[i] > kCrowded) {
+                run_.swap(b);
+                return std::stable_sort(run_.begin(), run_.end(), earlier);
+            }
             counts_[i] += counts_[i - 1];
         }
         run_.resize(n);
         for (const Event& e : b) run_[counts_[(e.time_ns - start) >> sub_shift]++] = e;
-        for (std::size_t i = 1; i < n; ++i) {
-            if (!Earlier{}(run_[i], run_[i - 1])) [[likely]] continue;
-            const Event e = run_[i];
-            std::size_t j = i;
-            do {
-                run_[j] = run_[j - 1];
-            } while (--j > 0 && Earlier{}(e, run_[j - 1]));
-            run_[j] = e;
-        }
+        insertion_sort(run_.data(), n);
     }
 
     // The buckets are empty and so is near_: lay a new epoch over overflow_
@@ -207,7 +222,7 @@ private:
         ops_since_epoch_ = 0;
         if (n <= kSmall) {
             run_.swap(overflow_);
-            std::sort(run_.begin(), run_.end(), Earlier{});
+            std::stable_sort(run_.begin(), run_.end(), earlier);
             near_last_ = epoch_last_ = UINT64_MAX;
             return false;
         }
@@ -251,10 +266,13 @@ private:
     }
 
     // near_ holds every event and its heap has grown large: make them an
-    // epoch and take its first bucket as near_.
+    // epoch and take its first bucket as near_. overflow_ (empty here) must
+    // hold events of one time in push order: the rest of run_ (sorted,
+    // pushed before late_), then late_ sorted.
     void spread_near() {
         overflow_.insert(overflow_.end(), run_.begin() + static_cast<std::ptrdiff_t>(pos_), run_.end());
-        overflow_.insert(overflow_.end(), late_.begin(), late_.end());
+        std::sort_heap(late_.begin(), late_.end(), Later{});
+        for (auto l = late_.rbegin(); l != late_.rend(); ++l) overflow_.push_back(l->event);
         late_.clear();
         refill(); // more than kSmall: a new epoch, its first bucket near_
     }
@@ -269,11 +287,14 @@ private:
         start_epoch(); // more than kSmall events: true
     }
 
-    bool late_first() const noexcept { return !late_.empty() && (pos_ == run_.size() || Earlier{}(late_.front(), run_[pos_])); }
+    // late_'s first comes before run_'s next (a tie: run_'s, pushed earlier).
+    bool late_first() const noexcept {
+        return !late_.empty() && (pos_ == run_.size() || earlier(late_.front().event, run_[pos_]));
+    }
 
     std::vector<Event> run_;  // near_: the current bucket, sorted, from pos_ on
     std::size_t pos_ = 0;
-    std::vector<Event> late_; // near_: events scheduled into it since, a heap
+    std::vector<Late> late_;  // near_: events scheduled into it since, a heap
     std::vector<std::vector<Event>> buckets_;
     std::vector<Event> overflow_;
     std::vector<std::uint64_t> sample_; // start_epoch()'s sample of overflow_'s times
