@@ -59,47 +59,52 @@ public:
         Payload payload;
     };
 
+    EventQueue() = default;
+    // run_next_ and run_end_ point into run_'s buffer, which a move hands
+    // over and a copy would not: moves only (a moved-from queue can only be
+    // destroyed or assigned to).
+    EventQueue(EventQueue&&) noexcept = default;
+    EventQueue& operator=(EventQueue&&) noexcept = default;
+    EventQueue(const EventQueue&) = delete;
+    EventQueue& operator=(const EventQueue&) = delete;
+
     void reserve(std::size_t n) { late_.reserve(std::min<std::size_t>(n, kSmall * 2)); }
+    // The common case first, a few instructions: an append to a bucket or
+    // to overflow_ (one counter for the bookkeeping: pushes_).
     void push(std::uint64_t time_ns, const Payload& payload) {
-        const Event e{time_ns, payload};
-        ++size_;
-        ++ops_since_epoch_;
-        if (time_ns <= near_last_) {
-            late_.push_back(Late{e, next_seq_++});
-            std::push_heap(late_.begin(), late_.end(), Later{});
-            // Everything near and a large heap: lay an epoch over it.
-            if (near_last_ == UINT64_MAX && late_.size() > kLargeHeap) spread_near();
-        } else if (time_ns <= epoch_last_) {
-            buckets_[(time_ns - base_) >> shift_].push_back(e);
-            ++in_buckets_;
-        } else {
-            overflow_.push_back(e);
+        ++pushes_;
+        if (time_ns > near_last_) [[likely]] {
+            append(time_ns <= epoch_last_ ? buckets_[(time_ns - base_) >> shift_] : overflow_, Event{time_ns, payload});
+            return;
         }
+        push_late(Event{time_ns, payload});
     }
-    bool empty() const noexcept { return size_ == 0; }
-    std::size_t size() const noexcept { return size_; }
-    const Event& top() const { return late_first() ? late_.front().event : run_[pos_]; }
-    // Time of the earliest event; UINT64_MAX when empty.
-    std::uint64_t next_time() const noexcept { return size_ == 0 ? UINT64_MAX : top().time_ns; }
+    bool empty() const noexcept { return pushes_ == pops_; }
+    std::size_t size() const noexcept { return pushes_ - pops_; }
+    const Event& top() const { return late_first() ? late_.front().event : *run_next_; }
+    // Time of the earliest event; UINT64_MAX when empty. Called for every
+    // event the engine handles: a few instructions, no call (a call made
+    // the engine's caller save four registers). run_next_ always points to
+    // an event, kNone (UINT64_MAX) when run_ is used up.
+    std::uint64_t next_time() const noexcept {
+        const std::uint64_t t = run_next_->time_ns;
+        return late_.empty() ? t : std::min(t, late_.front().event.time_ns);
+    }
+    // The common case first: late_ empty, run_'s next is the earliest.
     Event pop() {
-        Event e;
-        if (late_first()) {
-            std::pop_heap(late_.begin(), late_.end(), Later{});
-            e = late_.back().event;
-            late_.pop_back();
-        } else {
-            e = run_[pos_++];
+        ++pops_;
+        if (late_.empty()) [[likely]] {
+            const Event e = *run_next_++;
+            if (run_next_ == run_end_) refill();
+            return e;
         }
-        --size_;
-        ++ops_since_epoch_;
-        if (pos_ == run_.size() && late_.empty()) refill();
-        return e;
+        return pop_near();
     }
     // A look ahead, for prefetching: the event k places after top() in the
     // current bucket's order, or nullptr past its end. Events scheduled since
     // the bucket was taken may come before it: a hint, not the order.
     const Event* peek(std::size_t k) const noexcept {
-        return pos_ + k < run_.size() ? &run_[pos_ + k] : nullptr;
+        return k < static_cast<std::size_t>(run_end_ - run_next_) ? run_next_ + k : nullptr;
     }
 
 private:
@@ -145,6 +150,49 @@ private:
         }
     }
 
+    // v.push_back(e), the growth out of line: inlined, it made every push
+    // save and restore six registers.
+    static void append(std::vector<Event>& v, const Event& e) {
+        if (v.size() != v.capacity()) [[likely]] v.push_back(e);
+        else append_growing(v, e);
+    }
+    [[gnu::noinline]] static void append_growing(std::vector<Event>& v, const Event& e) { v.push_back(e); }
+
+    // An event into near_'s range: into late_. Out of line, as the growth
+    // in append().
+    [[gnu::noinline]] void push_late(const Event& e) {
+        late_.push_back(Late{e, pushes_});
+        std::push_heap(late_.begin(), late_.end(), Later{});
+        // Everything near and a large heap: lay an epoch over it.
+        if (near_last_ == UINT64_MAX && late_.size() > kLargeHeap) spread_near();
+    }
+
+    // pop() with late_ not empty: the earlier of its first and run_'s next.
+    // Out of line: inlined, its heap made every pop save six registers.
+    [[gnu::noinline]] Event pop_near() {
+        Event e;
+        if (late_first()) {
+            std::pop_heap(late_.begin(), late_.end(), Later{});
+            e = late_.back().event;
+            late_.pop_back();
+        } else {
+            e = *run_next_++;
+        }
+        if (run_next_ == run_end_) {
+            if (late_.empty()) refill();
+            else run_next_ = run_end_ = &kNone;
+        }
+        return e;
+    }
+
+    // run_'s whole content becomes near_'s run.
+    void start_run() noexcept {
+        run_next_ = run_.data();
+        run_end_ = run_next_ + run_.size();
+    }
+
+    std::size_t ops_since_epoch() const noexcept { return pushes_ + pops_ - ops_at_epoch_; }
+
     // The last ns of the first n buckets (UINT64_MAX if they reach past it).
     static std::uint64_t last_of(std::uint64_t base, std::size_t n, unsigned shift) noexcept {
         const unsigned __int128 end = static_cast<unsigned __int128>(base) + (static_cast<unsigned __int128>(n) << shift);
@@ -154,23 +202,22 @@ private:
     // near_ is empty: the next bucket, or a new epoch, becomes near_.
     void refill() {
         run_.clear();
-        pos_ = 0;
-        if (size_ == 0) {
+        run_next_ = run_end_ = &kNone;
+        if (empty()) {
             near_last_ = epoch_last_ = UINT64_MAX;
             return;
         }
-        if (in_buckets_ == 0 && !start_epoch()) return;
-        while (buckets_[next_].empty()) ++next_;
+        // The next bucket with events, else a new epoch (its bucket 0 holds
+        // the earliest event).
+        while (next_ < used_ && buckets_[next_].empty()) ++next_;
+        if (next_ == used_ && !start_epoch()) return;
         // Many more events than an epoch's bucket should hold (the queue grew
         // after the epoch was laid out): a new epoch, if enough has happened
         // since the last one to pay for it.
-        if (buckets_[next_].size() > kPerBucket * 16 && ops_since_epoch_ >= size_at_epoch_) {
-            respread();
-            while (buckets_[next_].empty()) ++next_;
-        }
+        if (buckets_[next_].size() > kPerBucket * 16 && ops_since_epoch() >= size_at_epoch_) respread();
         std::vector<Event>& b = buckets_[next_];
-        in_buckets_ -= b.size();
         sort_bucket(b, base_ + (std::uint64_t{next_} << shift_));
+        start_run();
         std::vector<Event>().swap(b); // a used bucket gets no more events
         ++next_;
         near_last_ = last_of(base_, next_, shift_);
@@ -219,11 +266,13 @@ private:
     bool start_epoch() {
         const std::size_t n = overflow_.size();
         size_at_epoch_ = n;
-        ops_since_epoch_ = 0;
+        ops_at_epoch_ = pushes_ + pops_;
         if (n <= kSmall) {
             run_.swap(overflow_);
             std::stable_sort(run_.begin(), run_.end(), earlier);
+            start_run();
             near_last_ = epoch_last_ = UINT64_MAX;
+            used_ = next_ = 0;
             return false;
         }
         // The earliest and latest exactly (bucket 0 starts at the earliest);
@@ -259,7 +308,6 @@ private:
             if (e.time_ns <= epoch_last_) buckets_[(e.time_ns - base_) >> shift_].push_back(e);
             else overflow_[kept++] = e;
         }
-        in_buckets_ = n - kept;
         overflow_.resize(kept);
         next_ = 0;
         return true;
@@ -270,7 +318,7 @@ private:
     // hold events of one time in push order: the rest of run_ (sorted,
     // pushed before late_), then late_ sorted.
     void spread_near() {
-        overflow_.insert(overflow_.end(), run_.begin() + static_cast<std::ptrdiff_t>(pos_), run_.end());
+        overflow_.insert(overflow_.end(), run_next_, run_end_);
         std::sort_heap(late_.begin(), late_.end(), Later{});
         for (auto l = late_.rbegin(); l != late_.rend(); ++l) overflow_.push_back(l->event);
         late_.clear();
@@ -283,17 +331,20 @@ private:
             overflow_.insert(overflow_.end(), buckets_[i].begin(), buckets_[i].end());
             std::vector<Event>().swap(buckets_[i]);
         }
-        in_buckets_ = 0;
-        start_epoch(); // more than kSmall events: true
+        start_epoch(); // more than kSmall events: true, and bucket 0 holds the earliest
     }
 
     // late_'s first comes before run_'s next (a tie: run_'s, pushed earlier).
     bool late_first() const noexcept {
-        return !late_.empty() && (pos_ == run_.size() || earlier(late_.front().event, run_[pos_]));
+        return !late_.empty() && (run_next_ == run_end_ || earlier(late_.front().event, *run_next_));
     }
 
-    std::vector<Event> run_;  // near_: the current bucket, sorted, from pos_ on
-    std::size_t pos_ = 0;
+    std::vector<Event> run_;  // near_: the current bucket, sorted, [run_next_, run_end_) to come
+    // What run_next_ points to when run_ is used up (late_ may still hold
+    // events): next_time() reads its time without a test.
+    static constexpr Event kNone{UINT64_MAX, Payload{}};
+    const Event* run_next_ = &kNone;
+    const Event* run_end_ = &kNone;
     std::vector<Late> late_;  // near_: events scheduled into it since, a heap
     std::vector<std::vector<Event>> buckets_;
     std::vector<Event> overflow_;
@@ -305,11 +356,10 @@ private:
     unsigned shift_ = 0;                   // log2 of a bucket's width in ns
     std::uint32_t used_ = 0;               // buckets in the epoch
     std::uint32_t next_ = 0;               // the next bucket to become near_
-    std::size_t in_buckets_ = 0;
-    std::size_t size_at_epoch_ = 0;   // events when the epoch was laid out
-    std::size_t ops_since_epoch_ = 0; // pushes and pops since
-    std::size_t size_ = 0;
-    std::uint64_t next_seq_ = 0;
+    std::size_t size_at_epoch_ = 0; // events when the epoch was laid out
+    std::size_t ops_at_epoch_ = 0;  // pushes_ + pops_ then
+    std::size_t pushes_ = 0;        // ever (also late_'s sequence numbers)
+    std::size_t pops_ = 0;
 };
 
 } // namespace timersim

@@ -12,6 +12,7 @@
 #include <queue>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 using namespace timersim;
@@ -142,6 +143,26 @@ TEST_CASE("event queue: many events at one time stay in push order") {
     for (int i = 0; i < 20000; ++i) p.push(1'000);
     for (int i = 0; i < 10000; ++i) p.pop();
     for (int i = 0; i < 10000; ++i) p.push(i % 2 ? 1'000 : 2'000);
+    p.drain();
+}
+
+// The queue keeps pointers into its current bucket's buffer: a move must
+// hand them over with it (and an emptied queue reports UINT64_MAX).
+TEST_CASE("event queue: a moved queue goes on where it was") {
+    Pair p;
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 20000; ++i) p.push(rng() % 1'000'000'000);
+    for (int i = 0; i < 5000; ++i) p.pop();
+    EventQueue<int> moved = std::move(p.q);
+    p.q = std::move(moved);
+    for (int i = 0; i < 5000; ++i) {
+        p.pop();
+        p.push(p.now + rng() % 1'000'000);
+    }
+    p.drain();
+    p.q = EventQueue<int>{};
+    CHECK(p.q.next_time() == UINT64_MAX);
+    p.push(7);
     p.drain();
 }
 
