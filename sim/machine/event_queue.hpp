@@ -113,7 +113,7 @@ private:
     static constexpr std::size_t kPerBucket = 32;     // an epoch's events per bucket where densest
     static constexpr std::size_t kSample = 4096;      // times sampled to lay out an epoch
     static constexpr std::size_t kSortDirectly = 32;  // a bucket this small: a comparison sort
-    static constexpr std::uint32_t kCrowded = 16;     // more in one sub-bucket: a comparison sort
+    static constexpr std::size_t kMovesPerEvent = 4;  // more in sort_bucket()'s insertion pass: a comparison sort
     // At most this many buckets: their heads and tails stay in the cache, so
     // a push costs no miss. With a comparison sort per bucket 4096 was best
     // (1M events of timersim run: 210 ns per pop and push, 65536: 260-340,
@@ -137,8 +137,9 @@ private:
     static bool earlier(const Event& a, const Event& b) noexcept { return a.time_ns < b.time_ns; }
 
     // Insertion sort, stable: the last pass of sort_bucket(), and the whole
-    // sort of a small bucket.
-    static void insertion_sort(Event* first, std::size_t n) noexcept {
+    // sort of a small bucket. Gives up (false) past `moves` moves, leaving
+    // the events permuted, ties still in their order.
+    static bool insertion_sort(Event* first, std::size_t n, std::size_t moves) noexcept {
         for (std::size_t i = 1; i < n; ++i) {
             if (!earlier(first[i], first[i - 1])) [[likely]] continue;
             const Event e = first[i];
@@ -147,7 +148,11 @@ private:
                 first[j] = first[j - 1];
             } while (--j > 0 && earlier(e, first[j - 1]));
             first[j] = e;
+            const std::size_t moved = i - j;
+            if (moved > moves) return false;
+            moves -= moved;
         }
+        return true;
     }
 
     // v.push_back(e), the growth out of line: inlined, it made every push
@@ -185,12 +190,6 @@ private:
         return e;
     }
 
-    // run_'s whole content becomes near_'s run.
-    void start_run() noexcept {
-        run_next_ = run_.data();
-        run_end_ = run_next_ + run_.size();
-    }
-
     std::size_t ops_since_epoch() const noexcept { return pushes_ + pops_ - ops_at_epoch_; }
 
     // The last ns of the first n buckets (UINT64_MAX if they reach past it).
@@ -201,7 +200,6 @@ private:
 
     // near_ is empty: the next bucket, or a new epoch, becomes near_.
     void refill() {
-        run_.clear();
         run_next_ = run_end_ = &kNone;
         if (empty()) {
             near_last_ = epoch_last_ = UINT64_MAX;
@@ -217,25 +215,29 @@ private:
         if (buckets_[next_].size() > kPerBucket * 16 && ops_since_epoch() >= size_at_epoch_) respread();
         std::vector<Event>& b = buckets_[next_];
         sort_bucket(b, base_ + (std::uint64_t{next_} << shift_));
-        start_run();
         std::vector<Event>().swap(b); // a used bucket gets no more events
         ++next_;
         near_last_ = last_of(base_, next_, shift_);
     }
 
-    // run_ = bucket b's events (all in [start, start + 2^shift_)), sorted;
-    // b is left with a buffer for the caller to free. A comparison sort of a
-    // few hundred random events mispredicts about half of its compares.
-    // Instead a counting pass splits the bucket into sub-buckets of half an
-    // event each on average (stable, so each keeps push order), and one
-    // insertion pass puts the rare neighbours that share a sub-bucket in
-    // order: the same sorted run. (uniform at 1M connections: 0.91x the
-    // run's CPU time.)
-    void sort_bucket(std::vector<Event>& b, std::uint64_t start) {
+    // near_'s run = bucket b's events (all in [start, start + 2^shift_)),
+    // sorted, in run_ (which only grows: resize() would zero what the sort
+    // overwrites). A comparison sort of a few hundred random events
+    // mispredicts about half of its compares. Instead a counting pass splits
+    // the bucket into sub-buckets of half an event each on average (stable,
+    // so each keeps push order), and one insertion pass puts the rare
+    // neighbours that share a sub-bucket in order: the same sorted run.
+    // (uniform at 1M connections: 0.91x the run's CPU time.)
+    void sort_bucket(const std::vector<Event>& b, std::uint64_t start) {
         const std::size_t n = b.size();
+        if (run_.size() < n) run_.resize(n);
+        Event* const out = run_.data();
+        run_next_ = out;
+        run_end_ = out + n;
         if (n <= kSortDirectly) {
-            run_.swap(b);
-            return insertion_sort(run_.data(), n);
+            std::copy(b.begin(), b.end(), out);
+            insertion_sort(out, n, n * n);
+            return;
         }
         // 2^bits sub-buckets, at least twice as many as events, at most the
         // width in ns.
@@ -243,18 +245,13 @@ private:
         const unsigned sub_shift = shift_ - bits;
         counts_.assign((std::size_t{1} << bits) + 1, 0);
         for (const Event& e : b) ++counts_[((e.time_ns - start) >> sub_shift) + 1];
-        // Many events in one sub-bucket (a burst at one time) would make the
-        // insertion pass quadratic.
-        for (std::size_t i = 1; i < counts_.size(); ++i) {
-            if (counts_[i] > kCrowded) {
-                run_.swap(b);
-                return std::stable_sort(run_.begin(), run_.end(), earlier);
-            }
-            counts_[i] += counts_[i - 1];
-        }
-        run_.resize(n);
-        for (const Event& e : b) run_[counts_[(e.time_ns - start) >> sub_shift]++] = e;
-        insertion_sort(run_.data(), n);
+        for (std::size_t i = 1; i < counts_.size(); ++i) counts_[i] += counts_[i - 1];
+        for (const Event& e : b) out[counts_[(e.time_ns - start) >> sub_shift]++] = e;
+        // Many events of different times in one sub-bucket would make the
+        // insertion pass quadratic: past kMovesPerEvent moves an event on
+        // average, a comparison sort (stable, and the run so far still has
+        // ties in push order).
+        if (!insertion_sort(out, n, n * kMovesPerEvent)) std::stable_sort(out, out + n, earlier);
     }
 
     // The buckets are empty and so is near_: lay a new epoch over overflow_
@@ -269,8 +266,10 @@ private:
         ops_at_epoch_ = pushes_ + pops_;
         if (n <= kSmall) {
             run_.swap(overflow_);
+            overflow_.clear();
             std::stable_sort(run_.begin(), run_.end(), earlier);
-            start_run();
+            run_next_ = run_.data();
+            run_end_ = run_next_ + n;
             near_last_ = epoch_last_ = UINT64_MAX;
             used_ = next_ = 0;
             return false;
