@@ -94,8 +94,10 @@ public:
     Event pop() {
         ++pops_;
         if (late_.empty()) [[likely]] {
-            const Event e = *run_next_++;
-            if (run_next_ == run_end_) refill();
+            const Event* const next = run_next_++;
+            if (run_next_ != run_end_) [[likely]] return *next;
+            const Event e = *next; // before refill() overwrites run_
+            refill();
             return e;
         }
         return pop_near();
