@@ -115,6 +115,7 @@ private:
     static constexpr std::size_t kPerBucket = 32;     // an epoch's events per bucket where densest
     static constexpr std::size_t kSample = 4096;      // times sampled to lay out an epoch
     static constexpr std::size_t kSortDirectly = 32;  // a bucket this small: a comparison sort
+    static constexpr std::uint32_t kSmooth = 4;       // reserve_buckets() averages over 2 kSmooth + 1 buckets
     static constexpr std::size_t kMovesPerEvent = 4;  // more in sort_bucket()'s insertion pass: a comparison sort
     // At most this many buckets: their heads and tails stay in the cache, so
     // a push costs no miss. With a comparison sort per bucket 4096 was best
@@ -304,6 +305,7 @@ private:
         base_ = lo;
         epoch_last_ = last_of(lo, used_, shift_);
         if (buckets_.size() < used_) buckets_.resize(used_);
+        reserve_buckets(stride);
         std::size_t kept = 0;
         for (const Event& e : overflow_) {
             if (e.time_ns <= epoch_last_) buckets_[(e.time_ns - base_) >> shift_].push_back(e);
@@ -312,6 +314,23 @@ private:
         overflow_.resize(kept);
         next_ = 0;
         return true;
+    }
+
+    // Each bucket's buffer reserved for about its share of overflow_, as
+    // the sample has it (hits times the stride, averaged over 2 kSmooth + 1
+    // neighbours against the sample's noise): start_epoch() then grows few
+    // buffers, instead of each from empty doubling by doubling.
+    void reserve_buckets(std::size_t stride) {
+        counts_.assign(used_ + 1, 0);
+        for (const std::uint64_t t : sample_)
+            if (t <= epoch_last_) ++counts_[((t - base_) >> shift_) + 1];
+        for (std::uint32_t i = 1; i <= used_; ++i) counts_[i] += counts_[i - 1];
+        for (std::uint32_t i = 0; i < used_; ++i) {
+            const std::uint32_t from = i > kSmooth ? i - kSmooth : 0;
+            const std::uint32_t to = std::min(used_, i + kSmooth + 1);
+            const std::size_t share = std::size_t{counts_[to] - counts_[from]} * stride / (to - from);
+            buckets_[i].reserve(share + share / 4);
+        }
     }
 
     // near_ holds every event and its heap has grown large: make them an
