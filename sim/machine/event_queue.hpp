@@ -114,7 +114,7 @@ private:
     static constexpr std::size_t kLargeHeap = 4096;   // one heap beyond this: buckets
     static constexpr std::size_t kPerBucket = 32;     // an epoch's events per bucket where densest
     static constexpr std::size_t kSample = 4096;      // times sampled to lay out an epoch
-    static constexpr std::size_t kSortDirectly = 32;  // a bucket this small: a comparison sort
+    static constexpr std::size_t kSortDirectly = 32;  // a bucket this small: an insertion sort alone
     static constexpr std::uint32_t kSmooth = 4;       // reserve_buckets() averages over 2 kSmooth + 1 buckets
     static constexpr std::size_t kMovesPerEvent = 4;  // more in sort_bucket()'s insertion pass: a comparison sort
     // At most this many buckets: their heads and tails stay in the cache, so
@@ -243,7 +243,8 @@ private:
             return;
         }
         // 2^bits sub-buckets, at least twice as many as events, at most the
-        // width in ns.
+        // width in ns. (At least as many as events saved 6 instructions an
+        // event, and ran 3% slower: the insertion pass mispredicts more.)
         const unsigned bits = std::min<unsigned>(static_cast<unsigned>(std::bit_width(n - 1)) + 1, shift_);
         const unsigned sub_shift = shift_ - bits;
         counts_.assign((std::size_t{1} << bits) + 1, 0);
