@@ -169,10 +169,31 @@ private:
     // An event into near_'s range: into late_. Out of line, as the growth
     // in append().
     [[gnu::noinline]] void push_late(const Event& e) {
+        if (late_.empty() && append_to_run(e)) return;
         late_.push_back(Late{e, pushes_});
         std::push_heap(late_.begin(), late_.end(), Later{});
         // Everything near and a large heap: lay an epoch over it.
         if (near_last_ == UINT64_MAX && late_.size() > kLargeHeap) spread_near();
+    }
+
+    // With late_ empty, an event no earlier than run_'s last comes after
+    // every pending event (ties keep push order), so it can join the end of
+    // the run instead of the heap, if the run's buffer has room. A queue
+    // that holds one or two events, each pushed after the last (a trace
+    // replay reading one step ahead), then never touches the heap.
+    bool append_to_run(const Event& e) {
+        if (run_next_ == run_end_) { // used up: both &kNone
+            if (run_.empty()) run_.resize(kSortDirectly);
+            run_[0] = e;
+            run_next_ = run_.data();
+            run_end_ = run_next_ + 1;
+            return true;
+        }
+        const std::size_t used = static_cast<std::size_t>(run_end_ - run_.data());
+        if (used == run_.size() || earlier(e, run_end_[-1])) return false;
+        run_[used] = e;
+        ++run_end_;
+        return true;
     }
 
     // pop() with late_ not empty: the earlier of its first and run_'s next.

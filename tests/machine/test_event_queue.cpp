@@ -71,6 +71,36 @@ TEST_CASE("event queue: a few events come out by time, then in push order") {
     p.drain();
 }
 
+// An event no earlier than the sorted run's last joins the run's end, but
+// only while the heap of late events is empty: otherwise a late event of the
+// same time, pushed first, would lose the tie to it.
+TEST_CASE("event queue: an event joins the run's end only while no late event waits") {
+    Pair p;
+    p.push(10); // run [10]
+    p.push(10); // joins the run: a tie, after the first
+    p.push(12); // joins the run
+    p.push(5);  // earlier than the run's last: the heap
+    p.push(20); // the heap is not empty: the heap too
+    p.drain();
+    // One event at a time, each after the last: always through the run.
+    for (std::uint64_t t = 100; t < 140; ++t) {
+        p.push(t);
+        if (t % 3 == 0) p.push(t);
+        p.pop();
+    }
+    p.drain();
+    // More in-order events than a new queue's run has room for: the rest
+    // wait in the heap. Once the run is used up, an event of the same time
+    // as a waiting one comes after it.
+    Pair q;
+    for (std::uint64_t t = 0; t < 100; ++t) q.push(t);
+    for (int i = 0; i < 50; ++i) q.pop();
+    q.push(99);
+    q.push(99);
+    q.push(70);
+    q.drain();
+}
+
 TEST_CASE("event queue: random streams give the heap's order at every size") {
     std::mt19937_64 rng(12);
     for (const std::size_t target : {10u, 300u, 5000u, 40000u}) {
