@@ -94,7 +94,8 @@ std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind
 // A factory for WorkloadSpec replaying `trace` (each call a replay of its
 // own). Errors found while replaying (an event on a CPU the machine does not
 // have) are thrown as TraceError from the run. `stats`, if given, receives
-// the last replay's statistics.
+// the last replay's statistics when that replay ends (its workload is
+// destroyed with the run), not while it runs.
 // With `callback_costs` (a trace loaded with costs_from_trace), each
 // callback costs the p50 of its function's callbacks in the trace (a timer's
 // function: its first event's label; a function without a complete callback
