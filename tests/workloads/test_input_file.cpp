@@ -4,6 +4,7 @@
 // compressed inputs are made here with the same libraries (liblzma, zlib,
 // libzstd), so the tests need no tools.
 #include "workloads/traces/input_file.hpp"
+#include "workloads/traces/loaded_trace_data.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_reader.hpp"
 #include "workloads/traces/trace_replay.hpp"
@@ -16,6 +17,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -310,4 +312,33 @@ TEST_CASE("load_trace reads its input once: a pipe gives the same trace as the f
     const std::size_t names = 977 * 2 * sizeof(std::string);
     CHECK(from_pipe->memory_bytes() >= 4001 * 32 + names);
     CHECK(from_pipe->memory_bytes() <= 8192 * 32 + 4096 + 2 * names);
+}
+
+// The loader's event store: single chunks first, then chunks carved from
+// 2 MiB blocks. Every event must read back as written, and no two chunks
+// may share memory, across both kinds and several blocks.
+TEST_CASE("a loaded trace's event store reads back every event, past its first blocks") {
+    LoadedTrace::Data data;
+    constexpr std::size_t kEvents = LoadedTrace::Data::kChunk * (3 * LoadedTrace::Data::kChunksPerBlock + 2) + 5;
+    for (std::size_t i = 0; i < kEvents; ++i) {
+        trace_store::StoredEvent e;
+        e.time_ns = i;
+        e.value = ~i;
+        e.timer = static_cast<std::uint32_t>(i * 7);
+        data.push(e);
+    }
+    REQUIRE(data.count == kEvents);
+    CHECK(data.chunks.size() == (kEvents + LoadedTrace::Data::kChunk - 1) / LoadedTrace::Data::kChunk);
+    // One block a chunk for the first kChunksPerBlock chunks, then one a block.
+    CHECK(data.blocks.list.size() == LoadedTrace::Data::kChunksPerBlock + 3);
+    bool all = true;
+    for (std::size_t i = 0; i < kEvents; ++i) {
+        const trace_store::StoredEvent& e = data.at(i);
+        all = all && e.time_ns == i && e.value == ~i && e.timer == static_cast<std::uint32_t>(i * 7);
+    }
+    CHECK(all);
+    std::vector<const trace_store::StoredEvent*> starts(data.chunks.begin(), data.chunks.end());
+    std::sort(starts.begin(), starts.end());
+    for (std::size_t i = 1; i < starts.size(); ++i)
+        CHECK(starts[i] - starts[i - 1] >= static_cast<std::ptrdiff_t>(LoadedTrace::Data::kChunk));
 }
