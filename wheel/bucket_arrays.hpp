@@ -35,6 +35,7 @@
 // queued in), `TimerId ticket`.
 #pragma once
 
+#include "wheel/prefetch.hpp"
 #include "wheel/timer_queue.hpp"
 
 #include <algorithm>
@@ -251,6 +252,7 @@ private:
         node.ticket = a.first_ticket + a.size;
         a.ids[a.size++] = id;
         ++a.live;
+        prefetch_line_after(a.ids.get() + a.size); // a new tail line every 16 entries
     }
 
     template <class Node>

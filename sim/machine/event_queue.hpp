@@ -40,6 +40,8 @@
 // checks every pop against the binary heap.
 #pragma once
 
+#include "wheel/prefetch.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -160,16 +162,12 @@ private:
 
     // v.push_back(e), the growth out of line: inlined, it made every push
     // save and restore six registers.
-    //
-    // The prefetch: with a thousand buckets a bucket's tail line is written
-    // a few times, long apart, and each new line was a store miss whose
-    // read-for-ownership held up every later store. Fetching the line after
-    // the tail now, for writing, has it in the cache by the time a later
-    // push reaches it (a hint: past the buffer's end it changes nothing).
+    // With a thousand buckets, each append also fetches the line after the
+    // bucket's tail (wheel/prefetch.hpp).
     static void append(std::vector<Event>& v, const Event& e) {
         if (v.size() != v.capacity()) [[likely]] {
             v.push_back(e);
-            __builtin_prefetch(reinterpret_cast<const char*>(v.data() + v.size()) + 64, 1);
+            prefetch_line_after(v.data() + v.size());
         } else {
             append_growing(v, e);
         }
