@@ -244,7 +244,7 @@ private:
         // Many more events than an epoch's bucket should hold (the queue grew
         // after the epoch was laid out): a new epoch, if enough has happened
         // since the last one to pay for it.
-        if (buckets_[next_].size() > kPerBucket * 16 && ops_since_epoch() >= size_at_epoch_) respread();
+        if (buckets_[next_].size() > crowded_ && ops_since_epoch() >= size_at_epoch_) respread();
         std::vector<Event>& b = buckets_[next_];
         sort_bucket(b, base_ + (std::uint64_t{next_} << shift_));
         std::vector<Event>().swap(b); // a used bucket gets no more events
@@ -342,6 +342,11 @@ private:
             else overflow_[kept++] = e;
         }
         overflow_.resize(kept);
+        // Crowded, for refill(): 16 times the layout's own mean. Against a
+        // fixed 16 kPerBucket, an epoch of 1M events in 1024 buckets (about
+        // 650 each where the median puts them) was laid out again half-way
+        // through every time (uniform at 1M connections: 21 of 25 epochs).
+        crowded_ = 16 * std::max(kPerBucket, (n - kept) / used_ + 1);
         next_ = 0;
         return true;
     }
@@ -407,6 +412,7 @@ private:
     std::uint32_t used_ = 0;               // buckets in the epoch
     std::uint32_t next_ = 0;               // the next bucket to become near_
     std::size_t size_at_epoch_ = 0; // events when the epoch was laid out
+    std::size_t crowded_ = 16 * kPerBucket; // more in the next bucket: a new epoch (refill())
     std::size_t ops_at_epoch_ = 0;  // pushes_ + pops_ then
     std::size_t pushes_ = 0;        // ever (also late_'s sequence numbers)
     std::size_t pops_ = 0;
