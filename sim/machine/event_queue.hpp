@@ -110,6 +110,9 @@ public:
     const Event* peek(std::size_t k) const noexcept {
         return k < static_cast<std::size_t>(run_end_ - run_next_) ? run_next_ + k : nullptr;
     }
+    // Epochs laid out over buckets so far (each costs passes over every
+    // event outside near_): for tests that keep that work bounded.
+    std::size_t epochs_laid_out() const noexcept { return epochs_laid_out_; }
 
 private:
     static constexpr std::size_t kSmall = 256;        // at most this many: one heap
@@ -342,6 +345,7 @@ private:
             else overflow_[kept++] = e;
         }
         overflow_.resize(kept);
+        ++epochs_laid_out_;
         // Crowded, for refill(): 16 times the layout's own mean. Against a
         // fixed 16 kPerBucket, an epoch of 1M events in 1024 buckets (about
         // 650 each where the median puts them) was laid out again half-way
@@ -413,6 +417,7 @@ private:
     std::uint32_t next_ = 0;               // the next bucket to become near_
     std::size_t size_at_epoch_ = 0; // events when the epoch was laid out
     std::size_t crowded_ = 16 * kPerBucket; // more in the next bucket: a new epoch (refill())
+    std::size_t epochs_laid_out_ = 0;
     std::size_t ops_at_epoch_ = 0;  // pushes_ + pops_ then
     std::size_t pushes_ = 0;        // ever (also late_'s sequence numbers)
     std::size_t pops_ = 0;
