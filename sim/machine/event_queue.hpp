@@ -41,6 +41,7 @@
 #pragma once
 
 #include "wheel/prefetch.hpp"
+#include "wheel/timer_pool.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -60,6 +61,11 @@ public:
         std::uint64_t time_ns;
         Payload payload;
     };
+    // Event buffers. A buffer of 2 MiB and more (overflow_ and the run at a
+    // million events) gets huge pages (wheel/timer_pool.hpp): filling a new
+    // one was otherwise a page fault every 170 events, and at 1M connections
+    // overflow_'s growth at start-up was half of a run's page faults.
+    using Events = HugePageVector<Event>;
 
     EventQueue() = default;
     // run_next_ and run_end_ point into run_'s buffer, which a move hands
@@ -167,7 +173,7 @@ private:
     // save and restore six registers.
     // With a thousand buckets, each append also fetches the line after the
     // bucket's tail (wheel/prefetch.hpp).
-    static void append(std::vector<Event>& v, const Event& e) {
+    static void append(Events& v, const Event& e) {
         if (v.size() != v.capacity()) [[likely]] {
             v.push_back(e);
             prefetch_line_after(v.data() + v.size());
@@ -175,7 +181,7 @@ private:
             append_growing(v, e);
         }
     }
-    [[gnu::noinline]] static void append_growing(std::vector<Event>& v, const Event& e) { v.push_back(e); }
+    [[gnu::noinline]] static void append_growing(Events& v, const Event& e) { v.push_back(e); }
 
     // An event into near_'s range: into late_. Out of line, as the growth
     // in append().
@@ -248,9 +254,9 @@ private:
         // after the epoch was laid out): a new epoch, if enough has happened
         // since the last one to pay for it.
         if (buckets_[next_].size() > crowded_ && ops_since_epoch() >= size_at_epoch_) respread();
-        std::vector<Event>& b = buckets_[next_];
+        Events& b = buckets_[next_];
         sort_bucket(b, base_ + (std::uint64_t{next_} << shift_));
-        std::vector<Event>().swap(b); // a used bucket gets no more events
+        Events().swap(b); // a used bucket gets no more events
         ++next_;
         near_last_ = last_of(base_, next_, shift_);
     }
@@ -263,7 +269,7 @@ private:
     // so each keeps push order), and one insertion pass puts the rare
     // neighbours that share a sub-bucket in order: the same sorted run.
     // (uniform at 1M connections: 0.91x the run's CPU time.)
-    void sort_bucket(const std::vector<Event>& b, std::uint64_t start) {
+    void sort_bucket(const Events& b, std::uint64_t start) {
         const std::size_t n = b.size();
         if (run_.size() < n) run_.resize(n);
         Event* const out = run_.data();
@@ -388,7 +394,7 @@ private:
     void respread() {
         for (std::uint32_t i = next_; i < used_; ++i) {
             overflow_.insert(overflow_.end(), buckets_[i].begin(), buckets_[i].end());
-            std::vector<Event>().swap(buckets_[i]);
+            Events().swap(buckets_[i]);
         }
         start_epoch(); // more than kSmall events: true, and bucket 0 holds the earliest
     }
@@ -398,15 +404,15 @@ private:
         return !late_.empty() && (run_next_ == run_end_ || earlier(late_.front().event, *run_next_));
     }
 
-    std::vector<Event> run_;  // near_: the current bucket, sorted, [run_next_, run_end_) to come
+    Events run_;  // near_: the current bucket, sorted, [run_next_, run_end_) to come
     // What run_next_ points to when run_ is used up (late_ may still hold
     // events): next_time() reads its time without a test.
     static constexpr Event kNone{UINT64_MAX, Payload{}};
     const Event* run_next_ = &kNone;
     const Event* run_end_ = &kNone;
     std::vector<Late> late_;  // near_: events scheduled into it since, a heap
-    std::vector<std::vector<Event>> buckets_;
-    std::vector<Event> overflow_;
+    std::vector<Events> buckets_;
+    Events overflow_;
     std::vector<std::uint64_t> sample_; // start_epoch()'s sample of overflow_'s times
     std::vector<std::uint32_t> counts_; // sort_bucket()'s sub-bucket offsets
     std::uint64_t near_last_ = UINT64_MAX;  // near_ holds exactly the events up to it
