@@ -133,18 +133,18 @@ struct LoadedTrace::Data {
             for (const Block& b : list) ChunkAllocator{}.deallocate(b.events, b.chunks * kChunk);
         }
     } blocks;
-    std::size_t chunks_left_in_block = 0;
+    // Chunk k is the whole of its own block for k < kChunksPerBlock, then
+    // chunk k % kChunksPerBlock of a shared one: where it goes follows from k.
     void add_chunk() {
-        chunks.reserve(chunks.size() + 1); // before allocating: nothing to undo if it throws
-        if (chunks_left_in_block == 0) {
-            const std::size_t n = chunks.size() < kChunksPerBlock ? 1 : kChunksPerBlock;
+        const std::size_t k = chunks.size();
+        chunks.reserve(k + 1); // before allocating: nothing to undo if it throws
+        const bool single = k < kChunksPerBlock;
+        if (single || k % kChunksPerBlock == 0) {
+            const std::size_t n = single ? 1 : kChunksPerBlock;
             blocks.list.reserve(blocks.list.size() + 1);
             blocks.list.push_back(Block{ChunkAllocator{}.allocate(n * kChunk), n});
-            chunks_left_in_block = n;
         }
-        const Block& b = blocks.list.back();
-        chunks.push_back(b.events + (b.chunks - chunks_left_in_block) * kChunk);
-        --chunks_left_in_block;
+        chunks.push_back(blocks.list.back().events + (single ? 0 : k % kChunksPerBlock) * kChunk);
     }
 
     std::uint64_t line_of_first_on_cpu_at_least(std::uint32_t cpu) const {
