@@ -36,6 +36,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -195,10 +196,17 @@ double median_after_first(std::vector<double> v) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const std::size_t pending = argc > 1 ? std::stoull(argv[1]) : 1000000;
-    const int windows = argc > 2 ? std::stoi(argv[2]) : 6;
-    const std::size_t pairs = argc > 3 ? std::stoull(argv[3]) : 2000000;
-    if (pending == 0 || windows < 1 || pairs == 0) {
+    std::size_t pending = 1000000, pairs = 2000000;
+    int windows = 6;
+    try {
+        if (argc > 1) pending = std::stoull(argv[1]);
+        if (argc > 2) windows = std::stoi(argv[2]);
+        if (argc > 3) pairs = std::stoull(argv[3]);
+    } catch (const std::exception&) {
+        pending = 0; // reported below
+    }
+    // Handles are 32-bit: PENDING stays below kNoTimer.
+    if (argc > 4 || pending == 0 || pending >= timersim::kNoTimer || windows < 1 || pairs == 0) {
         std::fprintf(stderr, "usage: timersim_bench_pair_floor [PENDING>0] [WINDOWS>0] [PAIRS>0]\n");
         return 2;
     }
