@@ -11,6 +11,7 @@
 // the peers' "steady" workload does; no tick, so nothing fires. Entries are
 // counted every 1024 pairs; prints the average and the peak per pending
 // timer and the bytes per timer they make with the node.
+#include "bench/peers_delays.hpp"
 #include "wheel/classic_wheel.hpp"
 #include "wheel/modern_wheel.hpp"
 
@@ -35,26 +36,19 @@ struct Rng { // xorshift64*: the same stream for both wheels
     }
 };
 
-std::uint32_t draw_delay(Rng& r) {
-    const std::uint32_t c = r.below(100);
-    if (c < 70) return 50 + r.below(451);
-    if (c < 95) return 1000 + r.below(59001);
-    return 60001 + r.below(2000000 - 60000);
-}
-
 template <class Q>
 void churn(std::size_t timers, std::size_t pairs) {
     Q q;
     q.reserve(timers);
     Rng r{0x5eed0000ull + timers};
-    for (std::size_t i = 0; i < timers; ++i) q.arm(q.create(), q.jiffies() + draw_delay(r));
+    for (std::size_t i = 0; i < timers; ++i) q.arm(q.create(), q.jiffies() + bench::draw_peers_delay(r));
     const double after_fill = static_cast<double>(q.bucket_entries()) / static_cast<double>(timers);
     double sum = 0, peak = 0;
     std::size_t samples = 0;
     for (std::size_t k = 0; k < pairs; ++k) {
         const TimerId id = r.below(static_cast<std::uint32_t>(timers));
         q.cancel(id);
-        q.arm(id, q.jiffies() + draw_delay(r));
+        q.arm(id, q.jiffies() + bench::draw_peers_delay(r));
         if (k % 1024 == 1023) {
             const double per = static_cast<double>(q.bucket_entries()) / static_cast<double>(q.pending());
             sum += per;

@@ -30,6 +30,7 @@
 #include "wheel/timer_pool.hpp"
 
 #include "bench/cpu_clock.hpp"
+#include "bench/peers_delays.hpp"
 
 #include <algorithm>
 #include <array>
@@ -56,13 +57,6 @@ struct Rng { // SplitMix64, as the peers harness draws
     std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32); }
 };
 
-std::uint32_t draw_delay(Rng& r) {
-    const std::uint32_t c = r.below(100);
-    if (c < 70) return 50 + r.below(451);
-    if (c < 95) return 1000 + r.below(59001);
-    return 60001 + r.below(2000000 - 60000);
-}
-
 struct Stream {
     std::vector<std::uint32_t> fill;
     std::vector<std::vector<std::uint32_t>> ids, delays; // per window
@@ -72,13 +66,13 @@ Stream make_stream(std::size_t pending, int windows, std::size_t pairs) {
     Stream s;
     Rng r{0x5eed0000ull + pending};
     s.fill.resize(pending);
-    for (auto& d : s.fill) d = draw_delay(r);
+    for (auto& d : s.fill) d = timersim::bench::draw_peers_delay(r);
     s.ids.assign(windows, std::vector<std::uint32_t>(pairs));
     s.delays.assign(windows, std::vector<std::uint32_t>(pairs));
     for (int w = 0; w < windows; ++w)
         for (std::size_t k = 0; k < pairs; ++k) {
             s.ids[w][k] = r.below(static_cast<std::uint32_t>(pending));
-            s.delays[w][k] = draw_delay(r);
+            s.delays[w][k] = timersim::bench::draw_peers_delay(r);
         }
     return s;
 }
