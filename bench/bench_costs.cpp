@@ -44,10 +44,10 @@
 #include "bench/delay_tables.hpp"
 #include "bench/filled_queue.hpp"
 #include "softirq/softirq.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/modern_wheel.hpp"
-#include "wheel/timer_queue.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/core/timer_queue.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -42,16 +42,16 @@
 #include "bench/cpu_clock.hpp"
 #include "bench/resident_memory.hpp"
 #include "sim/machine/engine.hpp"
-#include "sim/machine/event_queue.hpp"
-#include "sim/machine/queued_action.hpp"
 #include "sim/machine/error_histogram.hpp"
+#include "sim/machine/event_queue.hpp"
 #include "sim/machine/log_histogram.hpp"
+#include "sim/machine/queued_action.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/core/timer_queue.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 #include "workloads/generators/seeded_random.hpp"
 #include "workloads/workload.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/modern_wheel.hpp"
-#include "wheel/timer_queue.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -1,5 +1,5 @@
 // How many bucket entries, live and dead, the kernel wheels hold per pending
-// timer in a long churn: the memory side of wheel/bucket_arrays.hpp's
+// timer in a long churn: the memory side of wheel/core/bucket_arrays.hpp's
 // compaction rule, which the peers benchmark's resident figure (taken right
 // after the fill) does not see.
 //
@@ -12,8 +12,8 @@
 // counted every 1024 pairs; prints the average and the peak per pending
 // timer and the bytes per timer they make with the node.
 #include "bench/peers_delays.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <fmt/core.h>
 

@@ -11,8 +11,8 @@
 //                for the single timer that the arm+cancel benchmark times.
 #pragma once
 
-#include "wheel/jiffies.hpp"
-#include "wheel/timer_queue.hpp"
+#include "wheel/core/jiffies.hpp"
+#include "wheel/core/timer_queue.hpp"
 
 #include <cstddef>
 #include <cstdint>

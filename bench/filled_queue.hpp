@@ -12,7 +12,7 @@
 #include "bench/cpu_clock.hpp"
 #include "bench/delay_tables.hpp"
 #include "bench/resident_memory.hpp"
-#include "wheel/timer_queue.hpp"
+#include "wheel/core/timer_queue.hpp"
 
 #include <chrono>
 #include <cstddef>

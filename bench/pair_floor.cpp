@@ -24,10 +24,10 @@
 // instruction between two misses costs about a nanosecond at 10M pending
 // (timersim_bench_miss_bound). The ratio wheel/floor is how much of the
 // pair is the wheel's bookkeeping rather than its memory pattern.
-#include "wheel/classic_wheel.hpp"
-#include "wheel/modern_levels.hpp"
-#include "wheel/modern_wheel.hpp"
-#include "wheel/timer_pool.hpp"
+#include "wheel/core/timer_pool.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_levels.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include "bench/cpu_clock.hpp"
 #include "bench/peers_delays.hpp"

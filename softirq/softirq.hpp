@@ -25,7 +25,7 @@
 // wakes ksoftirqd directly).
 #pragma once
 
-#include "wheel/jiffies.hpp"
+#include "wheel/core/jiffies.hpp"
 
 #include <cstdint>
 #include <optional>

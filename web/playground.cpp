@@ -17,19 +17,19 @@
 //
 // Every call that can fail on user input returns {"error": "..."} (JSON) or
 // throws nothing across the boundary: JS sees the message, never an abort.
-#include "sim/report/seed_views.hpp"
+#include "sim/cli/timeout_arg.hpp"
 #include "sim/machine/design.hpp"
 #include "sim/machine/seed_queues.hpp"
 #include "sim/machine/stepper.hpp"
 #include "sim/report/explain_report.hpp"
 #include "sim/report/json.hpp"
+#include "sim/report/seed_views.hpp"
 #include "sim/report/step_report.hpp"
-#include "sim/cli/timeout_arg.hpp"
-#include "wheel/cascading_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/in_place_wheel.hpp"
-#include "wheel/wheel_spec.hpp"
-#include "wheel/wheel_snapshot.hpp"
+#include "wheel/configurable/cascading_wheel.hpp"
+#include "wheel/configurable/in_place_wheel.hpp"
+#include "wheel/configurable/wheel_spec.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/views/wheel_snapshot.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/text_stream.hpp"
@@ -471,7 +471,7 @@ std::string designs_json() {
     return fmt::format("[{}]", fmt::join(rows, ","));
 }
 
-// The configurable wheel's presets (wheel/wheel_spec.hpp).
+// The configurable wheel's presets (wheel/configurable/wheel_spec.hpp).
 std::string wheel_presets_json() {
     std::vector<std::string> rows;
     for (const WheelPreset& p : wheel_presets())

@@ -15,7 +15,7 @@
 // add_timer_on(): the workload "pins it elsewhere".
 #pragma once
 
-#include "wheel/timer_queue.hpp"
+#include "wheel/core/timer_queue.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -3,9 +3,10 @@
 #
 #   build.sh [TIMERSIM_CHECKOUT] [OUT_DIR]
 #
-# TIMERSIM_CHECKOUT (or $TIMERSIM_SRC): a timersim source tree; its wheel/*.cpp are
-# compiled here with the same flags as everything else (the wheels are not
-# header-only: arm/cancel/collect live in wheel/*.cpp, meson's libtimersim_wheel.a).
+# TIMERSIM_CHECKOUT (or $TIMERSIM_SRC): a timersim source tree; every .cpp under its
+# wheel/ is compiled here with the same flags as everything else (the wheels are
+# not header-only: arm/cancel/collect live in wheel/*/*.cpp, meson's
+# libtimersim_wheel.a).
 # OUT_DIR (or $OUT_DIR, default ${TMPDIR:-/tmp}/peers-bench-build): where the
 # objects and the binary go; the binary's path is printed last.
 #
@@ -19,6 +20,11 @@
 # timersim's copy (bench/peers/): the peers' sources are not copied into the
 # repository; PEERS_VENDOR names their vendor/ directory (default: vendor/
 # beside this script, else /work/shared/peers/vendor on the project's VM).
+# HARNESS (default: peers_bench.cpp beside this script) is the harness to build;
+# HARNESS=/work/shared/peers/peers_bench.cpp builds the shared harness, which
+# names the wheels by their paths before wheel/ had folders
+# (wheel/modern_wheel.hpp): OUT_DIR/include/wheel/ gets a one-line header at
+# each such path that includes the header where it now lives.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 vendor=${PEERS_VENDOR:-$here/vendor}
@@ -29,9 +35,17 @@ src=${1:-${TIMERSIM_SRC:-}}
 src=$(cd "$src" && pwd)
 out=${2:-${OUT_DIR:-${TMPDIR:-/tmp}/peers-bench-build}}
 mkdir -p "$out"
-# Every wheel/*.cpp of the checkout is compiled (the queues' out-of-line code).
-wheel_srcs=("$src"/wheel/*.cpp)
-[ -f "${wheel_srcs[0]}" ] || { echo "build.sh: no $src/wheel/*.cpp" >&2; exit 1; }
+harness=${HARNESS:-$here/peers_bench.cpp}
+# Every .cpp under the checkout's wheel/ is compiled (the queues' out-of-line code).
+mapfile -t wheel_srcs < <(find "$src/wheel" -name '*.cpp' | sort)
+((${#wheel_srcs[@]} > 0)) || { echo "build.sh: no .cpp under $src/wheel" >&2; exit 1; }
+# The flat paths of a harness written before wheel/ had folders.
+mkdir -p "$out/include/wheel"
+while IFS= read -r header; do
+  rel=${header#"$src"/}
+  flat=$out/include/wheel/$(basename "$header")
+  [ -e "$src/wheel/$(basename "$header")" ] || printf '#include "%s"\n' "$rel" > "$flat"
+done < <(find "$src/wheel" -mindepth 2 -name '*.hpp' | sort)
 flags=(${FLAGS:--O3 -DNDEBUG} ${EXTRA_FLAGS:-})
 # ratas is C++11 and names its constructors "TimerEvent<CBType>(...)", which C++20
 # rejects (CWG 2237). The only change: those two declarators become "TimerEvent(",
@@ -50,7 +64,7 @@ for f in "${wheel_srcs[@]}"; do
   "${cxx[@]}" -c "$f" -o "$o" & pids+=($!)
 done
 gcc "${flags[@]}" "${timeout_defs[@]}" -I"$vendor/timeout" -c "$vendor/timeout/timeout.c" -o "$out/timeout.o" & pids+=($!)
-"${cxx[@]}" -c "$here/peers_bench.cpp" -o "$out/peers_bench.o" & pids+=($!)
+"${cxx[@]}" -c "$harness" -o "$out/peers_bench.o" & pids+=($!)
 for p in "${pids[@]}"; do wait "$p"; done
 "${cxx[@]}" "$out"/peers_bench.o "${wheel_objs[@]}" "$out"/timeout.o \
   -o "$out/peers_bench"

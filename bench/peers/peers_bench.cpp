@@ -21,7 +21,7 @@
 //   rfc2015   wheel:rfc-2015 (InPlaceWheel, 8 levels of 32, x8)
 //   cascade8x4  wheel:bits=8x4:mode=cascade (CascadingWheel, 4 levels of 256)
 //   modern+batch, classic+batch  the two kernel wheels behind
-//             BatchedQueue (wheel/batched_queue.hpp): arms and cancels are
+//             BatchedQueue (bench/peers/batched_queue.hpp): arms and cancels are
 //             buffered, each node fetched when its call comes in, and
 //             applied 32 at a time; any query or tick applies them first.
 //             For a caller that does not need each call's answer at once.
@@ -54,17 +54,17 @@
 // timer object the caller owns, which is all their API exposes; the 4-ary
 // heap fetches its position slot and the heap entry it names.
 
-#include "wheel/batched_queue.hpp"
-#include "wheel/cascading_wheel.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/cog_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/in_place_wheel.hpp"
-#include "wheel/modern_wheel.hpp"
-#include "wheel/netty_wheel.hpp"
-#include "wheel/scheme4_queue.hpp"
-#include "wheel/scheme6_queue.hpp"
-#include "wheel/wheel_spec.hpp"
+#include "bench/peers/batched_queue.hpp"
+#include "wheel/configurable/cascading_wheel.hpp"
+#include "wheel/configurable/in_place_wheel.hpp"
+#include "wheel/configurable/wheel_spec.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
+#include "wheel/seeds/cog_wheel.hpp"
+#include "wheel/seeds/netty_wheel.hpp"
+#include "wheel/seeds/scheme4_queue.hpp"
+#include "wheel/seeds/scheme6_queue.hpp"
 
 #include "ratas/timer-wheel.h"
 
@@ -812,7 +812,7 @@ void run_tcp(const TcpStream& s) {
 }
 
 // Any adapter behind the same buffer as timersim's BatchedQueue
-// (wheel/batched_queue.hpp): each call is recorded and its timer handed to
+// (bench/peers/batched_queue.hpp): each call is recorded and its timer handed to
 // ahead() at once, the buffered calls are applied 32 at a time, and a tick
 // or a query applies them first. The peers get the knowledge the batched
 // timersim wheels get, through what their APIs expose (ahead()), so the

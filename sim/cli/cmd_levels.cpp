@@ -1,11 +1,11 @@
 #include "sim/cli/cli.hpp"
-#include "sim/cli/common_options.hpp"
-#include "sim/report/seed_views.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/common_options.hpp"
 #include "sim/cli/design_option.hpp"
 #include "sim/report/format_time.hpp"
-#include "wheel/classic_levels.hpp"
-#include "wheel/modern_levels.hpp"
+#include "sim/report/seed_views.hpp"
+#include "wheel/kernel/classic_levels.hpp"
+#include "wheel/kernel/modern_levels.hpp"
 
 #include <fmt/core.h>
 
@@ -72,7 +72,7 @@ std::string classic_table(unsigned hz, const classic::Geometry& g, bool small) {
 }
 
 // Any geometry of the configurable wheel: the same columns as the kernel
-// wheels' tables, from wheel/wheel_spec.hpp's rules.
+// wheels' tables, from wheel/configurable/wheel_spec.hpp's rules.
 std::string wheel_table(unsigned hz, const std::string& name, const WheelGeometry& g) {
     const bool cascade = g.mode == WheelMode::cascade;
     const bool up = g.round == WheelRound::up;

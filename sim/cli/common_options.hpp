@@ -4,7 +4,7 @@
 #pragma once
 
 #include "sim/machine/design.hpp"
-#include "wheel/classic_levels.hpp"
+#include "wheel/kernel/classic_levels.hpp"
 #include "workloads/traces/hz_inference.hpp"
 
 #include <boost/program_options.hpp>

@@ -1,10 +1,10 @@
 // --design with the configurable wheel: a plain design name, or
-// "wheel:SPEC" (wheel/wheel_spec.hpp), validated here so every command
+// "wheel:SPEC" (wheel/configurable/wheel_spec.hpp), validated here so every command
 // reports a bad spec as one usage line naming --design.
 #pragma once
 
 #include "sim/machine/design.hpp"
-#include "wheel/wheel_spec.hpp"
+#include "wheel/configurable/wheel_spec.hpp"
 
 #include <initializer_list>
 #include <optional>

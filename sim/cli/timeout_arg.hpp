@@ -3,7 +3,7 @@
 // h, d). Time converts to jiffies rounding up, as msecs_to_jiffies() does.
 #pragma once
 
-#include "wheel/jiffies.hpp"
+#include "wheel/core/jiffies.hpp"
 
 #include <string_view>
 

@@ -20,7 +20,7 @@
 namespace timersim {
 
 enum class Design : std::uint8_t { classic, modern, heap, scheme1, scheme2, scheme4, scheme5, scheme6, netty, cog,
-                                   // the configurable hierarchical wheel (wheel/wheel_spec.hpp); its
+                                   // the configurable hierarchical wheel (wheel/configurable/wheel_spec.hpp); its
                                    // geometry travels in MachineConfig::wheel. Not in every_design().
                                    wheel };
 

@@ -33,8 +33,8 @@
 #include "sim/machine/queued_action.hpp"
 #include "softirq/cost_model.hpp"
 #include "softirq/softirq.hpp"
-#include "wheel/timer_pool.hpp"
-#include "wheel/timer_queue.hpp"
+#include "wheel/core/timer_pool.hpp"
+#include "wheel/core/timer_queue.hpp"
 #include "workloads/workload.hpp"
 
 #include <cstdint>

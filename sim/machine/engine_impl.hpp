@@ -89,7 +89,7 @@
 //                 charged to the CPU that does it, like local work.
 //
 // Interleaving: a softirq advances one expiry at a time (the queue's
-// budgeted pass, wheel/timer_queue.hpp), so the CPUs' events are processed
+// budgeted pass, wheel/core/timer_queue.hpp), so the CPUs' events are processed
 // in one global time order. A softirq step does the queue work up to the
 // next expiry and stops at the time that work reached; the timer's callback
 // runs when that time comes, followed at once by the queue work up to the

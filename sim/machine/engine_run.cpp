@@ -1,11 +1,11 @@
 #include "sim/machine/engine_run.hpp"
 
 #include "sim/machine/seed_queues.hpp"
-#include "wheel/cascading_wheel.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/in_place_wheel.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/configurable/cascading_wheel.hpp"
+#include "wheel/configurable/in_place_wheel.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <fmt/core.h>
 

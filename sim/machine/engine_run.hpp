@@ -6,9 +6,9 @@
 #include "sim/machine/design.hpp"
 #include "sim/machine/engine.hpp"
 #include "sim/machine/event_log.hpp"
+#include "wheel/configurable/wheel_spec.hpp"
+#include "wheel/kernel/classic_levels.hpp"
 #include "workloads/workload.hpp"
-#include "wheel/classic_levels.hpp"
-#include "wheel/wheel_spec.hpp"
 
 #include <cstdint>
 #include <functional>

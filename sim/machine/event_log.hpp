@@ -38,7 +38,7 @@
 // new one.
 #pragma once
 
-#include "wheel/timer_queue.hpp"
+#include "wheel/core/timer_queue.hpp"
 
 #include <fmt/format.h>
 

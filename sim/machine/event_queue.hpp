@@ -40,8 +40,8 @@
 // checks every pop against the binary heap.
 #pragma once
 
-#include "wheel/prefetch.hpp"
-#include "wheel/timer_pool.hpp"
+#include "wheel/core/prefetch.hpp"
+#include "wheel/core/timer_pool.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -62,7 +62,7 @@ public:
         Payload payload;
     };
     // Event buffers. A buffer of 2 MiB and more (overflow_ and the run at a
-    // million events) gets huge pages (wheel/timer_pool.hpp): filling a new
+    // million events) gets huge pages (wheel/core/timer_pool.hpp): filling a new
     // one was otherwise a page fault every 170 events, and at 1M connections
     // overflow_'s growth at start-up was half of a run's page faults.
     using Events = HugePageVector<Event>;
@@ -172,7 +172,7 @@ private:
     // v.push_back(e), the growth out of line: inlined, it made every push
     // save and restore six registers.
     // With a thousand buckets, each append also fetches the line after the
-    // bucket's tail (wheel/prefetch.hpp).
+    // bucket's tail (wheel/core/prefetch.hpp).
     static void append(Events& v, const Event& e) {
         if (v.size() != v.capacity()) [[likely]] {
             v.push_back(e);

@@ -6,7 +6,7 @@
 #include "sim/machine/error_histogram.hpp"
 #include "sim/machine/log_histogram.hpp"
 #include "softirq/softirq.hpp"
-#include "wheel/timer_queue.hpp"
+#include "wheel/core/timer_queue.hpp"
 
 #include <cstdint>
 #include <utility>

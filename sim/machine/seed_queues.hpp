@@ -5,13 +5,13 @@
 #pragma once
 
 #include "sim/machine/design.hpp"
-#include "wheel/cog_wheel.hpp"
-#include "wheel/netty_wheel.hpp"
-#include "wheel/scheme1_queue.hpp"
-#include "wheel/scheme2_queue.hpp"
-#include "wheel/scheme4_queue.hpp"
-#include "wheel/scheme5_queue.hpp"
-#include "wheel/scheme6_queue.hpp"
+#include "wheel/seeds/cog_wheel.hpp"
+#include "wheel/seeds/netty_wheel.hpp"
+#include "wheel/seeds/scheme1_queue.hpp"
+#include "wheel/seeds/scheme2_queue.hpp"
+#include "wheel/seeds/scheme4_queue.hpp"
+#include "wheel/seeds/scheme5_queue.hpp"
+#include "wheel/seeds/scheme6_queue.hpp"
 
 #include <stdexcept>
 

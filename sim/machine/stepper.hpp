@@ -9,11 +9,11 @@
 // sim/report/step_report.hpp.
 #pragma once
 
-#include "wheel/cascading_wheel.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/cog_wheel.hpp"
-#include "wheel/modern_wheel.hpp"
-#include "wheel/timer_queue.hpp"
+#include "wheel/configurable/cascading_wheel.hpp"
+#include "wheel/core/timer_queue.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
+#include "wheel/seeds/cog_wheel.hpp"
 #include "workloads/generators/connection_churn.hpp"
 #include "workloads/traces/trace_feed.hpp"
 

@@ -1,7 +1,7 @@
 #include "sim/report/explain_report.hpp"
 
 #include "sim/report/format_time.hpp"
-#include "wheel/explain.hpp"
+#include "wheel/views/explain.hpp"
 
 #include <fmt/core.h>
 
@@ -116,7 +116,7 @@ std::string explain_title(Jiffies now, Jiffies expires, unsigned hz) {
                        hz);
 }
 
-// The configurable wheel (wheel/wheel_spec.hpp), hop by hop as explain_wheel()
+// The configurable wheel (wheel/configurable/wheel_spec.hpp), hop by hop as explain_wheel()
 // places it.
 std::string explain_wheel_text(Jiffies now, Jiffies expires, unsigned hz, const std::string& name,
                                const WheelGeometry& g, std::optional<Jiffies> clk) {

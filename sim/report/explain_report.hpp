@@ -1,12 +1,12 @@
 // The sentences of `timersim explain`: where a timer armed with mod_timer()
-// lands in each wheel and why, step by step (wheel/explain.hpp computes the
+// lands in each wheel and why, step by step (wheel/views/explain.hpp computes the
 // steps). The CLI prints them; the browser playground (web/) shows the same
 // text for the timer a user selects.
 #pragma once
 
-#include "wheel/classic_levels.hpp"
-#include "wheel/jiffies.hpp"
-#include "wheel/wheel_spec.hpp"
+#include "wheel/configurable/wheel_spec.hpp"
+#include "wheel/core/jiffies.hpp"
+#include "wheel/kernel/classic_levels.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -2,7 +2,7 @@
 // largest unit that keeps the number readable ("62 ms", "4.3 m", "12.2 d").
 #pragma once
 
-#include "wheel/jiffies.hpp"
+#include "wheel/core/jiffies.hpp"
 
 #include <cstdint>
 #include <string>

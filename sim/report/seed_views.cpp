@@ -7,12 +7,12 @@
 
 #include "sim/report/format_time.hpp"
 #include "sim/report/step_report.hpp"
-#include "wheel/cog_explain.hpp"
-#include "wheel/cog_wheel.hpp"
-#include "wheel/netty_wheel.hpp"
-#include "wheel/scheme4_queue.hpp"
-#include "wheel/scheme5_queue.hpp"
-#include "wheel/scheme6_queue.hpp"
+#include "wheel/seeds/cog_wheel.hpp"
+#include "wheel/seeds/netty_wheel.hpp"
+#include "wheel/seeds/scheme4_queue.hpp"
+#include "wheel/seeds/scheme5_queue.hpp"
+#include "wheel/seeds/scheme6_queue.hpp"
+#include "wheel/views/cog_explain.hpp"
 
 #include <fmt/core.h>
 
@@ -56,7 +56,7 @@ std::string placed(Jiffies clk, Jiffies expires, unsigned hz, std::string_view r
 
 // cog's story: the ring it is placed in, every cascade on its way down (at
 // which tick, into which ring and slot), and the tick ring 0 drains it
-// (wheel/cog_explain.hpp). A lapping timeout's laps of the top ring are
+// (wheel/views/cog_explain.hpp). A lapping timeout's laps of the top ring are
 // summed up after the first few.
 std::string explain_cog_text(Jiffies clk, Jiffies expires) {
     constexpr unsigned rings = CogWheel::kDefaultRings;

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "sim/machine/design.hpp"
-#include "wheel/jiffies.hpp"
+#include "wheel/core/jiffies.hpp"
 
 #include <optional>
 #include <stdexcept>

@@ -2,7 +2,7 @@
 
 #include "sim/report/format_time.hpp"
 #include "sim/report/json.hpp"
-#include "wheel/wheel_snapshot.hpp"
+#include "wheel/views/wheel_snapshot.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "sim/machine/stepper.hpp"
-#include "wheel/queue_layout.hpp"
-#include "wheel/heap_queue.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/core/queue_layout.hpp"
 
 #include <cstdint>
 #include <string>

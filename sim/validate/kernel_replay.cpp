@@ -2,8 +2,8 @@
 
 #include "sim/validate/replay_input.hpp"
 
-#include "wheel/modern_levels.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/kernel/modern_levels.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/trace_error.hpp"
 
@@ -67,7 +67,7 @@ struct Incarnation {
 };
 
 // Our run_timer_softirq() one expiry at a time: the wheel's budgeted pass
-// (wheel/timer_queue.hpp) with a budget of one stops right after each
+// (wheel/core/timer_queue.hpp) with a budget of one stops right after each
 // expiry, and a pass run that way performs the same steps in the same order
 // as the kernel's unbounded one. Between two steps the replay applies the
 // events the kernel's callback produced (re-arms, cancels, on any CPU),

@@ -30,7 +30,7 @@
 // agreement proper is over CPUs whose history is whole.
 #pragma once
 
-#include "wheel/jiffies.hpp"
+#include "wheel/core/jiffies.hpp"
 
 #include "workloads/traces/trace_filter.hpp"
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "sim/validate/kernel_replay.hpp"
-#include "wheel/jiffies.hpp"
+#include "wheel/core/jiffies.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 
 #include <cstdint>

@@ -6,9 +6,10 @@
 // 1M-connection start without per-connection allocation, and the workload
 // options' validation.
 #include "sim/cli/cli.hpp"
+#include "sim/cli/workload_options.hpp"
 #include "sim/machine/engine.hpp"
 #include "sim/machine/engine_run.hpp"
-#include "sim/cli/workload_options.hpp"
+#include "wheel/core/heap_queue.hpp"
 #include "workloads/generators/burst.hpp"
 #include "workloads/generators/delayed_ack.hpp"
 #include "workloads/generators/generator_catalog.hpp"
@@ -17,7 +18,6 @@
 #include "workloads/generators/tcp_retransmit.hpp"
 #include "workloads/generators/time_wait.hpp"
 #include "workloads/generators/uniform_timers.hpp"
-#include "wheel/heap_queue.hpp"
 
 #include <doctest/doctest.h>
 

@@ -3,11 +3,11 @@
 // long softirq that makes the last timers late, and exact tick times.
 #include "sim/machine/engine.hpp"
 #include "sim/machine/engine_run.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 #include "workloads/generators/churn_workload.hpp"
 #include "workloads/generators/generator_catalog.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

@@ -6,8 +6,8 @@
 #include "sim/machine/engine.hpp"
 #include "sim/machine/event_log.hpp"
 #include "tests/machine/memory_log.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,12 +1,12 @@
 // explain_modern / explain_classic agree with the reference vectors and,
 // more importantly, with what the real queues do with the same timer.
-#include "sim/machine/event_log.hpp"
 #include "sim/machine/engine_run.hpp"
+#include "sim/machine/event_log.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
+#include "wheel/views/explain.hpp"
+#include "wheel/views/wheel_snapshot.hpp"
 #include "workloads/generators/churn_workload.hpp"
-#include "wheel/wheel_snapshot.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/explain.hpp"
-#include "wheel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

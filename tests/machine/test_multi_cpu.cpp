@@ -7,9 +7,9 @@
 #include "sim/machine/engine.hpp"
 #include "sim/machine/engine_run.hpp"
 #include "tests/machine/memory_log.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

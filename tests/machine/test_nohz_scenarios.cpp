@@ -10,9 +10,9 @@
 // decision; after it the CPU is idle and the tick stops until the next
 // non-deferrable timer's jiffy.
 #include "sim/machine/engine.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

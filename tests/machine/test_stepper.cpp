@@ -4,7 +4,7 @@
 // timeouts given as a StepWorkload give, and a cancel or re-arm between ticks
 // must act exactly then.
 #include "sim/machine/stepper.hpp"
-#include "wheel/heap_queue.hpp"
+#include "wheel/core/heap_queue.hpp"
 
 #include <doctest/doctest.h>
 

@@ -27,9 +27,9 @@
 // written out here again.
 #pragma once
 
-#include "wheel/classic_levels.hpp"
-#include "wheel/jiffies.hpp"
-#include "wheel/timer_queue.hpp"
+#include "wheel/core/jiffies.hpp"
+#include "wheel/core/timer_queue.hpp"
+#include "wheel/kernel/classic_levels.hpp"
 
 #include <algorithm>
 #include <cstdint>

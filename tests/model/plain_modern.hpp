@@ -33,8 +33,8 @@
 //     6.1 trace "baseclk"): c, unless a callback forwarded clk meanwhile.
 #pragma once
 
-#include "wheel/jiffies.hpp"
-#include "wheel/timer_queue.hpp"
+#include "wheel/core/jiffies.hpp"
+#include "wheel/core/timer_queue.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -2,8 +2,8 @@
 // a wheel configuration at a given start.
 #pragma once
 
-#include "wheel/classic_levels.hpp"
-#include "wheel/classic_wheel.hpp"
+#include "wheel/kernel/classic_levels.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
 
 #include <cstdint>
 #include <optional>

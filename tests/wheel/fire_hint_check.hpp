@@ -1,7 +1,7 @@
 // FiredTimer::ahead, checked the same way for every queue that gives it.
 #pragma once
 
-#include "wheel/timer_queue.hpp"
+#include "wheel/core/timer_queue.hpp"
 
 #include <doctest/doctest.h>
 

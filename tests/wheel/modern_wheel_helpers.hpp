@@ -2,8 +2,8 @@
 // wheel at a given clock, running it through a jiffy.
 #pragma once
 
-#include "wheel/modern_levels.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/kernel/modern_levels.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <cstdint>
 #include <limits>

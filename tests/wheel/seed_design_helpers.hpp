@@ -2,14 +2,14 @@
 // start, and a recorder of what fired at which jiffy.
 #pragma once
 
-#include "wheel/cog_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/netty_wheel.hpp"
-#include "wheel/scheme1_queue.hpp"
-#include "wheel/scheme2_queue.hpp"
-#include "wheel/scheme4_queue.hpp"
-#include "wheel/scheme5_queue.hpp"
-#include "wheel/scheme6_queue.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/seeds/cog_wheel.hpp"
+#include "wheel/seeds/netty_wheel.hpp"
+#include "wheel/seeds/scheme1_queue.hpp"
+#include "wheel/seeds/scheme2_queue.hpp"
+#include "wheel/seeds/scheme4_queue.hpp"
+#include "wheel/seeds/scheme5_queue.hpp"
+#include "wheel/seeds/scheme6_queue.hpp"
 
 #include <string>
 #include <vector>

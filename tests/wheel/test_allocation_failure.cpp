@@ -1,5 +1,5 @@
 // Running out of memory in the kernel wheels' bucket arrays
-// (wheel/bucket_arrays.hpp): every allocation there goes through
+// (wheel/core/bucket_arrays.hpp): every allocation there goes through
 // bucket_entries_realloc, which these tests make fail. What must hold:
 //   * a push that cannot grow its array throws std::bad_alloc and leaves
 //     the array as it was; a compaction needs no allocation at all;
@@ -10,9 +10,9 @@
 //   * the classic wheel: a failed re-arm leaves the timer idle (its
 //     detach is the kernel's, before the new list is known), and the
 //     wheel's counts agree with that.
-#include "wheel/bucket_arrays.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/core/bucket_arrays.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

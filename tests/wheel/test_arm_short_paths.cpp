@@ -13,8 +13,8 @@
 // bucket it is the last in, a full bucket that needs a compaction or
 // growth, collected timers in a work list (callbacks re-arm them) and
 // budgeted passes.
-#include "wheel/classic_wheel.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

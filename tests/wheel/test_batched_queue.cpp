@@ -7,10 +7,10 @@
 // timer's placement, and every fired timer in order with its clocks. The
 // streams reach the automatic flush (a full buffer), a flush by a query
 // half way through a batch, and a tick that flushes.
-#include "wheel/batched_queue.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "bench/peers/batched_queue.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

@@ -14,10 +14,10 @@
 // sweep uses a few of the starting clocks (all delays still), the sampled
 // sets are smaller, and the "all delays in one wheel" batches (cheap
 // everywhere) cover every clock.
-#include "wheel/classic_levels.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/kernel/classic_levels.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,9 +1,9 @@
-// BucketArrays (wheel/bucket_arrays.hpp) against plain ordered lists: random
+// BucketArrays (wheel/core/bucket_arrays.hpp) against plain ordered lists: random
 // pushes, removals, re-arms, collections and pops, with enough churn that
 // every array is compacted many times, starting from tickets near the 2^32
 // wrap; then the modern wheel's firing order inside one churned bucket.
-#include "wheel/bucket_arrays.hpp"
-#include "wheel/modern_wheel.hpp"
+#include "wheel/core/bucket_arrays.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

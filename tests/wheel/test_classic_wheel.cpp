@@ -1,9 +1,9 @@
 // ClassicWheel (Linux 4.4 .. 4.7 cascading wheel): the test vectors of the
 // reference digest §8.2 / §8.3 (computed independently of this code) and the
 // 4.x rules of §2, each checked on a real wheel.
-#include "wheel/classic_levels.hpp"
-#include "wheel/classic_wheel.hpp"
 #include "tests/wheel/classic_wheel_helpers.hpp"
+#include "wheel/kernel/classic_levels.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
 
 #include <doctest/doctest.h>
 

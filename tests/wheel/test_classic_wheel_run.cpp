@@ -1,10 +1,10 @@
 // ClassicWheel (Linux 4.4 .. 4.7) beyond placement: mod_timer's shortcuts,
 // the catch-up walk after idle, callbacks inside a step, the 4.x
 // next_timer_interrupt() scan and deferrable timers.
-#include "wheel/classic_levels.hpp"
-#include "wheel/classic_wheel.hpp"
 #include "tests/wheel/classic_wheel_helpers.hpp"
 #include "tests/wheel/fire_hint_check.hpp"
+#include "wheel/kernel/classic_levels.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
 
 #include <doctest/doctest.h>
 

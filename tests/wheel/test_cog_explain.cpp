@@ -1,12 +1,12 @@
-// explain_cog() (wheel/cog_explain.hpp), what `timersim explain --design
+// explain_cog() (wheel/views/cog_explain.hpp), what `timersim explain --design
 // cog` tells, against the cog queue itself: timers armed in a CogWheel and
 // ticked one tick at a time must be placed in the ring and slot the first
 // hop says, be moved by a cascade on exactly the ticks the later hops say
 // (and into their ring and slot), at no other tick, and fire on exactly
 // fires_at. Starting clocks on and around 0, ring boundaries and the 2^32
 // and 2^64 wraps; delays on every ring boundary and log-uniform in between.
-#include "wheel/cog_explain.hpp"
-#include "wheel/cog_wheel.hpp"
+#include "wheel/seeds/cog_wheel.hpp"
+#include "wheel/views/cog_explain.hpp"
 
 #include <doctest/doctest.h>
 

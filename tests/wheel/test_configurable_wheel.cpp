@@ -1,5 +1,5 @@
-// The configurable wheel (wheel/wheel_spec.hpp, wheel/cascading_wheel.hpp,
-// wheel/in_place_wheel.hpp).
+// The configurable wheel (wheel/configurable/wheel_spec.hpp, wheel/configurable/cascading_wheel.hpp,
+// wheel/configurable/in_place_wheel.hpp).
 //
 // 1. Presets against the kernel queues: the `classic` and `classic-small`
 //    presets run in lock step with ClassicWheel, `modern` with ModernWheel
@@ -14,13 +14,13 @@
 //    streams and at every level boundary: the lateness against the exact
 //    heap (which fires at the expiry) is checked against bounds derived
 //    from the geometry here, not from the queue.
-#include "wheel/cascading_wheel.hpp"
-#include "wheel/classic_wheel.hpp"
-#include "wheel/explain.hpp"
-#include "wheel/heap_queue.hpp"
-#include "wheel/in_place_wheel.hpp"
-#include "wheel/modern_wheel.hpp"
-#include "wheel/wheel_spec.hpp"
+#include "wheel/configurable/cascading_wheel.hpp"
+#include "wheel/configurable/in_place_wheel.hpp"
+#include "wheel/configurable/wheel_spec.hpp"
+#include "wheel/core/heap_queue.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
+#include "wheel/views/explain.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // HeapQueue, the exact reference: every timer runs in the first softirq with
 // jiffies >= expires; among equal expiries in arm order. Checked directly and
 // against a sorted std::multimap on random operation streams.
-#include "wheel/heap_queue.hpp"
+#include "wheel/core/heap_queue.hpp"
 
 #include <doctest/doctest.h>
 

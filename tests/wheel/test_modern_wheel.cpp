@@ -1,9 +1,9 @@
 // ModernWheel (Linux 6.1 non-cascading wheel): the test vectors of the
 // reference digest §8.1 (computed independently of this code) and the 6.1
 // rules of §3, each checked on a real wheel.
-#include "wheel/modern_levels.hpp"
-#include "wheel/modern_wheel.hpp"
 #include "tests/wheel/modern_wheel_helpers.hpp"
+#include "wheel/kernel/modern_levels.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,10 +1,10 @@
 // The modern wheel (6.1) beyond placement: mod_timer's shortcuts,
 // forward_timer_base, the deferrable base, next_timer_interrupt, and
 // softirq runs with callbacks that re-arm and cancel.
-#include "wheel/modern_levels.hpp"
-#include "wheel/modern_wheel.hpp"
 #include "tests/wheel/fire_hint_check.hpp"
 #include "tests/wheel/modern_wheel_helpers.hpp"
+#include "wheel/kernel/modern_levels.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 

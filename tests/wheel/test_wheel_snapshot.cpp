@@ -1,8 +1,8 @@
-// Wheel snapshots (wheel/wheel_snapshot.hpp), what `timersim step` draws: every
+// Wheel snapshots (wheel/views/wheel_snapshot.hpp), what `timersim step` draws: every
 // bucket count equals the number of pending timers whose placement() names
 // that bucket, and the pointers are the clock's index bits, on wheels that
 // have been armed, cancelled, re-armed, ticked and (classic) cascaded.
-#include "wheel/wheel_snapshot.hpp"
+#include "wheel/views/wheel_snapshot.hpp"
 
 #include <doctest/doctest.h>
 

@@ -14,7 +14,7 @@
 // does not depend on which timers fire, so every queue sees the same operations.
 #pragma once
 
-#include "wheel/jiffies.hpp"
+#include "wheel/core/jiffies.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,8 +1,8 @@
 #include "workloads/generators/keepalive.hpp"
 
+#include "wheel/core/timer_pool.hpp"
 #include "workloads/generators/generator_support.hpp"
 #include "workloads/generators/seeded_random.hpp"
-#include "wheel/timer_pool.hpp"
 
 #include <stdexcept>
 #include <vector>

@@ -24,7 +24,7 @@
 //   if (r.hz) use(*r.hz); else fail(r.explanation);
 #pragma once
 
-#include "wheel/jiffies.hpp"
+#include "wheel/core/jiffies.hpp"
 
 #include <array>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // replay (trace_replay.cpp). Internal to workloads/traces.
 #pragma once
 
-#include "wheel/timer_pool.hpp"
+#include "wheel/core/timer_pool.hpp"
 #include "workloads/traces/trace_costs.hpp"
 #include "workloads/traces/trace_event.hpp"
 #include "workloads/traces/trace_filter.hpp"
@@ -44,7 +44,7 @@ static_assert(sizeof(StoredEvent) == 32);
 
 // Events in chunks of 8Ki (256 KiB): growing never copies what was read, and
 // at most one chunk is partly empty. Past the first 2 MiB, chunks come eight
-// at a time from a 2 MiB block marked for huge pages (wheel/timer_pool.hpp's
+// at a time from a 2 MiB block marked for huge pages (wheel/core/timer_pool.hpp's
 // PoolAllocator): loading a large trace wrote every event into a page never
 // touched before, and with 4 KiB pages those page faults were about a tenth
 // of a replay's time (4M events, 128 MiB: 32K faults; 64 with huge pages).

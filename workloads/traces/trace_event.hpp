@@ -9,7 +9,7 @@
 // appearance.
 #pragma once
 
-#include "wheel/jiffies.hpp"
+#include "wheel/core/jiffies.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -11,9 +11,9 @@
 //       for (const TraceOp& op : feed.at(j)) { op.cancel ? del_timer : mod_timer }
 #pragma once
 
+#include "wheel/core/timer_queue.hpp"
 #include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_reader.hpp"
-#include "wheel/timer_queue.hpp"
 
 #include <cstdint>
 #include <cstdio>

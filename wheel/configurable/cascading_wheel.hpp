@@ -1,0 +1,204 @@
+// CascadingWheel: a cascading hierarchical wheel of any geometry
+// (wheel/configurable/wheel_spec.hpp, mode=cascade): the rules of Linux <= 4.7
+// (kernel/time/timer.c, see wheel/kernel/classic_wheel.hpp) for any number of
+// levels and any bits per level. With the `classic` preset it fires every
+// timer at the jiffy ClassicWheel does (tests/wheel/test_configurable_wheel.cpp);
+// ClassicWheel stays the fast, fixed-depth queue the kernel comparisons use.
+//
+//   CascadingWheel q({.hz = 250, .geometry = parse_wheel_spec("wheel:bits=8x3:mode=cascade").geometry(250)});
+//   TimerId t = q.create();
+//   q.arm(t, q.jiffies() + 1000);
+//   tick_to(q, q.jiffies() + 1000, [](const FiredTimer&) {});   // fires on the last tick
+//
+// Callbacks may arm and cancel any timer of this queue (wheel/core/timer_queue.hpp).
+//
+// Levels L = 0 .. depth-1 with 2^bits[L] slots; level L's slot width is the
+// span of the levels below (shift[L] = bits[0] + .. + bits[L-1]):
+//   * a timer goes to the first level whose range holds d = expires - T
+//     (T = timer_jiffies, the next jiffy the loop runs), in the slot of its
+//     expiry's bits (rounding down) or of its expiry rounded up to the slot
+//     width (rounding up); d < 0 goes to level 0's slot of T; beyond the last
+//     level it is placed as if d were MAX_TVAL and laps;
+//   * each loop step: when T's level-0 index is 0 the next slot of level 1
+//     is cascaded (re-placed), and of level 2 only if that slot number was
+//     0, and so on; then level 0's slot of T runs.
+// Rounding down the timer always reaches level 0 and runs exactly at its
+// expiry; rounding up it is cascaded once, at its slot's time (>= expires),
+// straight into the slot that runs, so it is up to one slot width late.
+#pragma once
+
+#include "wheel/configurable/wheel_spec.hpp"
+#include "wheel/core/bucket_lists.hpp"
+#include "wheel/core/queue_layout.hpp"
+#include "wheel/core/timer_pool.hpp"
+#include "wheel/core/timer_queue.hpp"
+#include "wheel/kernel/classic_levels.hpp"
+
+#include <optional>
+#include <stdexcept>
+
+namespace timersim {
+
+class CascadingWheel {
+public:
+    static constexpr std::string_view name = "wheel";
+
+    struct Config {
+        unsigned hz = 250;
+        std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
+        WheelGeometry geometry = parse_wheel_spec("wheel:classic").geometry(250);
+        // mod_timer() slack, as ClassicWheel::Config::slack.
+        std::optional<std::int64_t> slack = -1;
+    };
+
+    struct Node {
+        TimerId next = kNoTimer;
+        TimerId pprev = kNoTimer;
+        std::uint16_t list = 0;
+        bool live = false;
+        bool pending = false;
+        bool deferrable = false;
+        Jiffies expires = 0;
+        Jiffies runs_at = 0; // the loop step that will run it, if nothing changes
+    };
+
+    // Where a timer goes from timer_jiffies T (also what explain shows).
+    struct Slot {
+        unsigned level; // 0-based
+        unsigned slot;
+        bool past;
+        bool clamped;
+        Jiffies runs_at;
+    };
+    static Slot slot_of(const WheelGeometry& g, Jiffies expires, Jiffies timer_jiffies) noexcept;
+
+    explicit CascadingWheel(Config config);
+
+    TimerId create(TimerFlags flags = {}) {
+        const TimerId id = pool_.create();
+        pool_[id].deferrable = flags.deferrable;
+        return id;
+    }
+    void destroy(TimerId id) {
+        cancel(id);
+        pool_.destroy(id);
+    }
+    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
+    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
+    bool cancel(TimerId id);
+
+    Jiffies jiffies() const noexcept { return jiffies_; }
+    void set_jiffies(Jiffies j) {
+        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
+        jiffies_ = j;
+    }
+    bool softirq_due() const noexcept { return true; } // 4.x raises on every tick
+    bool carry_over() const noexcept { return !lists_.empty(work_list()); }
+    void hold_carry_over() noexcept {}
+
+    template <class F>
+    void run_softirq(F&& on_fire) {
+        ++counters_.softirq_runs;
+        std::uint64_t unlimited = ~std::uint64_t{0};
+        if (!lists_.empty(work_list()) || time_after_eq(jiffies_, timer_jiffies_)) run_timers(on_fire, unlimited);
+    }
+    template <class F>
+    bool run_softirq(F&& on_fire, std::uint64_t budget) {
+        ++counters_.softirq_runs;
+        return resume_softirq(on_fire, budget);
+    }
+    template <class F>
+    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
+        if (budget == 0) return true;
+        if (lists_.empty(work_list()) && time_before(jiffies_, timer_jiffies_)) return false;
+        return run_timers(on_fire, budget);
+    }
+
+    std::optional<Jiffies> next_timer_interrupt();
+
+    std::size_t pending() const noexcept { return all_timers_; }
+    bool is_pending(TimerId id) const {
+        pool_.check(id);
+        return pool_[id].pending;
+    }
+    // level is 1-based, as ClassicWheel's tv arrays.
+    Placement placement(TimerId id) const;
+    // What `timersim step` draws: one row per level, L1.. as placement()
+    // numbers them, the pointer at timer_jiffies' index bits of the level.
+    QueueLayout layout() const;
+    const QueueCounters& counters() const noexcept { return counters_; }
+    static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
+    const WheelGeometry& geometry() const noexcept { return g_; }
+    Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }
+    unsigned hz() const noexcept { return hz_; }
+    void reserve(std::size_t timers) { pool_.reserve(timers); }
+
+private:
+    std::size_t work_list() const noexcept { return g_.buckets(); }
+    std::size_t cascade_list() const noexcept { return g_.buckets() + 1; }
+    // What the next-event search and next_timer report: the expiry (exact
+    // rounding down, as 4.x), or the step it runs at (rounding up).
+    Jiffies due(const Node& n) const noexcept { return g_.round == WheelRound::up ? n.runs_at : n.expires; }
+    void place(Node& n, TimerId id) noexcept;
+    void detach(Node& n, TimerId id) noexcept;
+    void cascade(unsigned level, unsigned slot) noexcept;
+    Jiffies next_timer_scan() noexcept;
+
+    // 4.x __run_timers(); the unbounded pass has an endless budget.
+    template <class F>
+    bool run_timers(F& on_fire, std::uint64_t& budget) {
+        if (!lists_.empty(work_list()) && expire_work_list(on_fire, budget)) return true;
+        const unsigned mask0 = g_.slots(0) - 1;
+        while (time_after_eq(jiffies_, timer_jiffies_)) {
+            if (all_timers_ == 0) {
+                timer_jiffies_ = jiffies_;
+                break;
+            }
+            ++counters_.jiffies_walked;
+            const unsigned index = static_cast<unsigned>(timer_jiffies_ & mask0);
+            if (index == 0) {
+                for (unsigned level = 1; level < g_.depth; ++level) {
+                    const unsigned slot =
+                        static_cast<unsigned>((timer_jiffies_ >> g_.shift[level]) & (g_.slots(level) - 1));
+                    cascade(level, slot);
+                    if (slot != 0) break;
+                }
+            }
+            ++timer_jiffies_;
+            ++counters_.buckets_scanned;
+            lists_.move_list(pool_.nodes(), index, work_list());
+            if (expire_work_list(on_fire, budget)) return true;
+        }
+        return false;
+    }
+    template <class F>
+    bool expire_work_list(F& on_fire, std::uint64_t& budget) {
+        auto& nodes = pool_.nodes();
+        while (!lists_.empty(work_list())) {
+            const TimerId id = lists_.front(work_list());
+            lists_.unlink(nodes, id);
+            Node& n = nodes[id];
+            n.pending = false;
+            if (!n.deferrable) --active_timers_;
+            --all_timers_;
+            ++counters_.expired;
+            on_fire(FiredTimer{id, n.expires, timer_jiffies_ - 1});
+            if (--budget == 0) return true;
+        }
+        return false;
+    }
+
+    unsigned hz_;
+    WheelGeometry g_;
+    std::optional<std::int64_t> slack_;
+    Jiffies jiffies_;
+    Jiffies timer_jiffies_;
+    Jiffies next_timer_;
+    std::size_t all_timers_ = 0;
+    std::size_t active_timers_ = 0;
+    BucketLists lists_; // the slots, then the work list, then a cascade scratch list
+    TimerPool<Node, kFirstHeadLink> pool_;
+    QueueCounters counters_;
+};
+
+} // namespace timersim
