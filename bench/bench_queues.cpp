@@ -1,8 +1,9 @@
-// timersim_bench: what the three timer queues cost at scale (issue: figures
-// in docs/performance.md, produced by scripts/bench). Every benchmark is one
+// timersim_bench: what the timer queues cost at scale (docs/performance.md,
+// "Queue micro-benchmarks"; run by scripts/bench). Every benchmark is one
 // template over the TimerQueue concept, registered for ModernWheel,
-// ClassicWheel and HeapQueue at 1K, 100K, 1M and 10M pending timers. All
-// queues run at HZ=250 with their default configuration.
+// ClassicWheel and HeapQueue at 1K, 100K, 1M and 10M pending timers, and
+// two of them for the seeds' designs (below). All queues run at HZ=250 with
+// their default configuration.
 //
 //   arm_cancel/Q/pending:N     arm one idle timer (log-uniform delay, so every
 //                              level is hit) and cancel it again, with N other

@@ -1,6 +1,6 @@
 // What a cancel+arm pair can cost at a million pending timers, whatever the
 // queue: the memory patterns of the intrusive-list wheels, without a wheel.
-// docs/performance.md ("Against public timer queues", second pass) reads
+// docs/performance.md ("The blind pair and its floor") reads
 // these figures next to peers_bench's.
 //
 //   timersim_bench_miss_bound [NODES] [OPS]     (default 1000000 4000000)

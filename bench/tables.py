@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn timersim_bench JSON results into the Markdown tables of docs/performance.md.
+"""Turn timersim_bench JSON results into Markdown tables (medians and ranges).
 
     python3 bench/tables.py RUN.json [RUN.json ...]
 

@@ -1,6 +1,6 @@
 // libFuzzer target: a fuzzed timersim trace (format v1) replayed, not only
 // parsed (built by scripts/fuzz, not by meson): through `timersim step`'s
-// feed on both wheels, tick by tick, and through the simulated machine on
+// feed on both kernel wheels, tick by tick, and through the simulated machine on
 // every design (sim/machine/design.hpp, so a design added later is fuzzed
 // too). Besides crashes, leaks, UB and hangs it checks that
 //   * every error is a TraceError whose what() is one line "fuzz:LINE: ... (field)";

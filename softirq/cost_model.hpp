@@ -7,17 +7,18 @@
 //
 // The defaults are measurements of our own queues (bench/bench_costs.cpp,
 // `scripts/bench costs`; raw figures in docs/performance.md, "Cost model"):
-// the median of 5 runs on 2026-11-30 (03:27 UTC) on the 2-vCPU AMD EPYC
-// (Zen 5, family 26 model 2) Firecracker VM of docs/performance.md, g++
-// 12.2 -O3, while other builds loaded the machine (load average 4.7-5.3).
+// the median of 5 runs on the 2-vCPU AMD EPYC (Zen 5, family 26 model 2)
+// Firecracker VM of docs/performance.md, g++ 12.2 -O3, while other builds
+// loaded the machine (load average 4.7-5.3).
 // Where the kernel would touch cold memory (an expiring or cascaded
 // timer_list, a list neighbour) so do the benchmarks: 1M pending timers,
 // armed in random order, whose 32 MB node pool is far larger than the
 // cache; the figures at 100K (3.2 MB, partly cached) are 2-9x lower. Where
 // modern and classic differ, the default is between them, rounded.
 //
-// They measure our C++ model, not the kernel: our nodes are 32-byte
-// entries in one pool, the kernel's are timer_lists inside sockets and other
+// They measure our C++ model, not the kernel: our nodes are entries in one
+// pool (32-byte list nodes when the defaults were measured; 16-byte nodes
+// with bucket arrays now), the kernel's are timer_lists inside sockets and other
 // objects, behind locks, tracepoints and irq disabling. The fixed-cost
 // fields (bucket scan, next-expiry step, softirq entry) are a few ns here
 // and 10-100x more in a kernel; each field says what a kernel-side figure
@@ -48,7 +49,7 @@ struct CostModel {
     // it and calls __internal_add_timer() again). Measured
     // (cost_cascade_move/classic/pending:1000000): 187 ns, one dependent
     // cache miss per timer walking a slot's list in random memory order
-    // (the load latency at 64 MiB was 239-315 ns in docs/performance.md).
+    // (a random load at 64 MiB took 239-315 ns on that machine).
     std::uint64_t cascade_move_ns = 190;
     // One bucket looked at while expiring (classic: one __run_timers() step
     // per jiffy, and each slot cascade; modern: one bucket per level

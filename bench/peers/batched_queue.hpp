@@ -12,8 +12,8 @@
 // cache miss, its node. A caller that makes one call at a time (a live
 // kernel, a blind benchmark loop) can only overlap as many of those misses
 // as the core's out-of-order window holds calls: two or three of the
-// kernel wheels' calls on the machines of docs/performance.md ("why this
-// machine is harder for the wheel"). A caller that hands its calls over and
+// kernel wheels' calls on the machine of docs/performance.md ("The blind
+// pair and its floor"). A caller that hands its calls over and
 // asks for their effects later lets the queue fetch each node when its call
 // arrives and apply the calls kBatch at a time, when their nodes are in
 // cache: kBatch misses in flight instead of two or three. The engine and

@@ -1,5 +1,5 @@
 // Engine: the simulated machine. A discrete-event engine over N CPUs, each
-// with its own timer queue (classic wheel, modern wheel or heap: one
+// with its own timer queue (any design of sim/machine/design.hpp: one
 // instance per CPU, the kernel's per-CPU timer base), its own tick, softirq
 // state, NOHZ state and metrics. It ticks, raises TIMER_SOFTIRQ, runs the
 // softirq at interrupt exit or in ksoftirqd, and charges simulated time for

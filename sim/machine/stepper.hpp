@@ -4,7 +4,7 @@
 // workload's operations of jiffy j. The workload is a list of timeouts armed
 // at tick 0, connection churn, or a trace (TraceFeed). Each wheel gets its
 // own churn generator with the same seed: the schedule does not depend on
-// which timers fire, so both wheels see the same operations; a trace is read
+// which timers fire, so every wheel sees the same operations; a trace is read
 // once, and the feed hands the same batch to every wheel. Rendering is in
 // sim/report/step_report.hpp.
 #pragma once
