@@ -19,7 +19,7 @@
 // throws nothing across the boundary: JS sees the message, never an abort.
 #include "sim/cli/timeout_arg.hpp"
 #include "sim/machine/design.hpp"
-#include "sim/machine/seed_queues.hpp"
+#include "sim/machine/design_queues.hpp"
 #include "sim/machine/stepper.hpp"
 #include "sim/report/explain_report.hpp"
 #include "sim/report/json.hpp"
@@ -125,21 +125,14 @@ public:
 template <class Q>
 constexpr bool is_configurable = std::is_same_v<Q, CascadingWheel> || std::is_same_v<Q, InPlaceWheel>;
 
-template <class Q>
-typename Q::Config queue_config(const Options& o, Jiffies start) {
-    typename Q::Config c;
-    c.hz = o.hz;
-    c.start_jiffies = start;
-    if constexpr (std::is_same_v<Q, ClassicWheel>) {
-        c.geometry = o.geometry;
-        c.slack = o.slack;
-    } else if constexpr (std::is_same_v<Q, CascadingWheel>) {
-        c.geometry = o.wheel->geometry(o.hz);
-        c.slack = o.slack; // as run_machine() builds it (MachineConfig::classic_slack)
-    } else if constexpr (std::is_same_v<Q, InPlaceWheel>) {
-        c.geometry = o.wheel->geometry(o.hz);
-    }
-    return c;
+// What the session's queue is built from (design_queues.hpp), at the HZ the
+// session runs at (a trace's own).
+QueueParams queue_params(const Options& o, unsigned hz, Jiffies start) {
+    return {.hz = hz,
+            .start_jiffies = start,
+            .classic_geometry = o.geometry,
+            .classic_slack = o.slack,
+            .wheel = o.wheel ? std::optional(o.wheel->geometry(hz)) : std::nullopt};
 }
 
 // The wheel's own clock a mod_timer() at this instant computes the placement
@@ -219,7 +212,7 @@ public:
           hz_(feed_ ? feed_->header().hz : o.hz),
           start_(feed_ ? feed_->header().start_jiffies : initial_jiffies(hz_)),
           labels_(feed_ ? std::vector<std::string>{} : timer_labels(o.workload)),
-          stepper_(queue_config<Q>(with_hz(o, hz_), start_), o.workload, feed_.get()) {
+          stepper_(queue_config<Q>(queue_params(o, hz_, start_)), o.workload, feed_.get()) {
         armed_at_.resize(stepper_.timers());
         for (std::uint32_t t = 0; t < stepper_.timers(); ++t) armed_at_[t] = {start_, own_clock(stepper_.queue())};
     }
@@ -351,11 +344,6 @@ private:
         Jiffies clk = 0;
     };
 
-    static Options with_hz(Options o, unsigned hz) {
-        o.hz = hz;
-        return o;
-    }
-
     // What explain is asked about: the requested expiry, except on the
     // configurable cascading wheel, whose explain knows no slack: there the
     // expiry after slack, as the queue holds it.
@@ -410,25 +398,15 @@ private:
     std::vector<ArmedAt> armed_at_;
 };
 
-// The registry (sim/machine/design.hpp) decides what the page offers: the
-// kernel wheels and the heap by hand, the seeds' queues through
-// with_seed_queue() (so a seed design added there appears here), and the
-// configurable wheel by its spec. A design without a queue here is refused
-// by name, and the exactness test, which opens every design designs()
-// lists, fails on it.
+// The registry (sim/machine/design_list.hpp) decides what the page offers:
+// every design's queue through with_design_queue(), so a design added there
+// appears here, and the exactness test, which opens every design designs()
+// lists, runs it.
 std::unique_ptr<Session> make_session(Design d, const Options& o) {
-    const std::string name(to_string(d));
-    switch (d) {
-    case Design::classic: return std::make_unique<QueueSession<ClassicWheel>>(d, name, o);
-    case Design::modern: return std::make_unique<QueueSession<ModernWheel>>(d, name, o);
-    case Design::heap: return std::make_unique<QueueSession<HeapQueue>>(d, name, o);
-    case Design::wheel:
-        if (o.wheel->geometry(o.hz).mode == WheelMode::cascade)
-            return std::make_unique<QueueSession<CascadingWheel>>(d, o.wheel_name, o);
-        return std::make_unique<QueueSession<InPlaceWheel>>(d, o.wheel_name, o);
-    default: break;
-    }
-    return with_seed_queue(d, [&]<class Q>() -> std::unique_ptr<Session> {
+    const std::string name = d == Design::wheel ? o.wheel_name : std::string(to_string(d));
+    const std::optional<WheelGeometry> wheel =
+        d == Design::wheel ? std::optional(o.wheel->geometry(o.hz)) : std::nullopt;
+    return with_design_queue(d, wheel, [&]<class Q>() -> std::unique_ptr<Session> {
         return std::make_unique<QueueSession<Q>>(d, name, o);
     });
 }

@@ -8,7 +8,7 @@
 #include "sim/cli/progress.hpp"
 #include "sim/cli/timeout_arg.hpp"
 #include "sim/cli/trace_filter_options.hpp"
-#include "sim/machine/seed_queues.hpp"
+#include "sim/machine/design_queues.hpp"
 #include "sim/machine/stepper.hpp"
 #include "sim/report/format_time.hpp"
 #include "sim/report/step_report.hpp"
@@ -287,38 +287,27 @@ void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed
             "timer_jiffies for classic tv1..tv5. A tick shows the state after its softirq and its arms.",
             0);
 
-    const ClassicWheel::Config classic_config{.hz = hz, .start_jiffies = start, .geometry = geometry, .slack = slack};
-    const ModernWheel::Config modern_config{.hz = hz, .start_jiffies = start};
-    // The seeds' designs at their default geometry, one each.
-    const auto seed = [&]<class Q>() {
-        typename Q::Config config;
-        config.hz = hz;
-        config.start_jiffies = start;
-        Stepper<Q> s(config, workload, feed);
-        run_view(run, view, intro, s);
-    };
-    if (wheel) {
-        const WheelGeometry g = wheel->geometry(hz);
-        if (g.mode == WheelMode::cascade) {
-            Stepper<CascadingWheel> c({.hz = hz, .start_jiffies = start, .geometry = g, .slack = slack}, workload, feed);
-            run_view(run, view, intro, c);
-        } else {
-            Stepper<InPlaceWheel> m({.hz = hz, .start_jiffies = start, .geometry = g}, workload, feed);
-            run_view(run, view, intro, m);
-        }
-    } else if (seed_design) {
-        with_seed_queue(*design_from_string(design), seed);
-    } else if (design == "classic") {
-        Stepper<ClassicWheel> c(classic_config, workload, feed);
-        run_view(run, view, intro, c);
-    } else if (design == "modern") {
-        Stepper<ModernWheel> m(modern_config, workload, feed);
-        run_view(run, view, intro, m);
-    } else {
-        Stepper<ClassicWheel> c(classic_config, workload, feed);
-        Stepper<ModernWheel> m(modern_config, workload, feed);
+    const QueueParams params{.hz = hz,
+                             .start_jiffies = start,
+                             .classic_geometry = geometry,
+                             .classic_slack = slack,
+                             .wheel = wheel ? std::optional(wheel->geometry(hz)) : std::nullopt};
+    if (design == "both") {
+        Stepper<ClassicWheel> c(queue_config<ClassicWheel>(params), workload, feed);
+        Stepper<ModernWheel> m(queue_config<ModernWheel>(params), workload, feed);
         run_view(run, view, intro, c, m);
+        return;
     }
+    with_design_queue(wheel ? Design::wheel : *design_from_string(design), params.wheel, [&]<TimerQueue Q>() {
+        // Drawing a queue takes a render_text() for it (the heap has none:
+        // no buckets, refused with its own words above).
+        if constexpr (requires(const Q& q, const TickReport& r) { render_text(q, r, view); }) {
+            Stepper<Q> s(queue_config<Q>(params), workload, feed);
+            run_view(run, view, intro, s);
+        } else {
+            throw UsageError(fmt::format("--design: step cannot draw {}", design));
+        }
+    });
 }
 
 } // namespace

@@ -55,7 +55,7 @@ PreparedCell prepare(const Cell& cell) {
         const auto vm = parse_command_line(cell.args, options, {"timersim sweep --cell LINE", "", ""});
         if (!vm) throw UsageError("--help is not a run option of a cell"); // parse_command_line printed the help
         PreparedCell p{Design::modern, machine_config(*vm), {}};
-        const DesignChoice d = design_choice((*vm)["design"].as<std::string>(), {"classic", "modern", "heap"}, p.machine.hz);
+        const DesignChoice d = design_choice((*vm)["design"].as<std::string>(), {}, p.machine.hz);
         p.design = d.design;
         p.machine.wheel = d.wheel;
         const unsigned hz = p.machine.hz;
@@ -199,7 +199,7 @@ int run_sweep(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
         ("grid", po::value<std::string>(), "read the grid from FILE (KEY = VALUE lines; the options below override it)")
-        ("design", po::value<std::string>(), "designs, comma-separated: classic, modern, heap, wheel:SPEC (default: classic,modern,heap)")
+        ("design", po::value<std::string>(), fmt::format("designs, comma-separated: {} (default: classic,modern,heap)", design_names()).c_str())
         ("hz", po::value<std::string>(), "HZ values, comma-separated (default: 250)")
         ("workload", po::value<std::string>(), "workloads, comma-separated; '+' runs generators together (default: tcp-retransmit+socket-timeouts)")
         ("seed", po::value<std::string>(), "seeds: a list (1,5,9) or a range (1..10) (default: 1)")

@@ -6,21 +6,18 @@ namespace timersim {
 
 namespace {
 
-// One row per design, in enum order.
+// One row per design, in enum order: the registry's rows, then the
+// configurable wheel.
 const std::vector<DesignInfo>& table() {
+#define TIMERSIM_DESIGN_INFO(id, Queue, alias, summary, paper_costs, holds_garbage)                                \
+    {Design::id, #id, std::string_view(alias).empty() ? std::vector<std::string_view>{}                            \
+                                                       : std::vector<std::string_view>{alias},                      \
+     summary, paper_costs, holds_garbage},
     static const std::vector<DesignInfo> rows = {
-        {Design::classic, "classic", {}, "cascading wheel, Linux <= 4.7", false, false},
-        {Design::modern, "modern", {}, "expire-in-place wheel, Linux 4.8+ (6.1)", false, false},
-        {Design::heap, "heap", {"scheme3"}, "exact binary heap (Varghese-Lauck scheme 3)", false, false},
-        {Design::scheme1, "scheme1", {"unsorted-list"}, "Varghese-Lauck 1: unsorted list, per-tick decrement", true, false},
-        {Design::scheme2, "scheme2", {"ordered-list"}, "Varghese-Lauck 2: ordered list", true, false},
-        {Design::scheme4, "scheme4", {"simple-wheel"}, "Varghese-Lauck 4: simple wheel + overflow list", true, false},
-        {Design::scheme5, "scheme5", {"hashed-sorted"}, "Varghese-Lauck 5: hashed wheel, sorted slots", true, false},
-        {Design::scheme6, "scheme6", {"hashed-unsorted"}, "Varghese-Lauck 6: hashed wheel, unsorted slots, rounds", true, false},
-        {Design::netty, "netty", {"hashed-wheel-timer"}, "Netty HashedWheelTimer: 512-tick ring, rounds, deferred cancel", true, true},
-        {Design::cog, "cog", {}, "cog: base-64 cascading rings, block buckets, tombstone cancel", true, true},
+        TIMERSIM_DESIGNS(TIMERSIM_DESIGN_INFO)
         {Design::wheel, "wheel", {}, "configurable hierarchical wheel: --design wheel:SPEC", false, false},
     };
+#undef TIMERSIM_DESIGN_INFO
     return rows;
 }
 

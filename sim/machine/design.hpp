@@ -1,15 +1,12 @@
 // The timer queues a run can use: the classic cascading wheel (Linux <= 4.7),
-// the modern expire-in-place wheel (4.8+, as in 6.1), the exact heap, and
-// the seeds' designs: Varghese & Lauck's schemes 1, 2, 4, 5 and 6 (scheme 3
-// is the heap, scheme 7 the classic wheel), Netty's HashedWheelTimer and cog.
-//
-// The registry: one row per design in design.cpp's table (name, aliases,
-// what it is), one engine instantiation in engine.cpp, and, for a queue
-// built from HZ and the start alone, one line in seed_queues.hpp's
-// with_seed_queue() plus its case label in engine_run.cpp's run_machine()
-// (a design with options of its own gets its own case there, like classic).
-// Adding a design is one line in each, plus its enumerator here.
+// the modern expire-in-place wheel (4.8+, as in 6.1), the exact heap, the
+// seeds' designs (Varghese & Lauck's schemes 1, 2, 4, 5 and 6: scheme 3 is
+// the heap, scheme 7 the classic wheel; Netty's HashedWheelTimer; cog), and
+// the configurable wheel (wheel:SPEC). The list itself is the registry in
+// design_list.hpp; this is what the rest of the program asks of it.
 #pragma once
+
+#include "sim/machine/design_list.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,11 +1,6 @@
 #include "sim/machine/engine_run.hpp"
 
-#include "sim/machine/seed_queues.hpp"
-#include "wheel/configurable/cascading_wheel.hpp"
-#include "wheel/configurable/in_place_wheel.hpp"
-#include "wheel/core/heap_queue.hpp"
-#include "wheel/kernel/classic_wheel.hpp"
-#include "wheel/kernel/modern_wheel.hpp"
+#include "sim/machine/design_queues.hpp"
 
 #include <fmt/core.h>
 
@@ -17,13 +12,13 @@ namespace timersim {
 
 namespace {
 
-template <TimerQueue Q, class MakeQueue>
-RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig& config, const WorkloadSpec& spec,
+template <TimerQueue Q>
+RunResult drive(const QueueParams& params, Design design, const MachineConfig& config, const WorkloadSpec& spec,
                 const ProgressFn& progress, EventLog* events) {
     // One queue per CPU: the kernel's per-CPU timer base.
     std::vector<Q> queues;
     queues.reserve(config.cpus);
-    for (unsigned c = 0; c < config.cpus; ++c) queues.push_back(make_queue());
+    for (unsigned c = 0; c < config.cpus; ++c) queues.push_back(Q(queue_config<Q>(params)));
 
     RunResult result;
     result.design = design;
@@ -69,21 +64,6 @@ RunResult drive(const MakeQueue& make_queue, Design design, const MachineConfig&
     return result;
 }
 
-// A design whose queue takes only HZ and the start (the seeds' designs, at
-// their default geometry).
-template <TimerQueue Q>
-RunResult drive_default(Design design, unsigned hz, Jiffies start, const MachineConfig& config,
-                        const WorkloadSpec& spec, const ProgressFn& progress, EventLog* events) {
-    return drive<Q>(
-        [&] {
-            typename Q::Config c;
-            c.hz = hz;
-            c.start_jiffies = start;
-            return Q(c);
-        },
-        design, config, spec, progress, events);
-}
-
 } // namespace
 
 std::string design_name(const RunResult& r) {
@@ -102,48 +82,16 @@ RunResult run_machine(Design design, const MachineConfig& config, const Workload
     if (config.series_window_ticks &&
         (config.ticks + config.series_window_ticks - 1) / config.series_window_ticks > 1'000'000)
         throw std::invalid_argument("series_window_ticks gives more than 1e6 windows");
-    const Jiffies start = config.start_jiffies.value_or(initial_jiffies(hz));
-    switch (design) {
-    case Design::classic:
-        return drive<ClassicWheel>(
-            [&] {
-                return ClassicWheel(ClassicWheel::Config{.hz = hz, .start_jiffies = start,
-                                                         .geometry = config.classic_geometry,
-                                                         .slack = config.classic_slack});
-            },
-            design, config, workload, progress, events);
-    case Design::modern:
-        return drive<ModernWheel>([&] { return ModernWheel(ModernWheel::Config{.hz = hz, .start_jiffies = start}); },
-                                  design, config, workload, progress, events);
-    case Design::heap:
-        return drive<HeapQueue>([&] { return HeapQueue(HeapQueue::Config{.hz = hz, .start_jiffies = start}); },
-                                design, config, workload, progress, events);
-    case Design::scheme1:
-    case Design::scheme2:
-    case Design::scheme4:
-    case Design::scheme5:
-    case Design::scheme6:
-    case Design::netty:
-    case Design::cog:
-        return with_seed_queue(design, [&]<class Q>() {
-            return drive_default<Q>(design, hz, start, config, workload, progress, events);
-        });
-    case Design::wheel: {
-        if (!config.wheel) throw std::invalid_argument("the wheel design needs a geometry");
-        const WheelGeometry g = config.wheel->geometry(hz);
-        if (g.mode == WheelMode::cascade)
-            return drive<CascadingWheel>(
-                [&] {
-                    return CascadingWheel(CascadingWheel::Config{
-                        .hz = hz, .start_jiffies = start, .geometry = g, .slack = config.classic_slack});
-                },
-                design, config, workload, progress, events);
-        return drive<InPlaceWheel>(
-            [&] { return InPlaceWheel(InPlaceWheel::Config{.hz = hz, .start_jiffies = start, .geometry = g}); },
-            design, config, workload, progress, events);
-    }
-    }
-    throw std::invalid_argument("unknown design");
+    const QueueParams params{
+        .hz = hz,
+        .start_jiffies = config.start_jiffies.value_or(initial_jiffies(hz)),
+        .classic_geometry = config.classic_geometry,
+        .classic_slack = config.classic_slack,
+        .wheel = design == Design::wheel && config.wheel ? std::optional(config.wheel->geometry(hz)) : std::nullopt,
+    };
+    return with_design_queue(design, params.wheel, [&]<TimerQueue Q>() {
+        return drive<Q>(params, design, config, workload, progress, events);
+    });
 }
 
 } // namespace timersim

@@ -63,6 +63,18 @@ printf 'design = classic\ncolour = red\n' >bad.ini
 run sweep --grid bad.ini -o bad
 expect_usage_error "^timersim: bad.ini:2: colour: unknown key 'colour'" "try 'timersim sweep --help'"
 [[ ! -e bad ]] || fail "a bad grid created its output directory"
+# Every design of the registry is a sweep design, by name or alias (the cells
+# run the design's queue: netty's deferred cancel leaves garbage, scheme1
+# walks every timer each tick, so their rows differ from classic's).
+run sweep --design classic,netty,unsorted-list,cog --duration 2 --param connections=100 -o every
+expect_status 0
+for d in classic netty scheme1 cog; do
+  grep -q "^[0-9a-f]*,$d,250," every/results.csv || fail "no $d row in a sweep of every kind of design"
+done
+[[ $(cut -d, -f17- every/results.csv | sort -u | wc -l) -eq 5 ]] || fail "four designs gave the same costs"
+run sweep --design classic,scheme3x -o bad
+expect_usage_error "--design: expected classic, modern, heap, scheme1, .*wheel:SPEC, got 'scheme3x'" "try 'timersim sweep --help'"
+
 run sweep --design classic,wheel:nope -o bad
 expect_usage_error "--design: wheel:nope: unknown preset" "try 'timersim sweep --help'"
 run sweep --design classic --param connections=0 -o bad
