@@ -208,7 +208,7 @@ public:
     QueueSession(Design d, std::string design, const Options& o)
         : d_(d), design_(std::move(design)), options_(o),
           input_(o.workload.trace ? std::make_unique<InputFile>(*o.workload.trace) : nullptr),
-          feed_(input_ ? std::make_unique<TraceFeed>(*input_) : nullptr),
+          feed_(input_ ? std::make_unique<TraceFeed>(open_timersim_source(*input_)) : nullptr),
           hz_(feed_ ? feed_->header().hz : o.hz),
           start_(feed_ ? feed_->header().start_jiffies : initial_jiffies(hz_)),
           labels_(feed_ ? std::vector<std::string>{} : timer_labels(o.workload)),

@@ -7,10 +7,8 @@
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/trace_filter_options.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_dat.hpp"
-#include "workloads/traces/text_stream.hpp"
+#include "workloads/traces/trace_source.hpp"
 #include "workloads/traces/trace_writer.hpp"
 
 #include <fmt/format.h>
@@ -19,7 +17,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 
 namespace timersim::cli {
@@ -110,17 +107,11 @@ int run_import(std::span<const std::string> args) {
     AtomicOutputFile file(output);
 
     try {
-        // Read whole: a first pass decides HZ (never assumed), the second imports.
-        const std::string text = read_kernel_trace_text(in);
-        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
-        TextStream stream(text);
-        FtraceReader reader(stream, in.name(), resolved.hz);
-        reader.set_filter(filter);
-        FtraceImporter importer(reader);
-        std::optional<TraceWriter> writer;
-        const auto open_output = [&] {
-            writer.emplace(file.get(), importer.header(), fmt::format("imported from {} by timersim import", in.name()));
-        };
+        // Read whole: a first pass decides HZ (never assumed), the second
+        // imports; the header is known once the first event is (it reads
+        // one ahead), so a trace whose first event is bad writes nothing.
+        const std::unique_ptr<TraceSource> source = open_trace_source(in, TraceKind::ftrace, hz, filter);
+        TraceWriter writer(file.get(), source->header(), fmt::format("imported from {} by timersim import", in.name()));
         // The writer's own errors do not know the file's name.
         const auto naming_output = [&](auto&& write) {
             try {
@@ -130,15 +121,12 @@ int run_import(std::span<const std::string> args) {
             }
         };
         TraceEvent event;
-        while (importer.next(event)) {
-            if (!writer) open_output();
-            naming_output([&] { writer->write(event); });
-        }
-        if (!writer) open_output();
-        naming_output([&] { writer->flush(); });
+        while (source->next(event)) naming_output([&] { writer.write(event); });
+        naming_output([&] { writer.flush(); });
         file.commit();
         fmt::print(output == "-" ? stderr : stdout, "{}",
-                   format_summary(in.name(), output, importer.header(), writer->events(), reader, importer, filter));
+                   format_summary(in.name(), output, source->header(), writer.events(), *source->kernel_reader(),
+                                  *source->kernel_importer(), filter));
     } catch (const TraceError& e) {
         // Bad input: exactly one line, no hint (the file is at fault, not the command line).
         fmt::print(stderr, "timersim: {}\n", e.what());

@@ -45,13 +45,16 @@ std::string describe_workload(const StepWorkload& w) {
 
 StepWorkload parse_workload(const po::variables_map& vm, unsigned hz) {
     StepWorkload w;
-    if (vm.count("trace")) {
-        if (vm.count("timeouts")) throw UsageError("--trace cannot be combined with --timeouts");
+    if (vm.count("trace") && vm.count("ftrace")) throw UsageError("--trace and --ftrace: give one or the other");
+    if (vm.count("trace") || vm.count("ftrace")) {
+        const char* option = vm.count("trace") ? "trace" : "ftrace";
+        if (vm.count("timeouts")) throw UsageError(fmt::format("--{} cannot be combined with --timeouts", option));
         for (const char* churn_option : {"connections", "message-interval", "seed"})
             if (!vm[churn_option].defaulted())
-                throw UsageError(fmt::format("--trace cannot be combined with --{} (a connection-churn option)",
+                throw UsageError(fmt::format("--{} cannot be combined with --{} (a connection-churn option)", option,
                                              churn_option));
-        w.trace = vm["trace"].as<std::string>();
+        w.trace = vm[option].as<std::string>();
+        w.trace_kind = vm.count("ftrace") ? TraceKind::ftrace : TraceKind::timersim;
         return w;
     }
     if (vm.count("timeouts")) {
@@ -143,6 +146,9 @@ int run_step(std::span<const std::string> args) {
         ("trace", po::value<std::string>(),
          "replay a timersim trace (format v1, docs/trace-format.md) instead of connection churn; "
          "see the notes above")
+        ("ftrace", po::value<std::string>(),
+         "replay a kernel trace (ftrace text, trace-cmd report, perf script, trace.dat) as run --ftrace reads it; "
+         "see the notes above")
         ("connections", po::value<std::uint32_t>()->default_value(200), "connection churn: connections, one timer each (1..1000000)")
         ("message-interval", double_value(1000), "connection churn: mean ms between two messages of one connection")
         ("seed", po::value<std::uint64_t>()->default_value(1), "connection churn: workload seed")
@@ -156,7 +162,8 @@ int run_step(std::span<const std::string> args) {
     const auto vm = parse_command_line(
         args, options,
         {
-            .usage = "timersim step (--timeouts LIST | --trace FILE | [churn options]) [--from J] --ticks N [options]",
+            .usage = "timersim step (--timeouts LIST | --trace FILE | --ftrace FILE | [churn options]) [--from J] --ticks N "
+                     "[options]",
             .description =
                 "Show the wheels tick by tick: per tick and wheel, whether the tick raised\n"
                 "TIMER_SOFTIRQ, what fired (and how late), what cascaded, what the softirq\n"
@@ -177,12 +184,18 @@ int run_step(std::span<const std::string> args) {
                 "shown; bad input stops the run with FILE:LINE: what (field) and exit status 2.\n"
                 "The trace filters (--cpu, --function, --trace-from, --trace-to: --from is the\n"
                 "first tick shown) keep only the events they name; the last line counts what they\n"
-                "kept and dropped up to the last tick shown.",
+                "kept and dropped up to the last tick shown.\n"
+                "\n"
+                "--ftrace FILE: a kernel trace, imported as timersim import and run --ftrace\n"
+                "import it (docs/trace-format.md); its HZ is --hz if given (checked against\n"
+                "its jiffies), else its '# hz=' line, else the HZ its jiffies show. It is read\n"
+                "whole first, to decide its HZ; the rest is as for --trace.",
             .examples = "timersim step --timeouts 36,300,20000 --ticks 3 --hz 1000\n"
                         "timersim step --timeouts 20000 --hz 1000 --from 19966 --ticks 2 --design classic\n"
                         "timersim step --ticks 5 --connections 200 --design modern\n"
                         "timersim step --timeouts 60s --ticks 1 --format json\n"
                         "timersim step --trace run.trace --from 990 --ticks 20 --design classic\n"
+                        "timersim step --ftrace trace.txt.xz --ticks 10 --design modern\n"
                         "timersim step --timeouts 36,300 --ticks 2 --hz 1000 --design wheel:rfc-2015",
         });
     if (!vm) return kExitOk;
@@ -209,17 +222,18 @@ int run_step(std::span<const std::string> args) {
     if (run.from < 0 || run.from > 1000000000)
         throw UsageError(fmt::format("--from: must be 0..1000000000, got {}", run.from));
     const StepWorkload workload = parse_workload(*vm, hz);
-    const TraceFilter filter = trace_filter_option(*vm, false, {.from = "trace-from", .to = "trace-to"});
+    const bool kernel_trace = workload.trace && workload.trace_kind == TraceKind::ftrace;
+    const TraceFilter filter = trace_filter_option(*vm, kernel_trace, {.from = "trace-from", .to = "trace-to"});
     if (filter.active() && !workload.trace)
-        throw UsageError(fmt::format("--{}: a trace filter, only with --trace",
+        throw UsageError(fmt::format("--{}: a trace filter, only with --trace or --ftrace",
                                      vm->count("cpu") ? "cpu" : vm->count("function") ? "function"
                                                             : vm->count("trace-from") ? "trace-from" : "trace-to"));
     try {
         std::optional<InputFile> file; // FILE or "-", compressed or not; InputError if it cannot be read
         std::optional<TraceFeed> feed;
         if (workload.trace) {
-            feed.emplace(file.emplace(*workload.trace));
-            feed->set_filter(filter);
+            const HzChoice hz_choice{.option = (*vm)["hz"].defaulted() ? std::nullopt : std::optional(hz)};
+            feed.emplace(open_trace_source(file.emplace(*workload.trace), workload.trace_kind, hz_choice, filter));
             if (!(*vm)["hz"].defaulted() && hz != feed->header().hz)
                 throw UsageError(fmt::format("--hz {} differs from the trace's hz={}", hz, feed->header().hz));
             hz = feed->header().hz;

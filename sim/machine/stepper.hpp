@@ -35,7 +35,8 @@ struct StepWorkload {
     std::vector<Jiffies> timeouts;   // --timeouts, in jiffies
     std::vector<std::string> texts;  // --timeouts as typed, for labels
     std::optional<ConnectionChurnConfig> churn;
-    std::optional<std::string> trace; // --trace FILE
+    std::optional<std::string> trace; // --trace or --ftrace FILE
+    TraceKind trace_kind = TraceKind::timersim;
 
     std::size_t timers() const { return churn ? churn->connections : timeouts.size(); }
 };

@@ -239,4 +239,4 @@ expect_usage_error '^timersim: --from: @SECONDS is a kernel trace' "try 'timersi
 run run --cpu 1
 expect_usage_error '^timersim: --cpu: a trace filter, only with --trace or --ftrace$' "try 'timersim run --help'"
 run step --timeouts 5 --ticks 2 --function 'x*'
-expect_usage_error '^timersim: --function: a trace filter, only with --trace$' "try 'timersim step --help'"
+expect_usage_error '^timersim: --function: a trace filter, only with --trace or --ftrace$' "try 'timersim step --help'"

@@ -97,3 +97,29 @@ run step --trace "$trace" --timeouts 36 --ticks 3
 expect_usage_error '--trace cannot be combined with --timeouts' "$hint"
 run step --trace "$trace" --connections 5 --ticks 3
 expect_usage_error '--trace cannot be combined with --connections' "$hint"
+
+# --ftrace: a kernel trace drives the wheels as its import does. HZ and the
+# start come from the trace (no --hz needed); each frame is the frame of the
+# same ticks stepped through `timersim import`'s output.
+capture=$data/../kernel/capture-6.1-hz250.trace.xz
+run import "$capture" -o imported.trace
+expect_status 0
+frames() { sed -n '/^Each cell/,$p' <<<"$out"; }
+for design in both cog; do
+  run step --trace imported.trace --ticks 40 --from 700 --design "$design"
+  expect_status 0
+  imported=$(frames)
+  run step --ftrace "$capture" --ticks 40 --from 700 --design "$design"
+  expect_status 0
+  expect_empty_stderr
+  intro=$(sed -n '1,/^Each cell/p' <<<"$out" | tr '\n' ' ')
+  [[ $intro == *"; HZ=250 (a tick is 4 ms), tick 0 is jiffies 4294892296; showing ticks 701..740."* ]] ||
+    fail "the intro does not give the kernel trace's HZ and start"
+  [[ $(frames) == "$imported" ]] || fail "step --ftrace ($design) differs from stepping the imported trace"
+  grep -q 'deferrable base' <<<"$out" || [[ $design == cog ]] || fail "no deferrable base drawn"
+done
+run step --ftrace "$capture" --trace "$trace" --ticks 3
+expect_usage_error '--trace and --ftrace: give one or the other' "$hint"
+run step --ftrace "$capture" --ticks 3 --hz 1000
+expect_status 2
+[[ $err == "timersim: "*"1000"* ]] || fail "a --hz the kernel trace's jiffies contradict is not refused"

@@ -8,6 +8,8 @@ namespace timersim {
 
 namespace {
 
+constexpr std::uint32_t kNoFeedId = 0xFFFFFFFFu;
+
 // Timer names are cut so that event lines stay short.
 std::string short_label(std::string_view s) {
     return s.size() <= 16 ? std::string(s) : fmt::format("{}..", s.substr(0, 14));
@@ -35,34 +37,31 @@ const std::vector<TraceOp>& TraceFeed::at(Jiffies j) {
     return ops_;
 }
 
-void TraceFeed::name_up_to(std::uint32_t id, const TraceEvent& e) {
-    while (labels_.size() <= id) {
-        const auto next = static_cast<std::uint32_t>(labels_.size());
-        if (next == e.timer) {
-            // The event's own timer, at its first event: its label= or its key.
-            const std::string key = key_text(e.key);
-            labels_.push_back(short_label(e.label.empty() ? std::string_view(key) : e.label));
-            first_flags_.push_back(TimerFlags{.deferrable = e.flags.deferrable});
-        } else {
-            // Named so far only as a cb= (armed before the trace began): its
-            // key, and no flags until an event of its own says otherwise.
-            labels_.push_back(short_label(key_text(reader_.timer_key(next))));
-            first_flags_.push_back(TimerFlags{});
-        }
-    }
+std::uint32_t TraceFeed::feed_id(std::uint32_t source_id, const TimerKey& key, std::string_view label,
+                                 TimerFlags flags) {
+    if (source_id >= feed_ids_.size()) feed_ids_.resize(std::size_t{source_id} + 1, kNoFeedId);
+    std::uint32_t& id = feed_ids_[source_id];
+    if (id != kNoFeedId) return id;
+    id = static_cast<std::uint32_t>(labels_.size());
+    const std::string text = key_text(key);
+    labels_.push_back(short_label(label.empty() ? std::string_view(text) : label));
+    first_flags_.push_back(flags);
+    return id;
 }
 
 bool TraceFeed::read_ahead() {
     TraceEvent e;
-    if (!reader_.next(e)) return false;
+    if (!source_->next(e)) return false;
     TraceOp op;
-    op.timer = e.timer;
+    op.timer = feed_id(e.timer, e.key, e.label, TimerFlags{.deferrable = e.flags.deferrable});
+    // A timer seen first as a cb= (armed before the trace began) is named by
+    // its key, and has no flags: a name and flags stay as first seen.
+    if (e.cb && e.cb_key) feed_id(*e.cb, *e.cb_key, {}, TimerFlags{});
     op.cancel = e.kind == TraceEventKind::cancel;
-    if (!op.cancel) op.expires = expiry_jiffies(reader_.header(), e);
-    name_up_to(std::max(e.timer, e.cb.value_or(0)), e);
-    op.flags = first_flags_[e.timer];
+    if (!op.cancel) op.expires = expiry_jiffies(source_->header(), e);
+    op.flags = first_flags_[op.timer];
     op.pinned = e.flags.pinned;
-    ahead_.emplace(jiffies_at(reader_.header(), e.time_ns), op);
+    ahead_.emplace(jiffies_at(source_->header(), e.time_ns), op);
     return true;
 }
 

@@ -1,22 +1,23 @@
-// TraceFeed: a timersim trace (TraceReader) served a jiffy at a time, for
-// `timersim step`, which drives the wheels tick by tick without the engine.
+// TraceFeed: a trace of any layout (trace_source.hpp) served a jiffy at a
+// time, for `timersim step`, which drives the wheels tick by tick without
+// the engine.
 // at(j) returns the operations whose time falls in jiffy j (jiffies_at()),
 // in file order. Several wheels ask in turn for the same jiffy and get the
 // same batch; only one event beyond the batch is read ahead, so memory stays
 // constant whatever the trace's length (but for one name and one flag per
 // timer). Reader errors (TraceError) pass through.
 //
-//   TraceFeed feed(file, "run.trace");
+//   TraceFeed feed(open_trace_source(in, kind, hz));
 //   for (Jiffies j = start; ...; ++j)
 //       for (const TraceOp& op : feed.at(j)) { op.cancel ? del_timer : mod_timer }
 #pragma once
 
 #include "wheel/core/timer_queue.hpp"
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_reader.hpp"
+#include "workloads/traces/trace_source.hpp"
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,13 +36,11 @@ struct TraceOp {
 
 class TraceFeed {
 public:
-    TraceFeed(std::FILE* in, const std::string& name) : reader_(in, name) {}
-    explicit TraceFeed(InputFile& in) : reader_(in) {}
+    explicit TraceFeed(std::unique_ptr<TraceSource> source) : source_(std::move(source)) {}
+    TraceFeed(std::FILE* in, std::string name) : TraceFeed(open_timersim_source(in, std::move(name))) {}
 
-    const TraceHeader& header() const noexcept { return reader_.header(); }
-    // Only the events `filter` names (TraceReader::set_filter); call before at().
-    void set_filter(TraceFilter filter) { reader_.set_filter(std::move(filter)); }
-    const TraceFilterCounts& filter_counts() const noexcept { return reader_.filter_counts(); }
+    const TraceHeader& header() { return source_->header(); }
+    const TraceFilterCounts& filter_counts() const noexcept { return source_->filter_counts(); }
     // Names for the display, by dense id: an event's label= (of the timer's
     // first event), or its key. Every id up to the highest seen has one, also
     // a timer named so far only as the cb= of another's event.
@@ -56,17 +55,20 @@ public:
 
 private:
     bool read_ahead();
-    // Gives every dense id up to `id` a label and flags (ids come in order of
-    // first appearance, as an event's timer or as its cb=).
-    void name_up_to(std::uint32_t id, const TraceEvent& e);
+    // The feed's id of a source's timer: dense, in order of first
+    // appearance (as an event's timer, then as its cb=), as a timersim
+    // trace's reader numbers them. A kernel trace's importer numbers every
+    // timer it saw, also those it emits no event of.
+    std::uint32_t feed_id(std::uint32_t source_id, const TimerKey& key, std::string_view label, TimerFlags flags);
 
-    TraceReader reader_;
+    std::unique_ptr<TraceSource> source_;
     std::optional<std::pair<Jiffies, TraceOp>> ahead_;
     bool batch_ = false;
     Jiffies batch_jiffy_ = 0;
     std::vector<TraceOp> ops_;
     std::vector<std::string> labels_;
     std::vector<TimerFlags> first_flags_;
+    std::vector<std::uint32_t> feed_ids_; // by the source's id; kNoFeedId until seen
     bool deferrable_seen_ = false;
 };
 

@@ -1,12 +1,8 @@
 // Reading a trace into memory (LoadedTrace, workloads/traces/trace_replay.hpp):
-// a timersim trace through TraceReader, kernel text or trace.dat through
-// FtraceReader and FtraceImporter, in one pass into LoadedTrace::Data.
+// any trace's events (trace_source.hpp), in one pass into LoadedTrace::Data.
 #include "workloads/traces/loaded_trace_data.hpp"
 
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/hz_inference.hpp"
-#include "workloads/traces/trace_dat.hpp"
-#include "workloads/traces/trace_reader.hpp"
+#include "workloads/traces/trace_source.hpp"
 
 #include <memory>
 #include <stdexcept>
@@ -21,59 +17,6 @@ namespace timersim {
 namespace {
 
 using trace_store::StoredEvent;
-
-// Events of either kind of trace, as trace v1 events with dense timer ids.
-class EventSource {
-public:
-    virtual ~EventSource() = default;
-    virtual bool next(TraceEvent& e) = 0;
-    virtual const TraceHeader& header() = 0; // after the first next() for ftrace
-    virtual std::uint64_t line() const = 0;
-    virtual std::uint64_t skipped_lines() const = 0;
-    virtual const TraceFilterCounts& filter_counts() const = 0;
-};
-
-class TimersimSource final : public EventSource {
-public:
-    TimersimSource(InputFile& in, const TraceFilter& filter) : reader_(in) { reader_.set_filter(filter); }
-    const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
-    bool next(TraceEvent& e) override { return reader_.next(e); }
-    const TraceHeader& header() override { return reader_.header(); }
-    std::uint64_t line() const override { return reader_.line(); }
-    std::uint64_t skipped_lines() const override { return 0; }
-
-private:
-    TraceReader reader_;
-};
-
-// Kernel ftrace text, converted on the fly by FtraceImporter (no temporary
-// trace v1): the same events `timersim import` would write.
-class FtraceSource final : public EventSource {
-public:
-    // The text read whole (its HZ was found in a first pass over it).
-    FtraceSource(std::string_view text, const std::string& name, unsigned hz, const TraceFilter& filter,
-                 FtraceObserver* observer)
-        : reader_(text, name, hz), importer_(reader_) {
-        reader_.set_filter(filter);
-        reader_.set_observer(observer);
-    }
-    const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
-    bool next(TraceEvent& e) override {
-        const bool got = importer_.next(e);
-        header_ = importer_.header();
-        return got;
-    }
-    const TraceHeader& header() override { return header_; }
-    // The importer holds events up to its pair window, so this is the line
-    // read last, at most that window past the event.
-    std::uint64_t line() const override { return reader_.line(); }
-    std::uint64_t skipped_lines() const override { return reader_.stats().other_events; }
-
-private:
-    FtraceReader reader_;
-    FtraceImporter importer_;
-    TraceHeader header_;
-};
 
 } // namespace
 
@@ -121,17 +64,9 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     // Kernel text: read whole, a first pass decides its HZ (never assumed:
     // hz_inference.hpp), the second imports it. A timersim trace's header
     // fixes its clock.
-    std::string text;
-    std::unique_ptr<EventSource> source;
-    if (kind == TraceKind::ftrace) {
-        text = read_kernel_trace_text(in);
-        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
-        data->summary.hz_source = resolved.source;
-        source = std::make_unique<FtraceSource>(text, in.name(), resolved.hz, options.filter,
-                                                options.costs_from_trace ? &collector : nullptr);
-    } else {
-        source = std::make_unique<TimersimSource>(in, options.filter);
-    }
+    const std::unique_ptr<TraceSource> source =
+        open_trace_source(in, kind, hz, options.filter, options.costs_from_trace ? &collector : nullptr);
+    data->summary.hz_source = source->hz_source();
     TraceSummary& summary = data->summary;
     TraceEvent e;
     std::unordered_map<std::string, std::uint32_t> label_index;

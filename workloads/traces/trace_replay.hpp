@@ -9,6 +9,7 @@
 #include "workloads/traces/trace_costs.hpp"
 #include "workloads/traces/trace_event.hpp"
 #include "workloads/traces/trace_filter.hpp"
+#include "workloads/traces/trace_source.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,8 +18,6 @@
 #include <string>
 
 namespace timersim {
-
-enum class TraceKind : std::uint8_t { timersim, ftrace };
 
 // What a replay did, for reports.
 struct TraceReplayStats {

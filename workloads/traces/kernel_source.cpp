@@ -1,0 +1,78 @@
+// Kernel text in any layout as a TraceSource (trace_source.hpp). Apart from
+// trace_source.cpp, which reads timersim traces: this one needs libtracecmd
+// (trace.dat), which the browser playground does without.
+#include "workloads/traces/trace_source.hpp"
+
+#include "workloads/traces/trace_dat.hpp"
+
+#include <optional>
+#include <utility>
+
+namespace timersim {
+
+namespace {
+
+// Kernel text converted on the fly by FtraceImporter (no temporary trace
+// v1): the same events `timersim import` writes.
+class KernelSource final : public TraceSource {
+public:
+    KernelSource(std::string text, const std::string& name, HzResolution hz, const TraceFilter& filter,
+                 FtraceObserver* observer)
+        : text_(std::move(text)), hz_(std::move(hz)), reader_(text_, name, hz_.hz), importer_(reader_) {
+        reader_.set_filter(filter);
+        reader_.set_observer(observer);
+    }
+    bool next(TraceEvent& e) override {
+        started_ = true;
+        if (ahead_) {
+            const bool got = *ahead_;
+            if (got) e = ahead_event_;
+            ahead_.reset();
+            return got;
+        }
+        const bool got = importer_.next(e);
+        header_ = importer_.header();
+        return got;
+    }
+    const TraceHeader& header() override {
+        // The importer knows the jiffies at time 0 once an event showed them:
+        // before the first next(), read one ahead (its views stay valid, as
+        // nothing is read until next() hands it over).
+        if (!started_) {
+            started_ = true;
+            ahead_ = importer_.next(ahead_event_);
+            header_ = importer_.header();
+        }
+        return header_;
+    }
+    // The importer holds events up to its pair window, so this is the line
+    // read last, at most that window past the event.
+    std::uint64_t line() const override { return reader_.line(); }
+    std::uint64_t skipped_lines() const override { return reader_.stats().other_events; }
+    const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
+    const std::string& hz_source() const override { return hz_.source; }
+    const FtraceReader* kernel_reader() const override { return &reader_; }
+    const FtraceImporter* kernel_importer() const override { return &importer_; }
+
+private:
+    std::string text_; // read whole: its HZ was decided from all of it
+    HzResolution hz_;
+    FtraceReader reader_;
+    FtraceImporter importer_;
+    TraceHeader header_;
+    bool started_ = false;
+    std::optional<bool> ahead_; // header() read ahead: whether it found an event
+    TraceEvent ahead_event_;
+};
+
+} // namespace
+
+std::unique_ptr<TraceSource> open_trace_source(InputFile& in, TraceKind kind, const HzChoice& hz,
+                                               const TraceFilter& filter, FtraceObserver* observer) {
+    if (kind == TraceKind::timersim) return open_timersim_source(in, filter);
+    std::string text = read_kernel_trace_text(in);
+    HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
+    return std::make_unique<KernelSource>(std::move(text), in.name(), std::move(resolved), filter, observer);
+}
+
+} // namespace timersim

@@ -1,0 +1,41 @@
+// A timersim trace (format v1) as a TraceSource (trace_source.hpp).
+#include "workloads/traces/trace_source.hpp"
+
+#include "workloads/traces/trace_reader.hpp"
+
+#include <utility>
+
+namespace timersim {
+
+namespace {
+
+const std::string kNoHzSource;
+
+class TimersimSource final : public TraceSource {
+public:
+    TimersimSource(InputFile& in, const TraceFilter& filter) : reader_(in) { reader_.set_filter(filter); }
+    TimersimSource(std::FILE* in, std::string file_name) : reader_(in, std::move(file_name)) {}
+    bool next(TraceEvent& e) override { return reader_.next(e); }
+    const TraceHeader& header() override { return reader_.header(); }
+    std::uint64_t line() const override { return reader_.line(); }
+    std::uint64_t skipped_lines() const override { return 0; }
+    const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
+    const std::string& hz_source() const override { return kNoHzSource; }
+    const FtraceReader* kernel_reader() const override { return nullptr; }
+    const FtraceImporter* kernel_importer() const override { return nullptr; }
+
+private:
+    TraceReader reader_;
+};
+
+} // namespace
+
+std::unique_ptr<TraceSource> open_timersim_source(InputFile& in, const TraceFilter& filter) {
+    return std::make_unique<TimersimSource>(in, filter);
+}
+
+std::unique_ptr<TraceSource> open_timersim_source(std::FILE* in, std::string file_name) {
+    return std::make_unique<TimersimSource>(in, std::move(file_name));
+}
+
+} // namespace timersim

@@ -1,0 +1,68 @@
+// One way to read any trace: a TraceSource is a stream of trace v1 events
+// (trace_event.hpp) with dense timer ids, whatever the input's layout: a
+// timersim trace (TraceReader), or kernel text in any of its layouts
+// (/sys/kernel/tracing/trace, trace-cmd report, perf script, trace.dat)
+// through FtraceReader and FtraceImporter. Every command that replays a
+// trace reads it through here: run and compare (load_trace), step
+// (TraceFeed) and import (which writes the events out).
+//
+//   InputFile in(path);
+//   auto source = open_trace_source(in, TraceKind::ftrace, HzChoice{.option = hz});
+//   TraceEvent e;
+//   while (source->next(e)) { ... e.timer, e.kind, expiry_jiffies(source->header(), e) ... }
+//
+// Kernel text is read whole first: its HZ is decided from all of it
+// (hz_inference.hpp) before the first event is converted; a timersim trace
+// is read as it goes. Errors in the input throw TraceError (FILE:LINE: what
+// (field)); an input that cannot be read, InputError.
+#pragma once
+
+#include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/hz_inference.hpp"
+#include "workloads/traces/input_file.hpp"
+#include "workloads/traces/trace_event.hpp"
+#include "workloads/traces/trace_filter.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace timersim {
+
+enum class TraceKind : std::uint8_t { timersim, ftrace };
+
+class TraceSource {
+public:
+    virtual ~TraceSource() = default;
+    // The next event; its string_views (key.token, label, cb_key) are valid
+    // until the next call.
+    virtual bool next(TraceEvent& e) = 0;
+    // The trace's clock. A timersim trace's header; kernel text's HZ as
+    // resolved and its jiffies at time 0, from the first event that shows
+    // them (so asking before the first next() reads ahead one event).
+    virtual const TraceHeader& header() = 0;
+    virtual std::uint64_t line() const = 0;          // the line read last
+    virtual std::uint64_t skipped_lines() const = 0; // kernel text: lines of other events
+    virtual const TraceFilterCounts& filter_counts() const = 0;
+    // Kernel text: where its HZ came from (HzResolution::source); else empty.
+    virtual const std::string& hz_source() const = 0;
+    // Kernel text: the reader and the importer, for their statistics; else null.
+    virtual const FtraceReader* kernel_reader() const = 0;
+    virtual const FtraceImporter* kernel_importer() const = 0;
+};
+
+// `hz` applies to kernel text (a timersim trace's header fixes its clock).
+// `filter` keeps only the events it names (the HZ of kernel text is still
+// decided from all of it); `observer`, if given, sees every kernel timer_*
+// event and TIMER_SOFTIRQ line (trace_costs.hpp) and must outlive the source.
+// (kernel_source.cpp)
+std::unique_ptr<TraceSource> open_trace_source(InputFile& in, TraceKind kind, const HzChoice& hz,
+                                               const TraceFilter& filter = {}, FtraceObserver* observer = nullptr);
+
+// A timersim trace alone (trace_source.cpp): what builds without the kernel
+// layouts' libraries (the browser playground).
+std::unique_ptr<TraceSource> open_timersim_source(InputFile& in, const TraceFilter& filter = {});
+std::unique_ptr<TraceSource> open_timersim_source(std::FILE* in, std::string file_name);
+
+} // namespace timersim
