@@ -3,6 +3,7 @@
 // design of the registry (sim/machine/design.hpp).
 #include "sim/machine/engine_log_impl.hpp"
 #include "sim/machine/engine_ticks_impl.hpp"
+#include "sim/machine/engine_timers_impl.hpp"
 
 #include "wheel/configurable/cascading_wheel.hpp"
 #include "wheel/configurable/in_place_wheel.hpp"
