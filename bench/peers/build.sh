@@ -20,7 +20,9 @@
 # timersim's copy (bench/peers/): the peers' sources are not copied into the
 # repository; PEERS_VENDOR names their vendor/ directory (default: vendor/
 # beside this script, else /work/shared/peers/vendor on the project's VM).
-# HARNESS (default: peers_bench.cpp beside this script) is the harness to build;
+# HARNESS (default: peers_bench.cpp beside this script) is the harness to build,
+# one translation unit: timersim's copy includes its parts (peers_*.hpp) from
+# beside it, so they are compiled with it and need no line of their own here;
 # HARNESS=/work/shared/peers/peers_bench.cpp builds the shared harness, which
 # names the wheels by their paths before wheel/ had folders
 # (wheel/modern_wheel.hpp): OUT_DIR/include/wheel/ gets a one-line header at

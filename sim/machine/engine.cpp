@@ -4,6 +4,7 @@
 #include "sim/machine/design_queues.hpp"
 #include "sim/machine/engine_log_impl.hpp"
 #include "sim/machine/engine_ticks_impl.hpp"
+#include "sim/machine/engine_timers_impl.hpp"
 
 namespace timersim {
 

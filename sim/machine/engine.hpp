@@ -22,8 +22,9 @@
 // This header is the engine's interface. The rules it follows, event by
 // event and CPU by CPU (ticks, softirq runs, ksoftirqd, NOHZ idle, timers
 // moving between CPUs), are written down where they are implemented:
-// engine_impl.hpp (event loop and timers) and engine_ticks_impl.hpp (tick,
-// softirq and NOHZ), both compiled once, in engine.cpp, for each queue.
+// engine_impl.hpp (event loop), engine_timers_impl.hpp (timers) and
+// engine_ticks_impl.hpp (tick, softirq and NOHZ), all compiled once, in
+// engine.cpp, for each queue.
 #pragma once
 
 #include "sim/machine/event_log.hpp"
@@ -220,7 +221,7 @@ private:
     }
     TimerSlot& slot(TimerId id);
 
-    // Timers and their nodes (engine_impl.hpp).
+    // Timers and their nodes (engine_timers_impl.hpp; run_action: engine_impl.hpp).
     TimerId home_on(TimerId id, unsigned cpu);
     [[gnu::noinline]] ArmOutcome arm_general(TimerId id, Jiffies expires, ArmCall call);
     [[gnu::noinline]] bool cancel_general(TimerId id);
