@@ -1,6 +1,33 @@
-// The timer queue concept: what every queue (classic wheel, modern wheel,
-// exact heap) offers, so the engine, the reports and the tests drive all of
-// them through one vocabulary.
+// The timer queue concept: what every queue of wheel/ offers, so the
+// engine, the reports and the tests drive all of them through one
+// vocabulary. The designs at a glance (n timers pending; costs in Varghese &
+// Lauck's terms: START arm, STOP cancel, PER_TICK the tick's own work,
+// EXPIRY detaching one due timer; bytes: bytes_per_timer(), the queue's own
+// memory per timer, 8-byte ids):
+//
+//   design            START       STOP      PER_TICK              EXPIRY  bytes  fires
+//   classic  (<=4.7)  O(1)        O(1)      O(1), cascade: each   O(1)    24     on its jiffy (after
+//                                           timer moves <= 4x                    mod_timer slack)
+//   modern   (4.8+)   O(1)        O(1)      O(1) a level's bucket O(1)    24     late, by up to its
+//                                           when clk reaches it                  level's granularity
+//   heap (scheme 3)   O(log n)    O(log n)  O(1) peek             O(log n) 36    on its jiffy
+//   scheme1           O(1)        O(1)      O(n) decrement all    O(1)    32     on its jiffy
+//   scheme2           O(n)        O(1)      O(1) head             O(1)    32     on its jiffy
+//   scheme4           O(1)        O(1)      O(1), O(overflow)     O(1)    32     on its jiffy
+//                                           per revolution
+//   scheme5           O(n/256)    O(1)      O(1) slot head        O(1)    32     on its jiffy
+//   scheme6           O(1)        O(1)      O(n/256) rounds       O(1)    32     on its jiffy
+//   netty             O(1) queued O(1) lazy O(slot), transfer     O(1)    64 +   on its jiffy unless
+//                                           <= 100000 per tick            garbage  the transfer lags
+//   cog               O(1)        O(1)      O(1), cascade: each   O(1)    28 +   on its jiffy
+//                                 tombstone timer moves <= 7x             garbage
+//   wheel:SPEC        as classic (mode=cascade) or modern (mode=in-place) at its geometry; 32 bytes;
+//                     in place with round=down it fires EARLY
+//
+// kernel/ holds the Linux wheels, seeds/ the designs of the articles the
+// project grew from, configurable/ wheel:SPEC, core/ the heap and what every
+// queue is built from. The registry that names them for the command line is
+// sim/machine/design_list.hpp. The queue's interface:
 //
 //   create(flags) -> TimerId          a timer_list, initialised (timer_setup)
 //   arm(id, expires, call)            mod_timer / mod_timer_pending / pinned
