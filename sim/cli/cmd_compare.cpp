@@ -73,9 +73,11 @@ std::vector<ComparedDesign> parse_designs(const std::string& list, unsigned hz) 
 int run_compare(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("design", po::value<std::string>()->default_value("classic,modern,heap"), "comma-separated designs: classic, modern, heap, the seeds' scheme1, scheme2, scheme4, "
-         "scheme5, scheme6, netty, cog (or 'all'), and any number of wheel:SPEC (below), each "
-         "labelled by its spec");
+        ("design", po::value<std::string>()->default_value("classic,modern,heap"),
+         fmt::format("comma-separated designs: {} ('all': every one but wheel:SPEC; any number of wheel:SPEC "
+                     "(below), each labelled by its spec)",
+                     design_names())
+             .c_str());
     add_workload_options(options);
     add_machine_options(options, kDefaultDurationS);
     options.add_options()

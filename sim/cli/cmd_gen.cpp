@@ -36,8 +36,10 @@ int run_gen(std::span<const std::string> args) {
     options.add_options()
         ("output,o", po::value<std::string>()->required(), "write the trace to FILE (atomically; a device or FIFO is written into; -: stdout)")
         ("design", po::value<std::string>()->default_value("heap"),
-         "timer queue the workload runs on while it is recorded: classic, modern or heap (heap: every timer "
-         "fires exactly when asked, so callbacks run at their nominal times)");
+         fmt::format("timer queue the workload runs on while it is recorded: {} (heap: every timer fires exactly "
+                     "when asked, so callbacks run at their nominal times)",
+                     registry_design_names())
+             .c_str());
     add_workload_options(options);
     add_machine_options(options, kDefaultDurationS);
     const auto vm = parse_command_line(

@@ -24,8 +24,9 @@ namespace po = boost::program_options;
 int run_run(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("design", po::value<std::string>()->default_value("modern"), "timer queue: classic, modern, heap, wheel:SPEC (below), or one of the seeds' designs: scheme1, scheme2, scheme4, "
-         "scheme5, scheme6 (Varghese-Lauck), netty (HashedWheelTimer), cog (docs/designs-schemes.md)");
+        ("design", po::value<std::string>()->default_value("modern"),
+         fmt::format("timer queue: {} (wheel:SPEC below; the seeds' designs: docs/designs-schemes.md)", design_names())
+             .c_str());
     add_machine_options(options, 60);
     add_workload_options(options);
     options.add_options()

@@ -7,9 +7,9 @@ namespace timersim::cli {
 namespace {
 
 constexpr std::array kCommands{
-    Command{"compare", "run one workload through the classic wheel, the modern wheel and the exact heap", run_compare},
+    Command{"compare", "run one workload through several designs (default: classic wheel, modern wheel, exact heap)", run_compare},
     Command{"run", "run a workload on the simulated machine: ticks, TIMER_SOFTIRQ, ksoftirqd and their cost", run_run},
-    Command{"levels", "print the level tables of both wheels (granularity and range per level)", run_levels},
+    Command{"levels", "print the level tables of the kernel wheels or another design (granularity and range per level)", run_levels},
     Command{"explain", "explain where one timer lands in each wheel, why, and when it fires", run_explain},
     Command{"step", "watch the wheels tick by tick: buckets, clock, firings, cascades, cost", run_step},
     Command{"sweep", "run a grid of designs x HZ x workloads x parameters x seeds; Pareto charts; GNU parallel jobs", run_sweep},

@@ -50,13 +50,15 @@ std::vector<Design> every_design() {
     return all;
 }
 
-std::string design_names() {
+std::string registry_design_names() {
     std::string out;
     for (const Design d : every_design()) {
         if (!out.empty()) out += ", ";
         out += to_string(d);
     }
-    return out + ", wheel:SPEC";
+    return out;
 }
+
+std::string design_names() { return registry_design_names() + ", wheel:SPEC"; }
 
 } // namespace timersim

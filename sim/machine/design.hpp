@@ -41,7 +41,9 @@ std::optional<Design> design_from_string(std::string_view name);
 std::vector<Design> all_designs();
 // Every design in the registry, for listings, sweeps and the playground.
 std::vector<Design> every_design();
-// "classic, modern, heap, scheme1, ..." for messages and --help.
+// "classic, modern, heap, scheme1, ..., cog, wheel:SPEC" for messages and --help.
 std::string design_names();
+// The same without wheel:SPEC: every_design()'s names.
+std::string registry_design_names();
 
 } // namespace timersim
