@@ -90,14 +90,7 @@ ArmOutcome CascadingWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call
 }
 
 bool CascadingWheel::cancel(TimerId id) {
-    Node& n = pool_.at(id);
-    if (!n.pending) {
-        pool_.check_live(n, id);
-        return false;
-    }
-    detach(n, id);
-    ++counters_.cancels;
-    return true;
+    return del_timer(id, [&](Node& n) { detach(n, id); });
 }
 
 // 4.x detach_if_pending(): removing the cached earliest timer makes
@@ -184,9 +177,7 @@ std::optional<Jiffies> CascadingWheel::next_timer_interrupt() {
 Placement CascadingWheel::placement(TimerId id) const {
     pool_.check(id);
     const Node& n = pool_[id];
-    Placement p;
-    p.pending = n.pending;
-    p.expires = n.expires;
+    Placement p = placement_of(n);
     if (!n.pending) return p;
     unsigned level = 0;
     while (level + 1 < g_.depth && n.list >= g_.offset(level + 1)) ++level;

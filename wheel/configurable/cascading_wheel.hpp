@@ -29,6 +29,7 @@
 
 #include "wheel/configurable/wheel_spec.hpp"
 #include "wheel/core/bucket_lists.hpp"
+#include "wheel/core/queue_basics.hpp"
 #include "wheel/core/queue_layout.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
@@ -39,7 +40,9 @@
 
 namespace timersim {
 
-class CascadingWheel {
+class CascadingWheel : public QueueBasics<CascadingWheel> {
+    friend class QueueBasics<CascadingWheel>;
+
 public:
     static constexpr std::string_view name = "wheel";
 
@@ -74,24 +77,10 @@ public:
 
     explicit CascadingWheel(Config config);
 
-    TimerId create(TimerFlags flags = {}) {
-        const TimerId id = pool_.create();
-        pool_[id].deferrable = flags.deferrable;
-        return id;
-    }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
-    }
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
     ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
     bool softirq_due() const noexcept { return true; } // 4.x raises on every tick
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
     void hold_carry_over() noexcept {}
@@ -117,16 +106,11 @@ public:
     std::optional<Jiffies> next_timer_interrupt();
 
     std::size_t pending() const noexcept { return all_timers_; }
-    bool is_pending(TimerId id) const {
-        pool_.check(id);
-        return pool_[id].pending;
-    }
     // level is 1-based, as ClassicWheel's tv arrays.
     Placement placement(TimerId id) const;
     // What `timersim step` draws: one row per level, L1.. as placement()
     // numbers them, the pointer at timer_jiffies' index bits of the level.
     QueueLayout layout() const;
-    const QueueCounters& counters() const noexcept { return counters_; }
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
     const WheelGeometry& geometry() const noexcept { return g_; }
     Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }

@@ -84,6 +84,13 @@ void InPlaceWheel::unlink(Base& b, TimerId id, const Node& n) noexcept {
     b.lists.unlink(pool_.nodes(), id);
 }
 
+// 6.1 detach_if_pending() for a pending timer.
+void InPlaceWheel::detach(Base& b, TimerId id, Node& n) noexcept {
+    unlink(b, id, n);
+    n.pending = false;
+    --b.queued;
+}
+
 // 6.1 __mod_timer().
 ArmOutcome InPlaceWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     Node& n = pool_.at(id);
@@ -136,9 +143,7 @@ ArmOutcome InPlaceWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) 
             ++counters_.same_bucket_shortcuts;
             return ArmOutcome::same_bucket;
         }
-        unlink(b, id, n);
-        n.pending = false;
-        --b.queued;
+        detach(b, id, n);
         return ArmOutcome::queued;
     }
     forward(b);
@@ -150,17 +155,7 @@ ArmOutcome InPlaceWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) 
 }
 
 bool InPlaceWheel::cancel(TimerId id) {
-    Node& n = pool_.at(id);
-    if (!n.pending) {
-        pool_.check_live(n, id);
-        return false;
-    }
-    Base& b = bases_[n.base];
-    unlink(b, id, n);
-    n.pending = false;
-    --b.queued;
-    ++counters_.cancels;
-    return true;
+    return del_timer(id, [&](Node& n) { detach(bases_[n.base], id, n); });
 }
 
 // 6.1 collect_expired_timers(): clk jumps to next_expiry; level L's bucket
@@ -244,9 +239,7 @@ std::optional<Jiffies> InPlaceWheel::next_timer_interrupt() {
 Placement InPlaceWheel::placement(TimerId id) const {
     pool_.check(id);
     const Node& n = pool_[id];
-    Placement p;
-    p.pending = n.pending;
-    p.expires = n.expires;
+    Placement p = placement_of(n);
     if (!n.pending) return p;
     p.deferrable_base = n.base == 1;
     p.level = level_of_idx(n.idx);

@@ -29,6 +29,7 @@
 
 #include "wheel/configurable/wheel_spec.hpp"
 #include "wheel/core/bucket_lists.hpp"
+#include "wheel/core/queue_basics.hpp"
 #include "wheel/core/queue_layout.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
@@ -40,7 +41,9 @@
 
 namespace timersim {
 
-class InPlaceWheel {
+class InPlaceWheel : public QueueBasics<InPlaceWheel> {
+    friend class QueueBasics<InPlaceWheel>;
+
 public:
     static constexpr std::string_view name = "wheel";
     static constexpr Jiffies kNextTimerMaxDelta = (Jiffies{1} << 30) - 1; // NEXT_TIMER_MAX_DELTA
@@ -79,22 +82,13 @@ public:
         pool_[id].base = (deferrable_base_ && flags.deferrable) ? 1 : 0;
         return id;
     }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
-    }
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
     ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
     // A base's clock (base 1: the deferrable one), as ModernWheel's snapshot
     // shows it: what explain's --clk and the drawn clock hands are.
     Jiffies clk(unsigned base = 0) const noexcept { return bases_[base].clk; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
     bool softirq_due() const noexcept {
         if (time_after_eq(jiffies_, bases_[0].next_expiry)) return true;
         return deferrable_base_ && time_after_eq(jiffies_, bases_[1].next_expiry);
@@ -131,16 +125,11 @@ public:
     void clear_idle() noexcept { bases_[0].is_idle = false; }
 
     std::size_t pending() const noexcept { return bases_[0].queued + bases_[1].queued; }
-    bool is_pending(TimerId id) const {
-        pool_.check(id);
-        return pool_[id].pending;
-    }
     Placement placement(TimerId id) const;
     // What `timersim step` draws: one row per level (L0..), the pointer at
     // (clk >> shift[L]) & (slots - 1), then the deferrable base's (dL0..)
     // while it holds a timer.
     QueueLayout layout() const;
-    const QueueCounters& counters() const noexcept { return counters_; }
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
     const WheelGeometry& geometry() const noexcept { return g_; }
     unsigned hz() const noexcept { return hz_; }
@@ -179,6 +168,7 @@ private:
     }
     void link(Base& b, TimerId id, Node& n, const Index& ix) noexcept;
     void unlink(Base& b, TimerId id, const Node& n) noexcept;
+    void detach(Base& b, TimerId id, Node& n) noexcept;
     unsigned collect(Base& b) noexcept;
     struct Search {
         Jiffies next;

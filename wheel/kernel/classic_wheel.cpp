@@ -135,18 +135,10 @@ std::optional<Jiffies> ClassicWheel::next_timer_interrupt() {
     return next_timer_;
 }
 
-Placement ClassicWheel::placement(TimerId id) const {
-    pool_.check(id);
-    if (!pool_[id].pending) return Placement{.expires = pool_[id].expires};
-    return last_placement(id);
-}
-
 Placement ClassicWheel::last_placement(TimerId id) const {
     pool_.check(id);
     const Node& n = pool_[id];
-    Placement p;
-    p.pending = n.pending;
-    p.expires = n.expires;
+    Placement p = placement_of(n);
     const unsigned tvr = geometry_.tvr_size();
     if (n.idx < tvr) {
         p.level = 1;

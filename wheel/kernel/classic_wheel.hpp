@@ -21,6 +21,7 @@
 #pragma once
 
 #include "wheel/core/bucket_arrays.hpp"
+#include "wheel/core/queue_basics.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
 #include "wheel/kernel/classic_levels.hpp"
@@ -30,7 +31,9 @@
 
 namespace timersim {
 
-class ClassicWheel {
+class ClassicWheel : public QueueBasics<ClassicWheel> {
+    friend class QueueBasics<ClassicWheel>;
+
 public:
     static constexpr std::string_view name = "classic";
 
@@ -60,15 +63,6 @@ public:
     ClassicWheel();
     explicit ClassicWheel(Config config);
 
-    TimerId create(TimerFlags flags = {}) {
-        const TimerId id = pool_.create();
-        pool_[id].deferrable = flags.deferrable;
-        return id;
-    }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
-    }
 
     // 4.4 mod_timer(), mod_timer_pending(), mod_timer_pinned() over
     // __mod_timer(). Inline, as the kernel's is: the call is most of the cost
@@ -116,11 +110,6 @@ public:
         return true;
     }
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
 
     // 4.x run_local_timers() raises TIMER_SOFTIRQ on every tick.
     bool softirq_due() const noexcept { return true; }
@@ -157,15 +146,10 @@ public:
     std::optional<Jiffies> next_timer_interrupt();
 
     std::size_t pending() const noexcept { return all_timers_; }
-    bool is_pending(TimerId id) const {
-        pool_.check(id);
-        return pool_[id].pending;
-    }
     // A hint for a simulator that knows its next operations: timer `id` is
     // armed or cancelled soon, so fetch its node (the only line either
     // writes that may be cold). Changes nothing.
     void prefetch(TimerId id) const noexcept { pool_.prefetch(id); }
-    Placement placement(TimerId id) const;
     // The list the timer is in or was last in, also once it fired or was
     // cancelled (level 1 for a fired timer: only tv1 expires): for the
     // event log's fire and cancel rows.
@@ -178,7 +162,6 @@ public:
         cascade_observer_ = observer;
         cascade_context_ = context;
     }
-    const QueueCounters& counters() const noexcept { return counters_; }
     // The node, its list entry and, in a long churn, about one dead entry
     // waiting for a compaction (as ModernWheel::bytes_per_timer()).
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + 2 * sizeof(TimerId); }

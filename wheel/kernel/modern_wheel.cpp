@@ -153,18 +153,10 @@ std::optional<Jiffies> ModernWheel::next_timer_interrupt() {
     return nextevt;
 }
 
-Placement ModernWheel::placement(TimerId id) const {
-    pool_.check(id);
-    if (!pool_[id].pending) return Placement{.expires = pool_[id].expires};
-    return last_placement(id);
-}
-
 Placement ModernWheel::last_placement(TimerId id) const {
     pool_.check(id);
     const Node& n = pool_[id];
-    Placement p;
-    p.pending = n.pending;
-    p.expires = n.expires;
+    Placement p = placement_of(n);
     p.deferrable_base = n.base == base_def;
     p.level = n.idx / kLevelSize;
     p.slot = n.idx;

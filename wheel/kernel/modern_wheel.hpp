@@ -26,6 +26,7 @@
 #pragma once
 
 #include "wheel/core/bucket_arrays.hpp"
+#include "wheel/core/queue_basics.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
 #include "wheel/kernel/modern_levels.hpp"
@@ -37,7 +38,9 @@
 
 namespace timersim {
 
-class ModernWheel {
+class ModernWheel : public QueueBasics<ModernWheel> {
+    friend class QueueBasics<ModernWheel>;
+
 public:
     static constexpr std::string_view name = "modern";
 
@@ -103,10 +106,6 @@ public:
         n.base = target_base(n);
         return id;
     }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
-    }
 
     // 6.1 __mod_timer() as reached from mod_timer() and mod_timer_pending().
     // There is no slack in the modern wheel; the pinned variant only matters
@@ -165,11 +164,6 @@ public:
         return true;
     }
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
 
     // 6.1 run_local_timers(): raise only when a base's next_expiry is due. It
     // is only called from a running tick, i.e. when the CPU is awake, so the
@@ -226,19 +220,13 @@ public:
     std::size_t pending() const noexcept {
         return bases_[base_std].queued + bases_[base_def].queued;
     }
-    bool is_pending(TimerId id) const {
-        pool_.check(id);
-        return pool_[id].pending;
-    }
     // A hint for a simulator that knows its next operations: timer `id` is
     // armed or cancelled soon, so fetch its node (the only line either
     // writes that may be cold). Changes nothing.
     void prefetch(TimerId id) const noexcept { pool_.prefetch(id); }
-    Placement placement(TimerId id) const;
     // The bucket the timer is in or was last in, also once it fired or was
     // cancelled: for the event log's fire and cancel rows.
     Placement last_placement(TimerId id) const;
-    const QueueCounters& counters() const noexcept { return counters_; }
     // The 16-byte node, its bucket entry and, in a long churn, about one
     // dead entry waiting for a compaction (1.9 entries per timer on
     // average, 2.6 at peak: docs/performance.md, "Bucket arrays").
