@@ -30,6 +30,7 @@
 #include "wheel/configurable/wheel_spec.hpp"
 #include "wheel/core/bucket_lists.hpp"
 #include "wheel/core/queue_basics.hpp"
+#include "wheel/core/queue_config.hpp"
 #include "wheel/core/queue_layout.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
@@ -41,18 +42,10 @@
 namespace timersim {
 
 class CascadingWheel : public QueueBasics<CascadingWheel> {
-    friend class QueueBasics<CascadingWheel>;
-
 public:
     static constexpr std::string_view name = "wheel";
-
-    struct Config {
-        unsigned hz = 250;
-        std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
-        WheelGeometry geometry = parse_wheel_spec("wheel:classic").geometry(250);
-        // mod_timer() slack, as ClassicWheel::Config::slack.
-        std::optional<std::int64_t> slack = -1;
-    };
+    // The `classic` preset by default (wheel/core/queue_config.hpp).
+    using Config = CascadeConfig<WheelGeometry, &classic_wheel_geometry>;
 
     struct Node {
         TimerId next = kNoTimer;
@@ -118,6 +111,8 @@ public:
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
+    friend class QueueBasics<CascadingWheel>;
+
     std::size_t work_list() const noexcept { return g_.buckets(); }
     std::size_t cascade_list() const noexcept { return g_.buckets() + 1; }
     // What the next-event search and next_timer report: the expiry (exact

@@ -42,19 +42,19 @@
 
 namespace timersim {
 
-class InPlaceWheel : public QueueBasics<InPlaceWheel>, public InPlaceSteps<InPlaceWheel> {
-    friend class QueueBasics<InPlaceWheel>;
-    friend class InPlaceSteps<InPlaceWheel>;
+// InPlaceWheel::Config (at namespace scope, as ListQueueConfig): the
+// `modern` preset by default.
+struct InPlaceWheelConfig {
+    unsigned hz = 250;
+    std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
+    WheelGeometry geometry = parse_wheel_spec("wheel:modern").geometry(250);
+    bool deferrable_base = true; // CONFIG_NO_HZ_COMMON
+};
 
+class InPlaceWheel : public QueueBasics<InPlaceWheel>, public InPlaceSteps<InPlaceWheel> {
 public:
     static constexpr std::string_view name = "wheel";
-
-    struct Config {
-        unsigned hz = 250;
-        std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
-        WheelGeometry geometry = parse_wheel_spec("wheel:modern").geometry(250);
-        bool deferrable_base = true; // CONFIG_NO_HZ_COMMON
-    };
+    using Config = InPlaceWheelConfig;
 
     struct Node {
         TimerId next = kNoTimer;
@@ -127,6 +127,9 @@ public:
     static Index index_of(const WheelGeometry& g, Jiffies expires, Jiffies clk) noexcept;
 
 private:
+    friend class QueueBasics<InPlaceWheel>;
+    friend class InPlaceSteps<InPlaceWheel>;
+
     // The flat buckets, then one work list per level
     // (wheel/core/in_place_base.hpp).
     using Base = InPlaceBase<BucketLists, kMaxWheelLevels>;

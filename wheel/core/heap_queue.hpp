@@ -9,6 +9,7 @@
 #pragma once
 
 #include "wheel/core/queue_basics.hpp"
+#include "wheel/core/queue_config.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
 
@@ -19,15 +20,9 @@
 namespace timersim {
 
 class HeapQueue : public QueueBasics<HeapQueue> {
-    friend class QueueBasics<HeapQueue>;
-
 public:
     static constexpr std::string_view name = "heap";
-
-    struct Config {
-        unsigned hz = 250;
-        std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
-    };
+    using Config = ClockConfig;
 
     struct Node {
         TimerId next = kNoTimer;         // free-list link only
@@ -98,6 +93,8 @@ public:
     }
 
 private:
+    friend class QueueBasics<HeapQueue>;
+
     // The earliest timer leaves the heap and runs.
     template <class F>
     void expire_first(F& on_fire) {

@@ -22,6 +22,7 @@
 
 #include "wheel/core/bucket_arrays.hpp"
 #include "wheel/core/queue_basics.hpp"
+#include "wheel/core/queue_config.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
 #include "wheel/kernel/classic_levels.hpp"
@@ -32,19 +33,10 @@
 namespace timersim {
 
 class ClassicWheel : public QueueBasics<ClassicWheel> {
-    friend class QueueBasics<ClassicWheel>;
-
 public:
     static constexpr std::string_view name = "classic";
-
-    struct Config {
-        unsigned hz = 250;
-        std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
-        classic::Geometry geometry = classic::Geometry::normal();
-        // Timer slack applied by mod_timer(): nullopt = off (never applied),
-        // -1 = the kernel default (delay/256), N >= 0 = a fixed N jiffies.
-        std::optional<std::int64_t> slack = -1;
-    };
+    // The kernel's tv1..tv5 by default (wheel/core/queue_config.hpp).
+    using Config = CascadeConfig<classic::Geometry, &classic::Geometry::normal>;
 
     // 16 bytes: four to a cache line. The step that will run the timer is
     // not stored: it follows from its expiry and T (runs_at()). With its
@@ -180,6 +172,8 @@ public:
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
+    friend class QueueBasics<ClassicWheel>;
+
     std::size_t work_list() const noexcept { return geometry_.wheel_lists(); }
     std::size_t cascade_list() const noexcept { return geometry_.wheel_lists() + 1; }
 

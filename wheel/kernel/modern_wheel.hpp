@@ -40,9 +40,6 @@
 namespace timersim {
 
 class ModernWheel : public QueueBasics<ModernWheel>, public InPlaceSteps<ModernWheel> {
-    friend class QueueBasics<ModernWheel>;
-    friend class InPlaceSteps<ModernWheel>;
-
 public:
     static constexpr std::string_view name = "modern";
 
@@ -201,6 +198,9 @@ public:
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
+    friend class QueueBasics<ModernWheel>;
+    friend class InPlaceSteps<ModernWheel>;
+
     // arm()'s short paths; PendingInline: the pending case inline as well
     // (arm_inlined()).
     template <bool PendingInline>
