@@ -52,7 +52,7 @@ ArmOutcome CascadingWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     Node& n = pool_.at(id);
     if (!n.pending) pool_.check_live(n, id);
     ++counters_.arms;
-    if (call == ArmCall::mod_timer && slack_) expires = classic::apply_slack(expires, jiffies_, *slack_);
+    if (call == ArmCall::mod_timer && slack_) expires = with_slack(expires);
     if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
         ++counters_.same_expiry_shortcuts;
         return ArmOutcome::same_expiry;
@@ -68,24 +68,6 @@ ArmOutcome CascadingWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     ++counters_.enqueues;
     if (all_timers_ > counters_.peak_pending) counters_.peak_pending = all_timers_;
     if (!n.deferrable && (active_timers_++ == 0 || time_before(due(n), next_timer_))) next_timer_ = due(n);
-    return ArmOutcome::queued;
-}
-
-ArmOutcome CascadingWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
-    pool_.check(id);
-    Node& n = pool_[id];
-    if (call == ArmCall::mod_timer && slack_) expires = classic::apply_slack(expires, jiffies_, *slack_);
-    if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
-        ++counters_.arms;
-        ++counters_.same_expiry_shortcuts;
-        return ArmOutcome::same_expiry;
-    }
-    if (n.pending) {
-        detach(n, id);
-    } else if (call == ArmCall::mod_timer_pending) {
-        ++counters_.arms;
-        return ArmOutcome::not_pending;
-    }
     return ArmOutcome::queued;
 }
 
@@ -164,14 +146,6 @@ Jiffies CascadingWheel::next_timer_scan() noexcept {
         tj >>= g_.bits[level];
     }
     return best;
-}
-
-std::optional<Jiffies> CascadingWheel::next_timer_interrupt() {
-    if (!lists_.empty(work_list())) return jiffies_;
-    if (active_timers_ == 0) return std::nullopt;
-    if (time_before_eq(next_timer_, timer_jiffies_)) next_timer_ = next_timer_scan();
-    if (time_before_eq(next_timer_, jiffies_)) return jiffies_;
-    return next_timer_;
 }
 
 Placement CascadingWheel::placement(TimerId id) const {

@@ -29,6 +29,7 @@
 
 #include "wheel/configurable/wheel_spec.hpp"
 #include "wheel/core/bucket_lists.hpp"
+#include "wheel/core/cascade_steps.hpp"
 #include "wheel/core/queue_basics.hpp"
 #include "wheel/core/queue_config.hpp"
 #include "wheel/core/queue_layout.hpp"
@@ -41,7 +42,7 @@
 
 namespace timersim {
 
-class CascadingWheel : public QueueBasics<CascadingWheel> {
+class CascadingWheel : public QueueBasics<CascadingWheel>, public CascadeSteps<CascadingWheel> {
 public:
     static constexpr std::string_view name = "wheel";
     // The `classic` preset by default (wheel/core/queue_config.hpp).
@@ -71,12 +72,9 @@ public:
     explicit CascadingWheel(Config config);
 
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
-    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
-    bool softirq_due() const noexcept { return true; } // 4.x raises on every tick
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
-    void hold_carry_over() noexcept {}
 
     template <class F>
     void run_softirq(F&& on_fire) {
@@ -84,21 +82,7 @@ public:
         std::uint64_t unlimited = ~std::uint64_t{0};
         if (!lists_.empty(work_list()) || time_after_eq(jiffies_, timer_jiffies_)) run_timers(on_fire, unlimited);
     }
-    template <class F>
-    bool run_softirq(F&& on_fire, std::uint64_t budget) {
-        ++counters_.softirq_runs;
-        return resume_softirq(on_fire, budget);
-    }
-    template <class F>
-    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
-        if (budget == 0) return true;
-        if (lists_.empty(work_list()) && time_before(jiffies_, timer_jiffies_)) return false;
-        return run_timers(on_fire, budget);
-    }
-
-    std::optional<Jiffies> next_timer_interrupt();
-
-    std::size_t pending() const noexcept { return all_timers_; }
+    using CascadeSteps<CascadingWheel>::run_softirq;
     // level is 1-based, as ClassicWheel's tv arrays.
     Placement placement(TimerId id) const;
     // What `timersim step` draws: one row per level, L1.. as placement()
@@ -106,18 +90,23 @@ public:
     QueueLayout layout() const;
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
     const WheelGeometry& geometry() const noexcept { return g_; }
-    Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }
     unsigned hz() const noexcept { return hz_; }
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
     friend class QueueBasics<CascadingWheel>;
+    friend class CascadeSteps<CascadingWheel>;
 
     std::size_t work_list() const noexcept { return g_.buckets(); }
     std::size_t cascade_list() const noexcept { return g_.buckets() + 1; }
     // What the next-event search and next_timer report: the expiry (exact
     // rounding down, as 4.x), or the step it runs at (rounding up).
     Jiffies due(const Node& n) const noexcept { return g_.round == WheelRound::up ? n.runs_at : n.expires; }
+    Jiffies with_slack(Jiffies expires) const noexcept { return classic::apply_slack(expires, jiffies_, *slack_); }
+    template <class F>
+    bool run_bounded(F& on_fire, std::uint64_t& budget) {
+        return run_timers(on_fire, budget);
+    }
     void place(Node& n, TimerId id) noexcept;
     void detach(Node& n, TimerId id) noexcept;
     void cascade(unsigned level, unsigned slot) noexcept;

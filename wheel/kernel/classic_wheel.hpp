@@ -21,6 +21,7 @@
 #pragma once
 
 #include "wheel/core/bucket_arrays.hpp"
+#include "wheel/core/cascade_steps.hpp"
 #include "wheel/core/queue_basics.hpp"
 #include "wheel/core/queue_config.hpp"
 #include "wheel/core/timer_pool.hpp"
@@ -32,7 +33,7 @@
 
 namespace timersim {
 
-class ClassicWheel : public QueueBasics<ClassicWheel> {
+class ClassicWheel : public QueueBasics<ClassicWheel>, public CascadeSteps<ClassicWheel> {
 public:
     static constexpr std::string_view name = "classic";
     // The kernel's tv1..tv5 by default (wheel/core/queue_config.hpp).
@@ -85,10 +86,6 @@ public:
     [[gnu::noinline]] ArmOutcome arm_general(TimerId id, Jiffies expires, ArmCall call) {
         return arm_whole(id, expires, call);
     }
-    // 4.x mod_timer() family from another CPU up to the base switch
-    // (wheel/core/timer_queue.hpp): slack applied to `expires`, the same-expiry
-    // shortcut, then detach.
-    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     // 4.x del_timer(). A pending timer is live, so only an idle one needs the
     // validity check.
     bool cancel(TimerId id) {
@@ -103,13 +100,8 @@ public:
     }
 
 
-    // 4.x run_local_timers() raises TIMER_SOFTIRQ on every tick.
-    bool softirq_due() const noexcept { return true; }
     // A budgeted pass left the rest of a step in the work list.
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
-    // Nothing to do: 4.x has no same-bucket shortcut, so a re-arm of a
-    // carried-over timer always moves it (same expiry: it stays due, not early).
-    void hold_carry_over() noexcept {}
 
     // 4.x run_timer_softirq(): run the loop if jiffies has reached T.
     template <class F>
@@ -119,25 +111,8 @@ public:
         if (!lists_.empty(work_list()) || time_after_eq(jiffies_, timer_jiffies_))
             run_timers<false>(on_fire, unused);
     }
-    // The same pass with a budget of expiries (wheel/core/timer_queue.hpp).
-    template <class F>
-    bool run_softirq(F&& on_fire, std::uint64_t budget) {
-        ++counters_.softirq_runs;
-        return resume_softirq(on_fire, budget);
-    }
-    template <class F>
-    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
-        if (budget == 0) return true;
-        if (lists_.empty(work_list()) && time_before(jiffies_, timer_jiffies_)) return false;
-        return run_timers<true>(on_fire, budget);
-    }
-
-    // 4.x get_next_timer_interrupt(): earliest non-deferrable expiry (the
-    // cached next_timer, rescanned from the wheel when stale); jiffies itself
-    // if already due; nothing if no non-deferrable timer is queued.
-    std::optional<Jiffies> next_timer_interrupt();
-
-    std::size_t pending() const noexcept { return all_timers_; }
+    // The same pass with a budget of expiries: CascadeSteps.
+    using CascadeSteps<ClassicWheel>::run_softirq;
     // A hint for a simulator that knows its next operations: timer `id` is
     // armed or cancelled soon, so fetch its node (the only line either
     // writes that may be cold). Changes nothing.
@@ -158,7 +133,6 @@ public:
     // waiting for a compaction (as ModernWheel::bytes_per_timer()).
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + 2 * sizeof(TimerId); }
 
-    Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }
     const classic::Geometry& geometry() const noexcept { return geometry_; }
     // Entries held by the lists, live or dead: the memory figures
     // (bench/bucket_churn.cpp).
@@ -173,6 +147,7 @@ public:
 
 private:
     friend class QueueBasics<ClassicWheel>;
+    friend class CascadeSteps<ClassicWheel>;
 
     std::size_t work_list() const noexcept { return geometry_.wheel_lists(); }
     std::size_t cascade_list() const noexcept { return geometry_.wheel_lists() + 1; }
@@ -272,6 +247,11 @@ private:
             if (n.expires == next_timer_) next_timer_ = timer_jiffies_;
         }
         if (--all_timers_ == 0) timer_jiffies_ = jiffies_;
+    }
+    void detach(Node& n, TimerId) noexcept { detach(n); }
+    template <class F>
+    bool run_bounded(F& on_fire, std::uint64_t& budget) {
+        return run_timers<true>(on_fire, budget);
     }
     void cascade(unsigned array, unsigned slot);
     Jiffies next_timer_scan() noexcept;       // __next_timer_interrupt()
