@@ -49,6 +49,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace timersim {
 
@@ -172,6 +173,47 @@ Jiffies earliest_expiry(Q& q, std::size_t list, bool* found = nullptr) {
     if (found) *found = any;
     return best;
 }
+
+// The walk schemes 1 and 6 share over a list of timers that each count
+// what they have to go (scheme 1: ticks, scheme 6: rounds): every entry is
+// visited (PER_TICK_BOOKKEEPING); one with nothing to go is collected, the
+// others count down.
+template <class Q>
+void count_down_list(Q& q, std::size_t list) {
+    auto& nodes = q.nodes();
+    std::uint64_t visited = 0;
+    for (TimerId id = q.lists().front(list); id != kNoTimer;) {
+        ListNode& n = nodes[id];
+        const TimerId next = n.next;
+        ++visited;
+        if (n.count == 0)
+            q.collect(id);
+        else
+            --n.count;
+        id = next;
+    }
+    q.stats().paper.per_tick += visited;
+    q.stats().list_steps += visited;
+}
+
+// The list schemes' one list (schemes 1 and 2): every timer at level 0,
+// slot 0, drawn as one row of the pending count under `summary`. A
+// scheme's rules derive from it and add start, tick, next_event and layout.
+struct SingleList {
+    static constexpr std::size_t lists() noexcept { return 1; }
+    template <class Q>
+    void place_of(const Q&, const ListNode&, Placement& p) const noexcept {
+        p.level = 0;
+        p.slot = 0;
+    }
+    template <class Q>
+    static QueueLayout list_layout(const Q& q, std::string summary) {
+        QueueLayout l;
+        l.summary = std::move(summary);
+        l.rows.push_back({"list", {}, q.pending(), 0});
+        return l;
+    }
+};
 
 // The wheel schemes' slot count: a power of two, so a slot is a mask.
 inline unsigned checked_slots(unsigned slots) {
