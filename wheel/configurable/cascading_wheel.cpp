@@ -52,7 +52,7 @@ ArmOutcome CascadingWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     Node& n = pool_.at(id);
     if (!n.pending) pool_.check_live(n, id);
     ++counters_.arms;
-    if (call == ArmCall::mod_timer && slack_) expires = classic::apply_slack(expires, jiffies_, *slack_);
+    if (call == ArmCall::mod_timer && slack_) expires = with_slack(expires);
     if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
         ++counters_.same_expiry_shortcuts;
         return ArmOutcome::same_expiry;
@@ -71,33 +71,8 @@ ArmOutcome CascadingWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     return ArmOutcome::queued;
 }
 
-ArmOutcome CascadingWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
-    pool_.check(id);
-    Node& n = pool_[id];
-    if (call == ArmCall::mod_timer && slack_) expires = classic::apply_slack(expires, jiffies_, *slack_);
-    if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
-        ++counters_.arms;
-        ++counters_.same_expiry_shortcuts;
-        return ArmOutcome::same_expiry;
-    }
-    if (n.pending) {
-        detach(n, id);
-    } else if (call == ArmCall::mod_timer_pending) {
-        ++counters_.arms;
-        return ArmOutcome::not_pending;
-    }
-    return ArmOutcome::queued;
-}
-
 bool CascadingWheel::cancel(TimerId id) {
-    Node& n = pool_.at(id);
-    if (!n.pending) {
-        pool_.check_live(n, id);
-        return false;
-    }
-    detach(n, id);
-    ++counters_.cancels;
-    return true;
+    return del_timer(id, [&](Node& n) { detach(n, id); });
 }
 
 // 4.x detach_if_pending(): removing the cached earliest timer makes
@@ -173,20 +148,10 @@ Jiffies CascadingWheel::next_timer_scan() noexcept {
     return best;
 }
 
-std::optional<Jiffies> CascadingWheel::next_timer_interrupt() {
-    if (!lists_.empty(work_list())) return jiffies_;
-    if (active_timers_ == 0) return std::nullopt;
-    if (time_before_eq(next_timer_, timer_jiffies_)) next_timer_ = next_timer_scan();
-    if (time_before_eq(next_timer_, jiffies_)) return jiffies_;
-    return next_timer_;
-}
-
 Placement CascadingWheel::placement(TimerId id) const {
     pool_.check(id);
     const Node& n = pool_[id];
-    Placement p;
-    p.pending = n.pending;
-    p.expires = n.expires;
+    Placement p = placement_of(n);
     if (!n.pending) return p;
     unsigned level = 0;
     while (level + 1 < g_.depth && n.list >= g_.offset(level + 1)) ++level;

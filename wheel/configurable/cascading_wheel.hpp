@@ -29,6 +29,9 @@
 
 #include "wheel/configurable/wheel_spec.hpp"
 #include "wheel/core/bucket_lists.hpp"
+#include "wheel/core/cascade_steps.hpp"
+#include "wheel/core/queue_basics.hpp"
+#include "wheel/core/queue_config.hpp"
 #include "wheel/core/queue_layout.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
@@ -39,17 +42,11 @@
 
 namespace timersim {
 
-class CascadingWheel {
+class CascadingWheel : public QueueBasics<CascadingWheel>, public CascadeSteps<CascadingWheel> {
 public:
     static constexpr std::string_view name = "wheel";
-
-    struct Config {
-        unsigned hz = 250;
-        std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
-        WheelGeometry geometry = parse_wheel_spec("wheel:classic").geometry(250);
-        // mod_timer() slack, as ClassicWheel::Config::slack.
-        std::optional<std::int64_t> slack = -1;
-    };
+    // The `classic` preset by default (wheel/core/queue_config.hpp).
+    using Config = CascadeConfig<WheelGeometry, &classic_wheel_geometry>;
 
     struct Node {
         TimerId next = kNoTimer;
@@ -74,27 +71,10 @@ public:
 
     explicit CascadingWheel(Config config);
 
-    TimerId create(TimerFlags flags = {}) {
-        const TimerId id = pool_.create();
-        pool_[id].deferrable = flags.deferrable;
-        return id;
-    }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
-    }
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
-    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
-    bool softirq_due() const noexcept { return true; } // 4.x raises on every tick
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
-    void hold_carry_over() noexcept {}
 
     template <class F>
     void run_softirq(F&& on_fire) {
@@ -102,43 +82,31 @@ public:
         std::uint64_t unlimited = ~std::uint64_t{0};
         if (!lists_.empty(work_list()) || time_after_eq(jiffies_, timer_jiffies_)) run_timers(on_fire, unlimited);
     }
-    template <class F>
-    bool run_softirq(F&& on_fire, std::uint64_t budget) {
-        ++counters_.softirq_runs;
-        return resume_softirq(on_fire, budget);
-    }
-    template <class F>
-    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
-        if (budget == 0) return true;
-        if (lists_.empty(work_list()) && time_before(jiffies_, timer_jiffies_)) return false;
-        return run_timers(on_fire, budget);
-    }
-
-    std::optional<Jiffies> next_timer_interrupt();
-
-    std::size_t pending() const noexcept { return all_timers_; }
-    bool is_pending(TimerId id) const {
-        pool_.check(id);
-        return pool_[id].pending;
-    }
+    using CascadeSteps<CascadingWheel>::run_softirq;
     // level is 1-based, as ClassicWheel's tv arrays.
     Placement placement(TimerId id) const;
     // What `timersim step` draws: one row per level, L1.. as placement()
     // numbers them, the pointer at timer_jiffies' index bits of the level.
     QueueLayout layout() const;
-    const QueueCounters& counters() const noexcept { return counters_; }
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
     const WheelGeometry& geometry() const noexcept { return g_; }
-    Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }
     unsigned hz() const noexcept { return hz_; }
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
+    friend class QueueBasics<CascadingWheel>;
+    friend class CascadeSteps<CascadingWheel>;
+
     std::size_t work_list() const noexcept { return g_.buckets(); }
     std::size_t cascade_list() const noexcept { return g_.buckets() + 1; }
     // What the next-event search and next_timer report: the expiry (exact
     // rounding down, as 4.x), or the step it runs at (rounding up).
     Jiffies due(const Node& n) const noexcept { return g_.round == WheelRound::up ? n.runs_at : n.expires; }
+    Jiffies with_slack(Jiffies expires) const noexcept { return classic::apply_slack(expires, jiffies_, *slack_); }
+    template <class F>
+    bool run_bounded(F& on_fire, std::uint64_t& budget) {
+        return run_timers(on_fire, budget);
+    }
     void place(Node& n, TimerId id) noexcept;
     void detach(Node& n, TimerId id) noexcept;
     void cascade(unsigned level, unsigned slot) noexcept;

@@ -23,7 +23,7 @@ constexpr std::uint64_t rotate(std::uint64_t map, unsigned start, unsigned bits)
 InPlaceWheel::InPlaceWheel(Config config)
     : hz_(config.hz), g_(config.geometry), deferrable_base_(config.deferrable_base),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
-      bases_{Base(g_, jiffies_), Base(g_, jiffies_)} {
+      bases_{Base(g_.buckets() + g_.depth, jiffies_), Base(g_.buckets() + g_.depth, jiffies_)} {
     if (config.hz == 0) throw std::invalid_argument("hz must be positive");
     if (g_.mode != WheelMode::in_place) throw std::invalid_argument("InPlaceWheel needs an in-place geometry");
     g_.validate();
@@ -52,26 +52,19 @@ InPlaceWheel::Index InPlaceWheel::index_of(const WheelGeometry& g, Jiffies expir
 }
 
 // 6.1 forward_timer_base().
-void InPlaceWheel::forward(Base& b) noexcept {
+void InPlaceWheel::forward_timer_base(Base& b) noexcept {
     if (jiffies_diff(jiffies_, b.clk) < 1) return;
-    if (time_after(b.next_expiry, jiffies_))
-        b.clk = jiffies_;
-    else if (!time_before(b.next_expiry, b.clk))
-        b.clk = b.next_expiry;
+    forward_idle_base(b, jiffies_);
 }
 
 // 6.1 enqueue_timer().
 void InPlaceWheel::link(Base& b, TimerId id, Node& n, const Index& ix) noexcept {
-    b.lists.push_front(pool_.nodes(), ix.idx, id);
+    b.buckets.push_front(pool_.nodes(), ix.idx, id);
     b.pending_map[ix.level] |= std::uint64_t{1} << (ix.idx - g_.offset(ix.level));
     n.idx = static_cast<std::uint16_t>(ix.idx);
     n.bucket_expiry = ix.bucket_expiry;
     ++counters_.enqueues;
-    if (time_before(ix.bucket_expiry, b.next_expiry)) {
-        b.next_expiry = ix.bucket_expiry;
-        b.timers_pending = true;
-        b.next_expiry_recalc = false;
-    }
+    note_bucket_expiry(b, ix.bucket_expiry);
 }
 
 // 6.1 detach_if_pending()'s list part.
@@ -81,7 +74,14 @@ void InPlaceWheel::unlink(Base& b, TimerId id, const Node& n) noexcept {
         b.pending_map[level] &= ~(std::uint64_t{1} << (n.idx - g_.offset(level)));
         b.next_expiry_recalc = true;
     }
-    b.lists.unlink(pool_.nodes(), id);
+    b.buckets.unlink(pool_.nodes(), id);
+}
+
+// 6.1 detach_if_pending() for a pending timer.
+void InPlaceWheel::detach(Base& b, TimerId id, Node& n) noexcept {
+    unlink(b, id, n);
+    n.pending = false;
+    --b.queued;
 }
 
 // 6.1 __mod_timer().
@@ -94,7 +94,7 @@ ArmOutcome InPlaceWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
             ++counters_.same_expiry_shortcuts;
             return ArmOutcome::same_expiry;
         }
-        forward(b);
+        forward_timer_base(b);
         const Index ix = index_of(g_, expires, b.clk);
         if (same_bucket(b, n, ix.idx)) {
             n.expires = expires;
@@ -108,7 +108,7 @@ ArmOutcome InPlaceWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     }
     pool_.check_live(n, id);
     ++counters_.arms;
-    forward(b);
+    forward_timer_base(b);
     if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
     n.expires = expires;
     link(b, id, n, index_of(g_, expires, b.clk));
@@ -118,49 +118,8 @@ ArmOutcome InPlaceWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     return ArmOutcome::queued;
 }
 
-// 6.1 __mod_timer() up to get_target_base() (wheel/core/timer_queue.hpp).
-ArmOutcome InPlaceWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
-    pool_.check(id);
-    Node& n = pool_[id];
-    Base& b = bases_[n.base];
-    if (n.pending) {
-        if (n.expires == expires) {
-            ++counters_.arms;
-            ++counters_.same_expiry_shortcuts;
-            return ArmOutcome::same_expiry;
-        }
-        forward(b);
-        if (same_bucket(b, n, index_of(g_, expires, b.clk).idx)) {
-            n.expires = expires;
-            ++counters_.arms;
-            ++counters_.same_bucket_shortcuts;
-            return ArmOutcome::same_bucket;
-        }
-        unlink(b, id, n);
-        n.pending = false;
-        --b.queued;
-        return ArmOutcome::queued;
-    }
-    forward(b);
-    if (call == ArmCall::mod_timer_pending) {
-        ++counters_.arms;
-        return ArmOutcome::not_pending;
-    }
-    return ArmOutcome::queued;
-}
-
 bool InPlaceWheel::cancel(TimerId id) {
-    Node& n = pool_.at(id);
-    if (!n.pending) {
-        pool_.check_live(n, id);
-        return false;
-    }
-    Base& b = bases_[n.base];
-    unlink(b, id, n);
-    n.pending = false;
-    --b.queued;
-    ++counters_.cancels;
-    return true;
+    return del_timer(id, [&](Node& n) { detach(bases_[n.base], id, n); });
 }
 
 // 6.1 collect_expired_timers(): clk jumps to next_expiry; level L's bucket
@@ -174,7 +133,7 @@ unsigned InPlaceWheel::collect(Base& b) noexcept {
         const unsigned bit = static_cast<unsigned>((clk >> g_.shift[level]) & (g_.slots(level) - 1));
         if (b.pending_map[level] & (std::uint64_t{1} << bit)) {
             b.pending_map[level] &= ~(std::uint64_t{1} << bit);
-            b.lists.move_list(pool_.nodes(), g_.offset(level) + bit, work_list(level));
+            b.buckets.move_list(pool_.nodes(), g_.offset(level) + bit, work_list(level));
             levels |= 1u << level;
         }
     }
@@ -183,7 +142,7 @@ unsigned InPlaceWheel::collect(Base& b) noexcept {
 
 // 6.1 __next_timer_interrupt() for any geometry.
 InPlaceWheel::Search InPlaceWheel::search(const Base& b) const noexcept {
-    Jiffies next = b.clk + kNextTimerMaxDelta;
+    Jiffies next = b.clk + Base::kNextTimerMaxDelta;
     unsigned steps = 0;
     for (unsigned level = 0; level < g_.depth; ++level) {
         ++steps;
@@ -204,49 +163,15 @@ InPlaceWheel::Search InPlaceWheel::search(const Base& b) const noexcept {
     return Search{next, steps};
 }
 
-Jiffies InPlaceWheel::next_search(Base& b) noexcept {
+Jiffies InPlaceWheel::next_timer_search(Base& b) noexcept {
     const Search s = search(b);
-    ++counters_.next_expiry_searches;
-    counters_.next_expiry_search_steps += s.steps;
-    b.next_expiry_recalc = false;
-    b.timers_pending = s.next != b.clk + kNextTimerMaxDelta;
-    return s.next;
-}
-
-// 6.1 get_next_timer_interrupt() on the standard base.
-std::optional<Jiffies> InPlaceWheel::next_timer_interrupt() {
-    Base& b = bases_[0];
-    const Jiffies basej = jiffies_;
-    if (b.carry_levels != 0) {
-        b.is_idle = false;
-        return basej;
-    }
-    if (b.next_expiry_recalc) b.next_expiry = next_search(b);
-    const Jiffies nextevt = b.next_expiry;
-    if (time_after(basej, b.clk)) {
-        if (time_after(nextevt, basej))
-            b.clk = basej;
-        else if (time_after(nextevt, b.clk))
-            b.clk = nextevt;
-    }
-    if (time_before_eq(nextevt, basej)) {
-        b.is_idle = false;
-        return basej;
-    }
-    if (!b.timers_pending) {
-        b.is_idle = true;
-        return std::nullopt;
-    }
-    if (nextevt - basej > 1) b.is_idle = true;
-    return nextevt;
+    return note_next_search(b, s.next, s.steps, counters_);
 }
 
 Placement InPlaceWheel::placement(TimerId id) const {
     pool_.check(id);
     const Node& n = pool_[id];
-    Placement p;
-    p.pending = n.pending;
-    p.expires = n.expires;
+    Placement p = placement_of(n);
     if (!n.pending) return p;
     p.deferrable_base = n.base == 1;
     p.level = level_of_idx(n.idx);
@@ -267,7 +192,7 @@ QueueLayout InPlaceWheel::layout() const {
             LayoutRow row{(base ? "dL" : "L") + std::to_string(level), {}, 0,
                           static_cast<unsigned>((b.clk >> g_.shift[level]) & (g_.slots(level) - 1)), g_.offset(level)};
             for (unsigned s = 0; s < g_.slots(level); ++s) {
-                row.counts.push_back(b.lists.count(pool_.nodes(), g_.offset(level) + s));
+                row.counts.push_back(b.buckets.count(pool_.nodes(), g_.offset(level) + s));
                 row.total += row.counts.back();
             }
             l.rows.push_back(std::move(row));

@@ -29,6 +29,8 @@
 
 #include "wheel/configurable/wheel_spec.hpp"
 #include "wheel/core/bucket_lists.hpp"
+#include "wheel/core/in_place_base.hpp"
+#include "wheel/core/queue_basics.hpp"
 #include "wheel/core/queue_layout.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
@@ -40,17 +42,19 @@
 
 namespace timersim {
 
-class InPlaceWheel {
+// InPlaceWheel::Config (at namespace scope, as ListQueueConfig): the
+// `modern` preset by default.
+struct InPlaceWheelConfig {
+    unsigned hz = 250;
+    std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
+    WheelGeometry geometry = parse_wheel_spec("wheel:modern").geometry(250);
+    bool deferrable_base = true; // CONFIG_NO_HZ_COMMON
+};
+
+class InPlaceWheel : public QueueBasics<InPlaceWheel>, public InPlaceSteps<InPlaceWheel> {
 public:
     static constexpr std::string_view name = "wheel";
-    static constexpr Jiffies kNextTimerMaxDelta = (Jiffies{1} << 30) - 1; // NEXT_TIMER_MAX_DELTA
-
-    struct Config {
-        unsigned hz = 250;
-        std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
-        WheelGeometry geometry = parse_wheel_spec("wheel:modern").geometry(250);
-        bool deferrable_base = true; // CONFIG_NO_HZ_COMMON
-    };
+    using Config = InPlaceWheelConfig;
 
     struct Node {
         TimerId next = kNoTimer;
@@ -79,35 +83,17 @@ public:
         pool_[id].base = (deferrable_base_ && flags.deferrable) ? 1 : 0;
         return id;
     }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
-    }
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
-    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
     // A base's clock (base 1: the deferrable one), as ModernWheel's snapshot
     // shows it: what explain's --clk and the drawn clock hands are.
     Jiffies clk(unsigned base = 0) const noexcept { return bases_[base].clk; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
-    bool softirq_due() const noexcept {
-        if (time_after_eq(jiffies_, bases_[0].next_expiry)) return true;
-        return deferrable_base_ && time_after_eq(jiffies_, bases_[1].next_expiry);
-    }
-    bool carry_over() const noexcept { return (bases_[0].carry_levels | bases_[1].carry_levels) != 0; }
-    void hold_carry_over() noexcept {
-        for (Base& b : bases_) b.carry_held = b.carry_levels != 0;
-    }
 
     template <class F>
     void run_softirq(F&& on_fire) {
         ++counters_.softirq_runs;
-        for (Base& b : bases_) b.carry_held = false;
+        release_carry_over();
         std::uint64_t unlimited = ~std::uint64_t{0};
         run_base(bases_[0], on_fire, unlimited);
         if (deferrable_base_) run_base(bases_[1], on_fire, unlimited);
@@ -115,7 +101,7 @@ public:
     template <class F>
     bool run_softirq(F&& on_fire, std::uint64_t budget) {
         ++counters_.softirq_runs;
-        for (Base& b : bases_) b.carry_held = false;
+        release_carry_over();
         pass_base_ = 0;
         return resume_softirq(on_fire, budget);
     }
@@ -127,20 +113,11 @@ public:
         return false;
     }
 
-    std::optional<Jiffies> next_timer_interrupt();
-    void clear_idle() noexcept { bases_[0].is_idle = false; }
-
-    std::size_t pending() const noexcept { return bases_[0].queued + bases_[1].queued; }
-    bool is_pending(TimerId id) const {
-        pool_.check(id);
-        return pool_[id].pending;
-    }
     Placement placement(TimerId id) const;
     // What `timersim step` draws: one row per level (L0..), the pointer at
     // (clk >> shift[L]) & (slots - 1), then the deferrable base's (dL0..)
     // while it holds a timer.
     QueueLayout layout() const;
-    const QueueCounters& counters() const noexcept { return counters_; }
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
     const WheelGeometry& geometry() const noexcept { return g_; }
     unsigned hz() const noexcept { return hz_; }
@@ -150,22 +127,12 @@ public:
     static Index index_of(const WheelGeometry& g, Jiffies expires, Jiffies clk) noexcept;
 
 private:
-    struct Base {
-        Base(const WheelGeometry& g, Jiffies start)
-            : lists(g.buckets() + g.depth), clk(start), next_expiry(start + kNextTimerMaxDelta) {}
-        BucketLists lists; // buckets, then one work list per level
-        Jiffies clk;
-        Jiffies next_expiry;
-        bool next_expiry_recalc = false;
-        bool timers_pending = false;
-        bool is_idle = false;
-        std::array<std::uint64_t, kMaxWheelLevels> pending_map{};
-        std::size_t queued = 0;
-        unsigned carry_levels = 0; // levels still in their work lists
-        bool carry_level_started = false;
-        Jiffies carry_clk = 0;
-        bool carry_held = false;
-    };
+    friend class QueueBasics<InPlaceWheel>;
+    friend class InPlaceSteps<InPlaceWheel>;
+
+    // The flat buckets, then one work list per level
+    // (wheel/core/in_place_base.hpp).
+    using Base = InPlaceBase<BucketLists, kMaxWheelLevels>;
 
     unsigned level_of_idx(unsigned idx) const noexcept {
         unsigned level = 0;
@@ -173,19 +140,20 @@ private:
         return level;
     }
     std::size_t work_list(unsigned level) const noexcept { return g_.buckets() + level; }
-    void forward(Base& b) noexcept;
-    bool same_bucket(const Base& b, const Node& n, unsigned idx) const noexcept {
-        return idx == n.idx && !(b.carry_held && !b.lists.holds(pool_.nodes(), n.idx, n));
-    }
+    void forward_timer_base(Base& b) noexcept;
+    // Is n in its bucket (not collected into a work list)?
+    bool in_bucket(const Base& b, const Node& n) const noexcept { return b.buckets.holds(pool_.nodes(), n.idx, n); }
+    unsigned bucket_of(Jiffies expires, Jiffies clk) const noexcept { return index_of(g_, expires, clk).idx; }
     void link(Base& b, TimerId id, Node& n, const Index& ix) noexcept;
     void unlink(Base& b, TimerId id, const Node& n) noexcept;
+    void detach(Base& b, TimerId id, Node& n) noexcept;
     unsigned collect(Base& b) noexcept;
     struct Search {
         Jiffies next;
         unsigned steps;
     };
     Search search(const Base& b) const noexcept;
-    Jiffies next_search(Base& b) noexcept;
+    Jiffies next_timer_search(Base& b) noexcept;
 
     // The unbounded pass is a bounded one with an endless budget: the same
     // steps (6.1 __run_timers(), then expire_timers() highest level first).
@@ -196,7 +164,7 @@ private:
             b.carry_levels = collect(b);
             if (b.carry_levels == 0) ++counters_.empty_runs;
             ++b.clk;
-            b.next_expiry = next_search(b);
+            b.next_expiry = next_timer_search(b);
             b.carry_level_started = false;
             if (expire(b, on_fire, budget)) return true;
         }
@@ -205,26 +173,19 @@ private:
     template <class F>
     bool expire(Base& b, F& on_fire, std::uint64_t& budget) {
         auto& nodes = pool_.nodes();
-        while (b.carry_levels != 0) {
-            const unsigned level = static_cast<unsigned>(std::bit_width(b.carry_levels)) - 1;
-            if (!b.carry_level_started) {
-                b.carry_clk = b.clk - 1;
-                b.carry_level_started = true;
-            }
+        return expire_carried_levels(b, [&](unsigned level, Jiffies base_clk) {
             const std::size_t list = work_list(level);
-            while (!b.lists.empty(list)) {
-                const TimerId id = b.lists.front(list);
-                b.lists.unlink(nodes, id);
+            while (!b.buckets.empty(list)) {
+                const TimerId id = b.buckets.front(list);
+                b.buckets.unlink(nodes, id);
                 nodes[id].pending = false;
                 --b.queued;
                 ++counters_.expired;
-                on_fire(FiredTimer{id, nodes[id].expires, b.carry_clk});
+                on_fire(FiredTimer{id, nodes[id].expires, base_clk});
                 if (--budget == 0) return true;
             }
-            b.carry_levels &= ~(1u << level);
-            b.carry_level_started = false;
-        }
-        return false;
+            return false;
+        });
     }
 
     unsigned hz_;

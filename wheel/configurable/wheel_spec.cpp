@@ -202,4 +202,6 @@ std::string to_string(const WheelSpec& spec) {
     return s;
 }
 
+WheelGeometry classic_wheel_geometry() { return parse_wheel_spec("wheel:classic").geometry(250); }
+
 } // namespace timersim

@@ -8,6 +8,8 @@
 // timers are treated like any other (the reference ignores idle policy).
 #pragma once
 
+#include "wheel/core/queue_basics.hpp"
+#include "wheel/core/queue_config.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
 
@@ -17,14 +19,10 @@
 
 namespace timersim {
 
-class HeapQueue {
+class HeapQueue : public QueueBasics<HeapQueue> {
 public:
     static constexpr std::string_view name = "heap";
-
-    struct Config {
-        unsigned hz = 250;
-        std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
-    };
+    using Config = ClockConfig;
 
     struct Node {
         TimerId next = kNoTimer;         // free-list link only
@@ -38,23 +36,12 @@ public:
     explicit HeapQueue(Config config)
         : jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))) {}
 
-    TimerId create(TimerFlags = {}) { return pool_.create(); }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
-    }
-
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
     // An arm from another CPU (wheel/core/timer_queue.hpp): no shortcut, so the
     // timer leaves unless it is mod_timer_pending() on an idle timer.
     ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     bool cancel(TimerId id);
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
     bool softirq_due() const noexcept {
         return !heap_.empty() && time_after_eq(jiffies_, pool_[heap_.front()].expires);
     }
@@ -65,13 +52,7 @@ public:
     template <class F>
     void run_softirq(F&& on_fire) {
         ++counters_.softirq_runs;
-        while (softirq_due()) {
-            const TimerId id = heap_.front();
-            remove_at(0);
-            ++counters_.expired;
-            const FiredTimer fired{id, pool_[id].expires, pool_[id].expires};
-            on_fire(fired);
-        }
+        while (softirq_due()) expire_first(on_fire);
     }
     // With a budget (wheel/core/timer_queue.hpp). Nothing is collected ahead, so
     // the carry-over is simply the due timers still in the heap.
@@ -84,11 +65,7 @@ public:
     bool resume_softirq(F&& on_fire, std::uint64_t budget) {
         if (budget == 0) return true;
         while (softirq_due()) {
-            const TimerId id = heap_.front();
-            remove_at(0);
-            ++counters_.expired;
-            const FiredTimer fired{id, pool_[id].expires, pool_[id].expires};
-            on_fire(fired);
+            expire_first(on_fire);
             if (--budget == 0) return true;
         }
         return false;
@@ -101,12 +78,13 @@ public:
     }
 
     std::size_t pending() const noexcept { return heap_.size(); }
+    // Pending is being in the heap (the node has no flag): hides
+    // QueueBasics::is_pending().
     bool is_pending(TimerId id) const {
         pool_.check(id);
         return pool_[id].heap_pos != kNoTimer;
     }
     Placement placement(TimerId id) const;
-    const QueueCounters& counters() const noexcept { return counters_; }
     // The node plus its 4-byte slot in the heap array.
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + sizeof(TimerId); }
     void reserve(std::size_t timers) {
@@ -115,6 +93,17 @@ public:
     }
 
 private:
+    friend class QueueBasics<HeapQueue>;
+
+    // The earliest timer leaves the heap and runs.
+    template <class F>
+    void expire_first(F& on_fire) {
+        const TimerId id = heap_.front();
+        remove_at(0);
+        ++counters_.expired;
+        const FiredTimer fired{id, pool_[id].expires, pool_[id].expires};
+        on_fire(fired);
+    }
     bool before(TimerId a, TimerId b) const noexcept {
         const Node& x = pool_[a];
         const Node& y = pool_[b];

@@ -28,27 +28,6 @@ Jiffies ClassicWheel::with_slack(Jiffies expires) const noexcept {
     return apply_slack(expires, jiffies_, *slack_);
 }
 
-// 4.4 mod_timer()/mod_timer_pending()/mod_timer_pinned() from another CPU:
-// the same slack and shortcut as arm(), then __mod_timer()'s
-// detach_if_pending() before the base switch.
-ArmOutcome ClassicWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
-    pool_.check(id);
-    Node& n = pool_[id];
-    if (call == ArmCall::mod_timer && slack_) expires = with_slack(expires);
-    if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
-        ++counters_.arms;
-        ++counters_.same_expiry_shortcuts;
-        return ArmOutcome::same_expiry;
-    }
-    if (n.pending) {
-        detach(n);
-    } else if (call == ArmCall::mod_timer_pending) {
-        ++counters_.arms;
-        return ArmOutcome::not_pending;
-    }
-    return ArmOutcome::queued;
-}
-
 // 4.x cascade(): re-place every timer of one slot relative to the current T
 // (before T is incremented). Taken newest first and added as the newest of
 // their new lists, exactly as hlist_for_each_entry_safe + hlist_add_head do.
@@ -126,27 +105,10 @@ Jiffies ClassicWheel::next_timer_scan() noexcept {
     return expires;
 }
 
-std::optional<Jiffies> ClassicWheel::next_timer_interrupt() {
-    // A budgeted pass left part of a step behind: due now.
-    if (!lists_.empty(work_list())) return jiffies_;
-    if (active_timers_ == 0) return std::nullopt;
-    if (time_before_eq(next_timer_, timer_jiffies_)) next_timer_ = next_timer_scan();
-    if (time_before_eq(next_timer_, jiffies_)) return jiffies_;
-    return next_timer_;
-}
-
-Placement ClassicWheel::placement(TimerId id) const {
-    pool_.check(id);
-    if (!pool_[id].pending) return Placement{.expires = pool_[id].expires};
-    return last_placement(id);
-}
-
 Placement ClassicWheel::last_placement(TimerId id) const {
     pool_.check(id);
     const Node& n = pool_[id];
-    Placement p;
-    p.pending = n.pending;
-    p.expires = n.expires;
+    Placement p = placement_of(n);
     const unsigned tvr = geometry_.tvr_size();
     if (n.idx < tvr) {
         p.level = 1;

@@ -21,6 +21,9 @@
 #pragma once
 
 #include "wheel/core/bucket_arrays.hpp"
+#include "wheel/core/cascade_steps.hpp"
+#include "wheel/core/queue_basics.hpp"
+#include "wheel/core/queue_config.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
 #include "wheel/kernel/classic_levels.hpp"
@@ -30,18 +33,11 @@
 
 namespace timersim {
 
-class ClassicWheel {
+class ClassicWheel : public QueueBasics<ClassicWheel>, public CascadeSteps<ClassicWheel> {
 public:
     static constexpr std::string_view name = "classic";
-
-    struct Config {
-        unsigned hz = 250;
-        std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
-        classic::Geometry geometry = classic::Geometry::normal();
-        // Timer slack applied by mod_timer(): nullopt = off (never applied),
-        // -1 = the kernel default (delay/256), N >= 0 = a fixed N jiffies.
-        std::optional<std::int64_t> slack = -1;
-    };
+    // The kernel's tv1..tv5 by default (wheel/core/queue_config.hpp).
+    using Config = CascadeConfig<classic::Geometry, &classic::Geometry::normal>;
 
     // 16 bytes: four to a cache line. The step that will run the timer is
     // not stored: it follows from its expiry and T (runs_at()). With its
@@ -60,15 +56,6 @@ public:
     ClassicWheel();
     explicit ClassicWheel(Config config);
 
-    TimerId create(TimerFlags flags = {}) {
-        const TimerId id = pool_.create();
-        pool_[id].deferrable = flags.deferrable;
-        return id;
-    }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
-    }
 
     // 4.4 mod_timer(), mod_timer_pending(), mod_timer_pinned() over
     // __mod_timer(). Inline, as the kernel's is: the call is most of the cost
@@ -99,10 +86,6 @@ public:
     [[gnu::noinline]] ArmOutcome arm_general(TimerId id, Jiffies expires, ArmCall call) {
         return arm_whole(id, expires, call);
     }
-    // 4.x mod_timer() family from another CPU up to the base switch
-    // (wheel/core/timer_queue.hpp): slack applied to `expires`, the same-expiry
-    // shortcut, then detach.
-    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     // 4.x del_timer(). A pending timer is live, so only an idle one needs the
     // validity check.
     bool cancel(TimerId id) {
@@ -116,19 +99,9 @@ public:
         return true;
     }
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
 
-    // 4.x run_local_timers() raises TIMER_SOFTIRQ on every tick.
-    bool softirq_due() const noexcept { return true; }
     // A budgeted pass left the rest of a step in the work list.
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
-    // Nothing to do: 4.x has no same-bucket shortcut, so a re-arm of a
-    // carried-over timer always moves it (same expiry: it stays due, not early).
-    void hold_carry_over() noexcept {}
 
     // 4.x run_timer_softirq(): run the loop if jiffies has reached T.
     template <class F>
@@ -138,34 +111,12 @@ public:
         if (!lists_.empty(work_list()) || time_after_eq(jiffies_, timer_jiffies_))
             run_timers<false>(on_fire, unused);
     }
-    // The same pass with a budget of expiries (wheel/core/timer_queue.hpp).
-    template <class F>
-    bool run_softirq(F&& on_fire, std::uint64_t budget) {
-        ++counters_.softirq_runs;
-        return resume_softirq(on_fire, budget);
-    }
-    template <class F>
-    bool resume_softirq(F&& on_fire, std::uint64_t budget) {
-        if (budget == 0) return true;
-        if (lists_.empty(work_list()) && time_before(jiffies_, timer_jiffies_)) return false;
-        return run_timers<true>(on_fire, budget);
-    }
-
-    // 4.x get_next_timer_interrupt(): earliest non-deferrable expiry (the
-    // cached next_timer, rescanned from the wheel when stale); jiffies itself
-    // if already due; nothing if no non-deferrable timer is queued.
-    std::optional<Jiffies> next_timer_interrupt();
-
-    std::size_t pending() const noexcept { return all_timers_; }
-    bool is_pending(TimerId id) const {
-        pool_.check(id);
-        return pool_[id].pending;
-    }
+    // The same pass with a budget of expiries: CascadeSteps.
+    using CascadeSteps<ClassicWheel>::run_softirq;
     // A hint for a simulator that knows its next operations: timer `id` is
     // armed or cancelled soon, so fetch its node (the only line either
     // writes that may be cold). Changes nothing.
     void prefetch(TimerId id) const noexcept { pool_.prefetch(id); }
-    Placement placement(TimerId id) const;
     // The list the timer is in or was last in, also once it fired or was
     // cancelled (level 1 for a fired timer: only tv1 expires): for the
     // event log's fire and cancel rows.
@@ -178,12 +129,10 @@ public:
         cascade_observer_ = observer;
         cascade_context_ = context;
     }
-    const QueueCounters& counters() const noexcept { return counters_; }
     // The node, its list entry and, in a long churn, about one dead entry
     // waiting for a compaction (as ModernWheel::bytes_per_timer()).
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + 2 * sizeof(TimerId); }
 
-    Jiffies timer_jiffies() const noexcept { return timer_jiffies_; }
     const classic::Geometry& geometry() const noexcept { return geometry_; }
     // Entries held by the lists, live or dead: the memory figures
     // (bench/bucket_churn.cpp).
@@ -197,6 +146,9 @@ public:
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
+    friend class QueueBasics<ClassicWheel>;
+    friend class CascadeSteps<ClassicWheel>;
+
     std::size_t work_list() const noexcept { return geometry_.wheel_lists(); }
     std::size_t cascade_list() const noexcept { return geometry_.wheel_lists() + 1; }
 
@@ -295,6 +247,11 @@ private:
             if (n.expires == next_timer_) next_timer_ = timer_jiffies_;
         }
         if (--all_timers_ == 0) timer_jiffies_ = jiffies_;
+    }
+    void detach(Node& n, TimerId) noexcept { detach(n); }
+    template <class F>
+    bool run_bounded(F& on_fire, std::uint64_t& budget) {
+        return run_timers<true>(on_fire, budget);
     }
     void cascade(unsigned array, unsigned slot);
     Jiffies next_timer_scan() noexcept;       // __next_timer_interrupt()

@@ -12,52 +12,13 @@ ModernWheel::ModernWheel(Config config)
     : hz_(config.hz), depth_(depth_for_hz(config.hz)), cutoff_(timeout_cutoff(depth_)),
       deferrable_base_(config.deferrable_base),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
-      bases_{Base(depth_, jiffies_), Base(depth_, jiffies_)} {
+      bases_{Base(wheel_size(depth_) + depth_, jiffies_), Base(wheel_size(depth_) + depth_, jiffies_)} {
     if (config.hz == 0) throw std::invalid_argument("hz must be positive");
 }
 
 // The slow half of forward_timer_base(): the base is behind jiffies.
 void ModernWheel::forward_idle_base(Base& b) noexcept {
-    if (time_after(b.next_expiry, jiffies_)) {
-        b.clk = jiffies_;
-    } else {
-        // The kernel WARNs and keeps clk if next_expiry went behind clk.
-        if (time_before(b.next_expiry, b.clk)) return;
-        b.clk = b.next_expiry;
-    }
-}
-
-// 6.1 __mod_timer() from another CPU, up to get_target_base(): the same
-// shortcuts against the timer's own base as arm(); then the timer leaves this
-// wheel (detach_if_pending(), or nothing for an idle timer after the base
-// was locked and forwarded) and the caller enqueues it on the new base.
-ArmOutcome ModernWheel::arm_detach(TimerId id, Jiffies& expires, ArmCall call) {
-    pool_.check(id);
-    Node& n = pool_[id];
-    if (n.pending) {
-        if (n.expires == expires) {
-            ++counters_.arms;
-            ++counters_.same_expiry_shortcuts;
-            return ArmOutcome::same_expiry;
-        }
-        Base& b = base_of(n);
-        forward_timer_base(b);
-        // Same bucket: only ->expires changes and the timer stays on its CPU.
-        if (same_bucket(b, n, calc_wheel_index(expires, b.clk, depth_).idx)) {
-            n.expires = expires;
-            ++counters_.arms;
-            ++counters_.same_bucket_shortcuts;
-            return ArmOutcome::same_bucket;
-        }
-        detach(b, n);
-        return ArmOutcome::queued;
-    }
-    forward_timer_base(base_of(n));
-    if (call == ArmCall::mod_timer_pending) {
-        ++counters_.arms;
-        return ArmOutcome::not_pending;
-    }
-    return ArmOutcome::queued;
+    timersim::forward_idle_base(b, jiffies_);
 }
 
 // 6.1 collect_expired_timers(): clk jumps to next_expiry; the level-L bucket
@@ -106,11 +67,7 @@ ModernWheel::NextSearch ModernWheel::search_next_expiry(const Base& b) const noe
 
 Jiffies ModernWheel::next_timer_search(Base& b) noexcept {
     const NextSearch s = search_next_expiry(b);
-    ++counters_.next_expiry_searches;
-    counters_.next_expiry_search_steps += s.steps;
-    b.next_expiry_recalc = false;
-    b.timers_pending = s.next != b.clk + kNextTimerMaxDelta;
-    return s.next;
+    return note_next_search(b, s.next, s.steps, counters_);
 }
 
 bool ModernWheel::bucket_due() const noexcept {
@@ -122,49 +79,10 @@ bool ModernWheel::bucket_due() const noexcept {
     return false;
 }
 
-std::optional<Jiffies> ModernWheel::next_timer_interrupt() {
-    Base& b = bases_[base_std];
-    const Jiffies basej = jiffies_;
-    // A budgeted pass left collected timers behind: they are due now.
-    if (b.carry_levels != 0) {
-        b.is_idle = false;
-        return basej;
-    }
-    if (b.next_expiry_recalc) b.next_expiry = next_timer_search(b);
-    const Jiffies nextevt = b.next_expiry;
-    // A fresh next event lets an idle base's clk move forward, never back.
-    if (time_after(basej, b.clk)) {
-        if (time_after(nextevt, basej))
-            b.clk = basej;
-        else if (time_after(nextevt, b.clk))
-            b.clk = nextevt;
-    }
-    if (time_before_eq(nextevt, basej)) {
-        b.is_idle = false;
-        return basej;
-    }
-    // Sleeping more than one tick (or forever) marks the base idle.
-    if (!b.timers_pending) {
-        b.is_idle = true;
-        return std::nullopt;
-    }
-    // 6.1 get_next_timer_interrupt() only sets is_idle here, never clears it.
-    if (nextevt - basej > 1) b.is_idle = true;
-    return nextevt;
-}
-
-Placement ModernWheel::placement(TimerId id) const {
-    pool_.check(id);
-    if (!pool_[id].pending) return Placement{.expires = pool_[id].expires};
-    return last_placement(id);
-}
-
 Placement ModernWheel::last_placement(TimerId id) const {
     pool_.check(id);
     const Node& n = pool_[id];
-    Placement p;
-    p.pending = n.pending;
-    p.expires = n.expires;
+    Placement p = placement_of(n);
     p.deferrable_base = n.base == base_def;
     p.level = n.idx / kLevelSize;
     p.slot = n.idx;

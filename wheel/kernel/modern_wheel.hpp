@@ -26,6 +26,8 @@
 #pragma once
 
 #include "wheel/core/bucket_arrays.hpp"
+#include "wheel/core/in_place_base.hpp"
+#include "wheel/core/queue_basics.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
 #include "wheel/kernel/modern_levels.hpp"
@@ -37,7 +39,7 @@
 
 namespace timersim {
 
-class ModernWheel {
+class ModernWheel : public QueueBasics<ModernWheel>, public InPlaceSteps<ModernWheel> {
 public:
     static constexpr std::string_view name = "modern";
 
@@ -65,30 +67,10 @@ public:
     };
     static_assert(sizeof(Node) == 16);
 
-    struct Base {
-        explicit Base(unsigned depth, Jiffies start)
-            : buckets(modern::wheel_size(depth) + depth), clk(start),
-              next_expiry(start + modern::kNextTimerMaxDelta) {}
-        BucketArrays buckets;     // buckets 0..64*depth-1, then one work list per level
-        Jiffies clk;
-        Jiffies next_expiry;      // 6.1 init_timer_cpu(): clk + NEXT_TIMER_MAX_DELTA
-        bool next_expiry_recalc = false;
-        bool timers_pending = false;
-        bool is_idle = false;
-        std::array<std::uint64_t, modern::kMaxDepth> pending_map{};
-        std::size_t queued = 0;
-        // The clock value of the last collection: the bucket expiry of
-        // every timer in a work list (collected, not yet run).
-        Jiffies collected_clk = 0;
-        // Carry-over of a budgeted pass: levels whose work list still holds
-        // collected timers, and whether the highest of them has started
-        // (then carry_clk is its "baseclk", read when it started).
-        unsigned carry_levels = 0;
-        bool carry_level_started = false;
-        Jiffies carry_clk = 0;
-        // hold_carry_over() was called: the carry-over waits for a later pass.
-        bool carry_held = false;
-    };
+    // Buckets 0..64*depth-1, then one work list per level
+    // (wheel/core/in_place_base.hpp).
+    using Base = InPlaceBase<BucketArrays, modern::kMaxDepth>;
+    static_assert(Base::kNextTimerMaxDelta == modern::kNextTimerMaxDelta);
 
     ModernWheel();
     explicit ModernWheel(Config config);
@@ -102,10 +84,6 @@ public:
         // now; arm() then never waits on the flag to find its base.
         n.base = target_base(n);
         return id;
-    }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
     }
 
     // 6.1 __mod_timer() as reached from mod_timer() and mod_timer_pending().
@@ -144,9 +122,6 @@ public:
             return arm_on<base_std>(id, n, expires, call);
         return arm_on<base_def>(id, n, expires, call);
     }
-    // 6.1 __mod_timer() up to the base switch, for a timer moving to another
-    // CPU's wheel (wheel/core/timer_queue.hpp). No slack: `expires` is unchanged.
-    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
     // 6.1 del_timer(). A pending timer is live, so only an idle one needs the
     // validity check.
     bool cancel(TimerId id) {
@@ -165,32 +140,12 @@ public:
         return true;
     }
 
-    Jiffies jiffies() const noexcept { return jiffies_; }
-    void set_jiffies(Jiffies j) {
-        if (time_before(j, jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");
-        jiffies_ = j;
-    }
 
-    // 6.1 run_local_timers(): raise only when a base's next_expiry is due. It
-    // is only called from a running tick, i.e. when the CPU is awake, so the
-    // deferrable base is checked too.
-    bool softirq_due() const noexcept {
-        if (time_after_eq(jiffies_, bases_[base_std].next_expiry)) return true;
-        return deferrable_base_ && time_after_eq(jiffies_, bases_[base_def].next_expiry);
-    }
     // Is a timer due now: a bucket of either base at or before jiffies, or
     // carry-over? Unlike softirq_due() this ignores a stale next_expiry, and
     // unlike next_timer_interrupt() it changes nothing (no forwarding, no
     // counters): a view for callers that model what the trace cannot show.
     bool bucket_due() const noexcept;
-    // A budgeted pass left collected timers in a work list.
-    bool carry_over() const noexcept { return (bases_[base_std].carry_levels | bases_[base_def].carry_levels) != 0; }
-    // The stopped pass will not be resumed (wheel/core/timer_queue.hpp): until a
-    // later pass runs the carry-over, re-arming one of its timers is a normal
-    // enqueue, never the same-bucket shortcut.
-    void hold_carry_over() noexcept {
-        for (Base& b : bases_) b.carry_held = b.carry_levels != 0;
-    }
 
     // 6.1 run_timer_softirq(): the standard base, then the deferrable base.
     template <class F>
@@ -214,31 +169,13 @@ public:
         return run_pass(on_fire, budget);
     }
 
-    // 6.1 get_next_timer_interrupt() for basej = jiffies, on the standard base
-    // only (deferrable timers never wake an idle CPU). Forwards clk as the
-    // kernel does and sets is_idle when the next event is more than one tick
-    // away. Returns the jiffy of the next event (jiffies itself if one is
-    // already due), or nothing when no timer is pending.
-    std::optional<Jiffies> next_timer_interrupt();
-    // timer_clear_idle(): the CPU left idle.
-    void clear_idle() noexcept { bases_[base_std].is_idle = false; }
-
-    std::size_t pending() const noexcept {
-        return bases_[base_std].queued + bases_[base_def].queued;
-    }
-    bool is_pending(TimerId id) const {
-        pool_.check(id);
-        return pool_[id].pending;
-    }
     // A hint for a simulator that knows its next operations: timer `id` is
     // armed or cancelled soon, so fetch its node (the only line either
     // writes that may be cold). Changes nothing.
     void prefetch(TimerId id) const noexcept { pool_.prefetch(id); }
-    Placement placement(TimerId id) const;
     // The bucket the timer is in or was last in, also once it fired or was
     // cancelled: for the event log's fire and cancel rows.
     Placement last_placement(TimerId id) const;
-    const QueueCounters& counters() const noexcept { return counters_; }
     // The 16-byte node, its bucket entry and, in a long churn, about one
     // dead entry waiting for a compaction (1.9 entries per timer on
     // average, 2.6 at peak: docs/performance.md, "Bucket arrays").
@@ -261,6 +198,9 @@ public:
     void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
+    friend class QueueBasics<ModernWheel>;
+    friend class InPlaceSteps<ModernWheel>;
+
     // arm()'s short paths; PendingInline: the pending case inline as well
     // (arm_inlined()).
     template <bool PendingInline>
@@ -311,7 +251,6 @@ private:
         return arm_general(id, expires, call);
     }
 
-    Base& base_of(const Node& n) noexcept { return bases_[n.base]; }
     std::uint8_t target_base(const Node& n) const noexcept {
         return (deferrable_base_ && n.deferrable) ? base_def : base_std;
     }
@@ -319,19 +258,11 @@ private:
         return modern::wheel_size(depth_) + level;
     }
 
-    // A new pass runs the held carry-over first: its timers are collected
-    // timers of a running pass again, as in the kernel.
-    void release_carry_over() noexcept {
-        for (Base& b : bases_) b.carry_held = false;
-    }
-    // May a re-arm of pending timer n to bucket `idx` keep it where it is
-    // (6.1 __mod_timer()'s same-bucket shortcut)? Not when n is held
-    // carry-over: it sits in a work list, collected at a clock that has
-    // passed, and would fire there, before its new expiry. The kernel never
-    // keeps collected timers beyond the run that collected them; only the
-    // engine's --max-expiries-per-softirq bound does.
-    bool same_bucket(const Base& b, const Node& n, unsigned idx) const noexcept {
-        return idx == n.idx && !(b.carry_held && !b.buckets.holds(n.idx, n));
+    // Is n in its bucket (not collected into a work list)?
+    static bool in_bucket(const Base& b, const Node& n) noexcept { return b.buckets.holds(n.idx, n); }
+    // calc_wheel_index() for arm_detach().
+    unsigned bucket_of(Jiffies expires, Jiffies clk) const noexcept {
+        return modern::calc_wheel_index(expires, clk, depth_).idx;
     }
     // 6.1 forward_timer_base(): catch an idle base's clk up with jiffies, but
     // never past a bucket that is already due (then only up to next_expiry).
@@ -340,6 +271,7 @@ private:
         if (jiffies_diff(jiffies_, b.clk) < 1) [[likely]] return;
         forward_idle_base(b);
     }
+    // Out of line: the slow half stays off the inlined arm().
     void forward_idle_base(Base& b) noexcept;
 
     template <BaseIndex B>
@@ -416,11 +348,7 @@ private:
             b.pending_map[wi.level] |= std::uint64_t{1} << (wi.idx & modern::kLevelMask);
         n.idx = static_cast<std::uint16_t>(wi.idx);
         ++counters_.enqueues;
-        if (time_before(wi.bucket_expiry, b.next_expiry)) {
-            b.next_expiry = wi.bucket_expiry;
-            b.timers_pending = true;
-            b.next_expiry_recalc = false;
-        }
+        note_bucket_expiry(b, wi.bucket_expiry);
     }
 
     // 6.1 detach_if_pending()'s list part: emptying a bucket clears its bit
@@ -444,6 +372,7 @@ private:
         n.pending = false;
         --b.queued;
     }
+    void detach(Base& b, TimerId, Node& n) noexcept { detach(b, n); }
 
     unsigned collect_expired_timers(Base& b) noexcept;
     Jiffies next_timer_search(Base& b) noexcept; // __next_timer_interrupt()
@@ -532,27 +461,20 @@ void ModernWheel::expire_timers(Base& b, unsigned level, F& on_fire) {
 template <bool Bounded, class F>
 bool ModernWheel::expire_carry(Base& b, F& on_fire, std::uint64_t& budget) {
     auto& nodes = pool_.nodes();
-    while (b.carry_levels != 0) {
-        const unsigned level = static_cast<unsigned>(std::bit_width(b.carry_levels)) - 1;
-        if (!b.carry_level_started) {
-            b.carry_clk = b.clk - 1;
-            b.carry_level_started = true;
-        }
+    return expire_carried_levels(b, [&](unsigned level, Jiffies base_clk) {
         const std::size_t list = work_list(level);
         for (TimerId id; (id = b.buckets.pop_live(nodes, list)) != kNoTimer;) {
             Node& n = nodes[id];
             n.pending = false;
             --b.queued;
             ++counters_.expired;
-            const FiredTimer fired{id, n.expires, b.carry_clk, b.buckets.fire_hint(list)};
+            const FiredTimer fired{id, n.expires, base_clk, b.buckets.fire_hint(list)};
             on_fire(fired);
             if constexpr (Bounded)
                 if (--budget == 0) return true;
         }
-        b.carry_levels &= ~(1u << level);
-        b.carry_level_started = false;
-    }
-    return false;
+        return false;
+    });
 }
 
 } // namespace timersim

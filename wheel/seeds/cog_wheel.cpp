@@ -10,7 +10,6 @@ CogWheel::CogWheel() : CogWheel(Config{}) {}
 
 CogWheel::CogWheel(Config config)
     : TickedQueue<CogWheel>(config.start_jiffies.value_or(initial_jiffies(config.hz))), rings_(config.rings),
-      clk_(jiffies_),
       buckets_(static_cast<std::size_t>(config.rings) * kRingSize) {
     if (config.hz == 0) throw std::invalid_argument("hz must be positive");
     // The clamp for deltas beyond the range needs a top ring that cascades.
@@ -76,45 +75,14 @@ void CogWheel::tombstone(TimerId id) {
     if (++counters_.garbage > counters_.peak_garbage) counters_.peak_garbage = counters_.garbage;
 }
 
-ArmOutcome CogWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
-    Node& n = pool_.at(id);
-    if (!n.pending) pool_.check_live(n, id);
-    ++counters_.arms;
-    if (n.pending)
-        tombstone(id);
-    else if (call == ArmCall::mod_timer_pending)
-        return ArmOutcome::not_pending;
-    if (pending_++ == 0) clk_ = jiffies_; // an empty wheel does not walk stale ticks
+// cog_schedule_at(): a new generation, so an entry of an earlier arm stays
+// dead, and an entry in the ring and slot of the delta.
+void CogWheel::start(Node& n, TimerId id, Jiffies expires) {
+    note_started();
     n.pending = true;
     n.expires = expires;
     ++generation_[id];
     place(id);
-    ++counters_.enqueues;
-    ++counters_.paper.start;
-    if (pending_ > counters_.peak_pending) counters_.peak_pending = pending_;
-    return ArmOutcome::queued;
-}
-
-ArmOutcome CogWheel::arm_detach(TimerId id, Jiffies& /*expires*/, ArmCall call) {
-    pool_.check(id);
-    if (pool_[id].pending) {
-        tombstone(id);
-    } else if (call == ArmCall::mod_timer_pending) {
-        ++counters_.arms;
-        return ArmOutcome::not_pending;
-    }
-    return ArmOutcome::queued;
-}
-
-bool CogWheel::cancel(TimerId id) {
-    Node& n = pool_.at(id);
-    if (!n.pending) {
-        pool_.check_live(n, id);
-        return false;
-    }
-    tombstone(id);
-    ++counters_.cancels;
-    return true;
 }
 
 // Re-place every live entry of one bucket relative to clk (still the tick
@@ -144,7 +112,6 @@ void CogWheel::cascade(unsigned ring, unsigned slot) {
 // cog_tick() for tick t: at a multiple of 64, ring 1's slot for t cascades,
 // and ring r+1's too while ring r's slot was 0; then ring 0's slot is due.
 void CogWheel::collect(Jiffies t) {
-    ++counters_.jiffies_walked;
     ++counters_.paper.per_tick;
     const unsigned index = static_cast<unsigned>(t & (kRingSize - 1));
     if (index == 0) {
@@ -160,9 +127,7 @@ void CogWheel::collect(Jiffies t) {
     buckets_[index] = Chain{};
 }
 
-std::optional<Jiffies> CogWheel::next_timer_interrupt() {
-    if (carry_over()) return jiffies_;
-    if (pending_ == 0) return std::nullopt;
+Jiffies CogWheel::next_event() noexcept {
     ++counters_.next_expiry_searches;
     bool found = false;
     Jiffies best = 0;
@@ -178,20 +143,7 @@ std::optional<Jiffies> CogWheel::next_timer_interrupt() {
                 found = true;
             }
     }
-    return time_before_eq(best, jiffies_) ? jiffies_ : best;
-}
-
-Placement CogWheel::placement(TimerId id) const {
-    pool_.check(id);
-    const Node& n = pool_[id];
-    Placement p;
-    p.pending = n.pending;
-    p.expires = n.expires;
-    if (!n.pending) return p;
-    p.level = n.bucket / kRingSize;
-    p.slot = n.bucket % kRingSize;
-    p.bucket_expiry = time_after_eq(n.expires, clk_) ? n.expires : clk_;
-    return p;
+    return best;
 }
 
 QueueLayout CogWheel::layout() const {

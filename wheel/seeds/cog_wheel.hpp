@@ -48,6 +48,7 @@ namespace timersim {
 
 class CogWheel : public TickedQueue<CogWheel> {
     friend class TickedQueue<CogWheel>;
+    friend class QueueBasics<CogWheel>;
 
 public:
     static constexpr std::string_view name = "cog";
@@ -89,31 +90,9 @@ public:
         if (generation_.size() <= id) generation_.resize(id + 1, 0);
         return id;
     }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
-    }
 
-    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
-    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
-    bool cancel(TimerId id);
-
-    // cog_tick() is called every tick; it has work while a timer is pending.
-    bool softirq_due() const noexcept { return carry_over() || (pending_ > 0 && time_after_eq(jiffies_, clk_)); }
     bool carry_over() const noexcept { return work_.head != kNoBlock; }
 
-    // cog cannot skip ahead (the article); for an idle CPU this walks every
-    // entry for the earliest live expiry (counted as next-expiry steps).
-    std::optional<Jiffies> next_timer_interrupt();
-
-    std::size_t pending() const noexcept { return pending_; }
-    bool is_pending(TimerId id) const {
-        pool_.check(id);
-        return pool_[id].pending;
-    }
-    // level = ring, slot = bucket in the ring.
-    Placement placement(TimerId id) const;
-    const QueueCounters& counters() const noexcept { return counters_; }
     // Node, its generation and one 8-byte entry (a block's 8-byte header
     // over 64 entries adds 1/8 byte).
     static constexpr std::size_t bytes_per_timer() noexcept {
@@ -137,6 +116,27 @@ private:
         std::uint32_t tail = kNoBlock;
     };
 
+    // TickedQueue's steps (wheel/core/ticked_queue.hpp). cog_tick() is
+    // called every tick; it has work while a timer is pending.
+    bool holds_timers() const noexcept { return pending_ > 0; }
+    void start(Node& n, TimerId id, Jiffies expires);
+    void stop(Node&, TimerId id) { tombstone(id); }
+    void process_tick() {
+        // Cascades place relative to the tick being processed; what
+        // its callbacks arm, relative to the next one.
+        const Jiffies t = clk_;
+        collect(t);
+        clk_ = t + 1;
+    }
+    // cog cannot skip ahead (the article); for an idle CPU this walks every
+    // entry for the earliest live expiry (counted as next-expiry steps).
+    Jiffies next_event() noexcept;
+    // level = ring, slot = bucket in the ring.
+    void place_of(const Node& n, Placement& p) const noexcept {
+        p.level = n.bucket / kRingSize;
+        p.slot = n.bucket % kRingSize;
+    }
+
     bool live(const Entry& e) const noexcept {
         return pool_[e.timer].pending && generation_[e.timer] == e.generation;
     }
@@ -147,23 +147,6 @@ private:
     void cascade(unsigned ring, unsigned slot);
     void collect(Jiffies t);   // a tick: cascades, then ring 0's slot into the work chain
 
-    template <bool Bounded, class F>
-    bool run(F& on_fire, std::uint64_t& budget) {
-        if (carry_over() && expire_work<Bounded>(on_fire, budget)) return true;
-        while (time_after_eq(jiffies_, clk_)) {
-            if (pending_ == 0) {
-                clk_ = jiffies_;
-                break;
-            }
-            // Cascades place relative to the tick being processed; what
-            // its callbacks arm, relative to the next one.
-            const Jiffies t = clk_;
-            collect(t);
-            clk_ = t + 1;
-            if (expire_work<Bounded>(on_fire, budget)) return true;
-        }
-        return false;
-    }
     // Runs the work chain from (work_.head, work_pos_).
     template <bool Bounded, class F>
     bool expire_work(F& on_fire, std::uint64_t& budget) {
@@ -187,20 +170,12 @@ private:
                 continue;
             }
             Node& n = pool_[e.timer];
-            n.pending = false;
-            --pending_;
-            ++counters_.expired;
-            ++counters_.paper.expiry;
-            on_fire(FiredTimer{e.timer, n.expires, base_clk});
-            if constexpr (Bounded)
-                if (--budget == 0) return true;
+            if (expire<Bounded>(n, FiredTimer{e.timer, n.expires, base_clk}, on_fire, budget)) return true;
         }
         return false;
     }
 
     unsigned rings_;
-    Jiffies clk_; // the next tick to process
-    std::size_t pending_ = 0;
     std::vector<Chain> buckets_; // ring * 64 + slot
     Chain work_;                 // the collected bucket, run from work_pos_
     std::uint32_t work_pos_ = 0;

@@ -49,6 +49,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace timersim {
 
@@ -71,7 +72,10 @@ struct ListNode {
 template <class Rules>
 class ListQueue : public TickedQueue<ListQueue<Rules>> {
     friend class TickedQueue<ListQueue>;
-    using TickedQueue<ListQueue>::jiffies_; // a dependent base's member
+    friend class QueueBasics<ListQueue>;
+    using TickedQueue<ListQueue>::jiffies_; // a dependent base's members
+    using TickedQueue<ListQueue>::clk_;
+    using TickedQueue<ListQueue>::pending_;
 
 public:
     static constexpr std::string_view name = Rules::name;
@@ -80,84 +84,13 @@ public:
 
     ListQueue() : ListQueue(Config{}) {}
     explicit ListQueue(Config config)
-        : TickedQueue<ListQueue>(config.start_jiffies.value_or(initial_jiffies(config.hz))), rules_(config), clk_(jiffies_),
+        : TickedQueue<ListQueue>(config.start_jiffies.value_or(initial_jiffies(config.hz))), rules_(config),
           lists_(rules_.lists() + 1) {
         if (config.hz == 0) throw std::invalid_argument("hz must be positive");
     }
 
-    TimerId create(TimerFlags = {}) { return pool_.create(); }
-    void destroy(TimerId id) {
-        cancel(id);
-        pool_.destroy(id);
-    }
-
-    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) {
-        Node& n = pool_.at(id);
-        if (!n.pending) pool_.check_live(n, id);
-        ++counters_.arms;
-        if (n.pending)
-            stop(n, id);
-        else if (call == ArmCall::mod_timer_pending)
-            return ArmOutcome::not_pending;
-        enqueue(n, id, expires);
-        return ArmOutcome::queued;
-    }
-    // An arm from another CPU (wheel/core/timer_queue.hpp): no shortcut, so the
-    // timer leaves unless it is mod_timer_pending() on an idle timer.
-    ArmOutcome arm_detach(TimerId id, Jiffies& /*expires*/, ArmCall call = ArmCall::mod_timer) {
-        pool_.check(id);
-        Node& n = pool_[id];
-        if (n.pending) {
-            stop(n, id);
-        } else if (call == ArmCall::mod_timer_pending) {
-            ++counters_.arms;
-            return ArmOutcome::not_pending;
-        }
-        return ArmOutcome::queued;
-    }
-    bool cancel(TimerId id) {
-        Node& n = pool_.at(id);
-        if (!n.pending) {
-            pool_.check_live(n, id);
-            return false;
-        }
-        stop(n, id);
-        ++counters_.cancels;
-        return true;
-    }
-
-    // The bookkeeping has ticks to process, or a budget left collected timers.
-    bool softirq_due() const noexcept { return carry_over() || (pending_ > 0 && time_after_eq(jiffies_, clk_)); }
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
 
-
-    // The earliest expiry (jiffies itself if due), found by each scheme's
-    // own search (counted as next-expiry steps), as the heap answers.
-    std::optional<Jiffies> next_timer_interrupt() {
-        if (carry_over()) return jiffies_;
-        if (pending_ == 0) return std::nullopt;
-        ++counters_.next_expiry_searches;
-        const Jiffies e = rules_.next_event(*this);
-        return time_before_eq(e, jiffies_) ? jiffies_ : e;
-    }
-
-    std::size_t pending() const noexcept { return pending_; }
-    bool is_pending(TimerId id) const {
-        pool_.check(id);
-        return pool_[id].pending;
-    }
-    Placement placement(TimerId id) const {
-        pool_.check(id);
-        const Node& n = pool_[id];
-        Placement p;
-        p.pending = n.pending;
-        p.expires = n.expires;
-        if (!n.pending) return p;
-        rules_.place_of(*this, n, p);
-        p.bucket_expiry = time_after_eq(n.expires, clk_) ? n.expires : clk_;
-        return p;
-    }
-    const QueueCounters& counters() const noexcept { return counters_; }
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
     void reserve(std::size_t timers) { pool_.reserve(timers); }
     QueueLayout layout() const { return rules_.layout(*this); }
@@ -179,14 +112,13 @@ public:
 private:
     std::size_t work_list() const noexcept { return lists_.size() - 1; }
 
-    void enqueue(Node& n, TimerId id, Jiffies expires) {
-        if (pending_++ == 0) clk_ = jiffies_; // an empty queue does not walk stale ticks
+    // TickedQueue's steps (wheel/core/ticked_queue.hpp).
+    bool holds_timers() const noexcept { return pending_ > 0; }
+    void start(Node& n, TimerId id, Jiffies expires) {
+        this->note_started();
         n.expires = expires;
         n.pending = true;
         rules_.start(*this, n, id);
-        ++counters_.enqueues;
-        ++counters_.paper.start;
-        if (pending_ > counters_.peak_pending) counters_.peak_pending = pending_;
     }
     void stop(Node& n, TimerId id) noexcept {
         lists_.unlink(pool_.nodes(), id);
@@ -194,23 +126,18 @@ private:
         ++counters_.paper.stop;
         if (--pending_ == 0) clk_ = jiffies_;
     }
-
-    template <bool Bounded, class F>
-    bool run(F& on_fire, std::uint64_t& budget) {
-        if (carry_over() && expire_work<Bounded>(on_fire, budget)) return true;
-        while (time_after_eq(jiffies_, clk_)) {
-            if (pending_ == 0) {
-                clk_ = jiffies_;
-                break;
-            }
-            const Jiffies t = clk_++;
-            ++counters_.jiffies_walked;
-            ++counters_.buckets_scanned; // the list or slot this tick looks at
-            rules_.tick(*this, t);
-            if (expire_work<Bounded>(on_fire, budget)) return true;
-        }
-        return false;
+    void process_tick() {
+        const Jiffies t = clk_++;
+        ++counters_.buckets_scanned; // the list or slot this tick looks at
+        rules_.tick(*this, t);
     }
+    // The earliest expiry, found by each scheme's own search (counted as
+    // next-expiry steps).
+    Jiffies next_event() {
+        ++counters_.next_expiry_searches;
+        return rules_.next_event(*this);
+    }
+    void place_of(const Node& n, Placement& p) const noexcept { rules_.place_of(*this, n, p); }
 
     template <bool Bounded, class F>
     bool expire_work(F& on_fire, std::uint64_t& budget) {
@@ -220,21 +147,12 @@ private:
             const TimerId id = lists_.front(work_list());
             lists_.unlink(nodes, id);
             Node& n = nodes[id];
-            n.pending = false;
-            --pending_;
-            ++counters_.expired;
-            ++counters_.paper.expiry;
-            const FiredTimer fired{id, n.expires, base_clk};
-            on_fire(fired);
-            if constexpr (Bounded)
-                if (--budget == 0) return true;
+            if (this->template expire<Bounded>(n, FiredTimer{id, n.expires, base_clk}, on_fire, budget)) return true;
         }
         return false;
     }
 
     Rules rules_;
-    Jiffies clk_;
-    std::size_t pending_ = 0;
     BucketLists lists_; // the scheme's lists, then the work list
     TimerPool<Node, kFirstHeadLink> pool_;
     QueueCounters counters_;
@@ -255,6 +173,47 @@ Jiffies earliest_expiry(Q& q, std::size_t list, bool* found = nullptr) {
     if (found) *found = any;
     return best;
 }
+
+// The walk schemes 1 and 6 share over a list of timers that each count
+// what they have to go (scheme 1: ticks, scheme 6: rounds): every entry is
+// visited (PER_TICK_BOOKKEEPING); one with nothing to go is collected, the
+// others count down.
+template <class Q>
+void count_down_list(Q& q, std::size_t list) {
+    auto& nodes = q.nodes();
+    std::uint64_t visited = 0;
+    for (TimerId id = q.lists().front(list); id != kNoTimer;) {
+        ListNode& n = nodes[id];
+        const TimerId next = n.next;
+        ++visited;
+        if (n.count == 0)
+            q.collect(id);
+        else
+            --n.count;
+        id = next;
+    }
+    q.stats().paper.per_tick += visited;
+    q.stats().list_steps += visited;
+}
+
+// The list schemes' one list (schemes 1 and 2): every timer at level 0,
+// slot 0, drawn as one row of the pending count under `summary`. A
+// scheme's rules derive from it and add start, tick, next_event and layout.
+struct SingleList {
+    static constexpr std::size_t lists() noexcept { return 1; }
+    template <class Q>
+    void place_of(const Q&, const ListNode&, Placement& p) const noexcept {
+        p.level = 0;
+        p.slot = 0;
+    }
+    template <class Q>
+    static QueueLayout list_layout(const Q& q, std::string summary) {
+        QueueLayout l;
+        l.summary = std::move(summary);
+        l.rows.push_back({"list", {}, q.pending(), 0});
+        return l;
+    }
+};
 
 // The wheel schemes' slot count: a power of two, so a slot is a mask.
 inline unsigned checked_slots(unsigned slots) {

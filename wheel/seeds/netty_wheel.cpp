@@ -22,7 +22,7 @@ NettyWheel::NettyWheel() : NettyWheel(Config{}) {}
 NettyWheel::NettyWheel(Config config)
     : TickedQueue<NettyWheel>(config.start_jiffies.value_or(initial_jiffies(config.hz))),
       wheel_length_(normalized_length(config.ticks_per_wheel)), mask_(wheel_length_ - 1),
-      transfers_per_tick_(config.transfers_per_tick), clk_(jiffies_),
+      transfers_per_tick_(config.transfers_per_tick),
       head_(wheel_length_ + 2, kNoTimer), tail_(wheel_length_ + 2, kNoTimer) {
     if (config.hz == 0) throw std::invalid_argument("hz must be positive");
     if (transfers_per_tick_ == 0) throw std::invalid_argument("transfers per tick must be positive");
@@ -79,17 +79,8 @@ void NettyWheel::release(TimerId t) {
     if (--entries_ == 0) clk_ = jiffies_;
 }
 
-ArmOutcome NettyWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
-    Node& n = timers_.at(id);
-    if (!n.pending) timers_.check_live(n, id);
-    ++counters_.arms;
-    if (n.pending) {
-        cancel_timeout(n.timeout);
-        --pending_;
-    } else if (call == ArmCall::mod_timer_pending) {
-        return ArmOutcome::not_pending;
-    }
-    // newTimeout(): a new timeout at the queue's tail.
+// newTimeout(): a new timeout at the queue's tail.
+void NettyWheel::start(Node& n, TimerId id, Jiffies expires) {
     const TimerId t = timeouts_.create();
     if (entries_++ == 0) clk_ = jiffies_; // an idle worker does not walk stale ticks
     Timeout& o = timeouts_[t];
@@ -100,40 +91,7 @@ ArmOutcome NettyWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     n.timeout = t;
     n.pending = true;
     n.expires = expires;
-    ++pending_;
-    ++counters_.enqueues;
-    ++counters_.paper.start;
-    if (pending_ > counters_.peak_pending) counters_.peak_pending = pending_;
-    return ArmOutcome::queued;
-}
-
-ArmOutcome NettyWheel::arm_detach(TimerId id, Jiffies& /*expires*/, ArmCall call) {
-    timers_.check(id);
-    Node& n = timers_[id];
-    if (n.pending) {
-        cancel_timeout(n.timeout);
-        n.pending = false;
-        n.timeout = kNoTimer;
-        --pending_;
-    } else if (call == ArmCall::mod_timer_pending) {
-        ++counters_.arms;
-        return ArmOutcome::not_pending;
-    }
-    return ArmOutcome::queued;
-}
-
-bool NettyWheel::cancel(TimerId id) {
-    Node& n = timers_.at(id);
-    if (!n.pending) {
-        timers_.check_live(n, id);
-        return false;
-    }
-    cancel_timeout(n.timeout);
-    n.pending = false;
-    n.timeout = kNoTimer;
-    --pending_;
-    ++counters_.cancels;
-    return true;
+    count_started();
 }
 
 // One pass of Netty's Worker.run() loop for tick t: processCancelledTasks(),
@@ -196,20 +154,6 @@ void NettyWheel::netty_tick(Jiffies t) {
         }
         e = next;
     }
-}
-
-Placement NettyWheel::placement(TimerId id) const {
-    timers_.check(id);
-    const Node& n = timers_[id];
-    Placement p;
-    p.pending = n.pending;
-    p.expires = n.expires;
-    if (!n.pending) return p;
-    const Timeout& o = timeouts_[n.timeout];
-    p.level = o.where == Where::queue ? 1 : 0;
-    p.slot = o.where == Where::bucket ? o.list : 0;
-    p.bucket_expiry = time_after_eq(n.expires, clk_) ? n.expires : clk_;
-    return p;
 }
 
 QueueLayout NettyWheel::layout() const {

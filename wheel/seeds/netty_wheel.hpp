@@ -58,6 +58,7 @@ namespace timersim {
 
 class NettyWheel : public TickedQueue<NettyWheel> {
     friend class TickedQueue<NettyWheel>;
+    friend class QueueBasics<NettyWheel>;
 
 public:
     static constexpr std::string_view name = "netty";
@@ -97,40 +98,14 @@ public:
     NettyWheel();
     explicit NettyWheel(Config config);
 
-    TimerId create(TimerFlags = {}) { return timers_.create(); }
-    void destroy(TimerId id) {
-        cancel(id);
-        timers_.destroy(id);
-    }
-
-    ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
-    ArmOutcome arm_detach(TimerId id, Jiffies& expires, ArmCall call = ArmCall::mod_timer);
-    bool cancel(TimerId id);
-
-    // The worker has ticks to process while it holds any timeout.
-    bool softirq_due() const noexcept { return carry_over() || (entries_ > 0 && time_after_eq(jiffies_, clk_)); }
     bool carry_over() const noexcept { return head_[work_list()] != kNoTimer; }
 
-    std::optional<Jiffies> next_timer_interrupt() {
-        if (carry_over()) return jiffies_;
-        if (entries_ == 0) return std::nullopt;
-        return time_before_eq(clk_, jiffies_) ? jiffies_ : clk_;
-    }
-
-    std::size_t pending() const noexcept { return pending_; }
-    bool is_pending(TimerId id) const {
-        timers_.check(id);
-        return timers_[id].pending;
-    }
-    // Level 0: a bucket (slot = its index); level 1: still in the queue.
-    Placement placement(TimerId id) const;
-    const QueueCounters& counters() const noexcept { return counters_; }
     // Our timer handle plus Netty's timeout object (its links, rounds, deadline).
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + sizeof(Timeout); }
     // What one held cancelled timeout keeps (counters().garbage counts them).
     static constexpr std::size_t garbage_entry_bytes() noexcept { return sizeof(Timeout); }
     void reserve(std::size_t timers) {
-        timers_.reserve(timers);
+        pool_.reserve(timers);
         timeouts_.reserve(timers);
     }
     QueueLayout layout() const;
@@ -143,27 +118,32 @@ private:
     std::size_t work_list() const noexcept { return wheel_length_ + 1; }
     std::size_t count(std::size_t list) const noexcept;
 
+    // TickedQueue's steps (wheel/core/ticked_queue.hpp). The worker has
+    // ticks to process while it holds any timeout, cancelled ones included.
+    bool holds_timers() const noexcept { return entries_ > 0; }
+    void start(Node& n, TimerId id, Jiffies expires);
+    void stop(Node& n, TimerId) {
+        cancel_timeout(n.timeout);
+        n.pending = false;
+        n.timeout = kNoTimer;
+        --pending_;
+    }
+    void process_tick() { netty_tick(clk_++); }
+    // The worker wakes every tick while it holds a timeout.
+    Jiffies next_event() const noexcept { return clk_; }
+    // Level 0: a bucket (slot = its index); level 1: still in the queue.
+    void place_of(const Node& n, Placement& p) const noexcept {
+        const Timeout& o = timeouts_[n.timeout];
+        p.level = o.where == Where::queue ? 1 : 0;
+        p.slot = o.where == Where::bucket ? o.list : 0;
+    }
+
     void push_back(std::size_t list, TimerId t) noexcept;
     void unlink(TimerId t) noexcept;
     void cancel_timeout(TimerId t);
     void release(TimerId t); // free the timeout if nothing refers to it any more
     void netty_tick(Jiffies t);
 
-    template <bool Bounded, class F>
-    bool run(F& on_fire, std::uint64_t& budget) {
-        if (carry_over() && expire_work<Bounded>(on_fire, budget)) return true;
-        while (time_after_eq(jiffies_, clk_)) {
-            if (entries_ == 0) {
-                clk_ = jiffies_;
-                break;
-            }
-            const Jiffies t = clk_++;
-            ++counters_.jiffies_walked;
-            netty_tick(t);
-            if (expire_work<Bounded>(on_fire, budget)) return true;
-        }
-        return false;
-    }
     template <bool Bounded, class F>
     bool expire_work(F& on_fire, std::uint64_t& budget) {
         const Jiffies base_clk = clk_ - 1; // before release() may snap an emptied wheel's clock
@@ -178,16 +158,10 @@ private:
             }
             const TimerId id = o.timer;
             const Jiffies deadline = o.deadline;
-            Node& n = timers_[id];
-            n.pending = false;
+            Node& n = pool_[id];
             n.timeout = kNoTimer;
-            --pending_;
             release(t);
-            ++counters_.expired;
-            ++counters_.paper.expiry;
-            on_fire(FiredTimer{id, deadline, base_clk});
-            if constexpr (Bounded)
-                if (--budget == 0) return true;
+            if (expire<Bounded>(n, FiredTimer{id, deadline, base_clk}, on_fire, budget)) return true;
         }
         return false;
     }
@@ -195,12 +169,12 @@ private:
     unsigned wheel_length_;
     Jiffies mask_;
     std::uint32_t transfers_per_tick_;
-    Jiffies clk_;              // Netty's worker `tick`: the next tick to process
-    std::size_t pending_ = 0;  // timers with a live (not cancelled) timeout
+    // clk_ is Netty's worker `tick`; pending_ counts the timers with a live
+    // (not cancelled) timeout.
     std::size_t entries_ = 0;  // timeouts not yet freed, cancelled ones included
     std::vector<TimerId> head_, tail_; // buckets, then the queue, then the work list
     std::vector<TimerId> cancelled_;   // cancelledTimeouts
-    TimerPool<Node> timers_;
+    TimerPool<Node> pool_;
     TimerPool<Timeout> timeouts_;
     QueueCounters counters_;
 };

@@ -16,10 +16,9 @@
 
 namespace timersim {
 
-struct Scheme1Rules {
+struct Scheme1Rules : SingleList {
     static constexpr std::string_view name = "scheme1";
     explicit Scheme1Rules(const ListQueueConfig&) {}
-    static constexpr std::size_t lists() noexcept { return 1; }
 
     template <class Q>
     void start(Q& q, ListNode& n, TimerId id) {
@@ -29,20 +28,7 @@ struct Scheme1Rules {
     }
     template <class Q>
     void tick(Q& q, Jiffies) {
-        auto& nodes = q.nodes();
-        std::uint64_t visited = 0;
-        for (TimerId t = q.lists().front(0); t != kNoTimer;) {
-            ListNode& n = nodes[t];
-            const TimerId next = n.next;
-            ++visited;
-            if (n.count == 0)
-                q.collect(t);
-            else
-                --n.count;
-            t = next;
-        }
-        q.stats().paper.per_tick += visited;
-        q.stats().list_steps += visited;
+        count_down_list(q, 0);
     }
     // O(n): the earliest expiry.
     template <class Q>
@@ -50,17 +36,9 @@ struct Scheme1Rules {
         return earliest_expiry(q, 0);
     }
     template <class Q>
-    void place_of(const Q&, const ListNode&, Placement& p) const noexcept {
-        p.level = 0;
-        p.slot = 0;
-    }
-    template <class Q>
     QueueLayout layout(const Q& q) const {
-        QueueLayout l;
-        l.summary = "scheme 1 (unsorted list, per-tick decrement): clk " + std::to_string(q.clk()) + ", " +
-                    std::to_string(q.pending()) + " pending; the next tick visits all of them";
-        l.rows.push_back({"list", {}, q.pending(), 0});
-        return l;
+        return list_layout(q, "scheme 1 (unsorted list, per-tick decrement): clk " + std::to_string(q.clk()) + ", " +
+                                  std::to_string(q.pending()) + " pending; the next tick visits all of them");
     }
 };
 

@@ -47,10 +47,9 @@ void collect_due_prefix(Q& q, std::size_t list, Jiffies t) {
         q.collect(id);
 }
 
-struct Scheme2Rules {
+struct Scheme2Rules : SingleList {
     static constexpr std::string_view name = "scheme2";
     explicit Scheme2Rules(const ListQueueConfig&) {}
-    static constexpr std::size_t lists() noexcept { return 1; }
 
     template <class Q>
     void start(Q& q, ListNode& n, TimerId id) {
@@ -66,19 +65,12 @@ struct Scheme2Rules {
         return q.nodes()[q.lists().front(0)].expires;
     }
     template <class Q>
-    void place_of(const Q&, const ListNode&, Placement& p) const noexcept {
-        p.level = 0;
-        p.slot = 0;
-    }
-    template <class Q>
     QueueLayout layout(const Q& q) const {
-        QueueLayout l;
-        l.summary = "scheme 2 (ordered list): clk " + std::to_string(q.clk()) + ", " + std::to_string(q.pending()) +
-                    " pending";
+        std::string summary =
+            "scheme 2 (ordered list): clk " + std::to_string(q.clk()) + ", " + std::to_string(q.pending()) + " pending";
         if (!q.lists().empty(0))
-            l.summary += ", head due at jiffies " + std::to_string(q.nodes()[q.lists().front(0)].expires);
-        l.rows.push_back({"list", {}, q.pending(), 0});
-        return l;
+            summary += ", head due at jiffies " + std::to_string(q.nodes()[q.lists().front(0)].expires);
+        return list_layout(q, std::move(summary));
     }
 };
 

@@ -35,20 +35,7 @@ struct Scheme6Rules : HashedRing {
     }
     template <class Q>
     void tick(Q& q, Jiffies t) {
-        auto& nodes = q.nodes();
-        std::uint64_t visited = 0;
-        for (TimerId id = q.lists().front(t & mask); id != kNoTimer;) {
-            ListNode& n = nodes[id];
-            const TimerId next = n.next;
-            ++visited;
-            if (n.count == 0)
-                q.collect(id);
-            else
-                --n.count;
-            id = next;
-        }
-        q.stats().paper.per_tick += visited;
-        q.stats().list_steps += visited;
+        count_down_list(q, t & mask);
     }
     // Every entry of every slot: unsorted, so the whole wheel.
     template <class Q>
