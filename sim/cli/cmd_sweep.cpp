@@ -42,8 +42,7 @@ constexpr double kCellDefaultSeconds = 10;
 // A cell made ready to run: what `timersim run` does with the same options.
 struct PreparedCell {
     Design design;
-    MachineConfig machine;
-    WorkloadSpec workload;
+    RunPlan plan;
 };
 
 PreparedCell prepare(const Cell& cell) {
@@ -54,15 +53,10 @@ PreparedCell prepare(const Cell& cell) {
         add_workload_options(options);
         const auto vm = parse_command_line(cell.args, options, {"timersim sweep --cell LINE", "", ""});
         if (!vm) throw UsageError("--help is not a run option of a cell"); // parse_command_line printed the help
-        PreparedCell p{Design::modern, machine_config(*vm), {}};
-        const DesignChoice d = design_choice((*vm)["design"].as<std::string>(), {}, p.machine.hz);
-        p.design = d.design;
-        p.machine.wheel = d.wheel;
-        const unsigned hz = p.machine.hz;
-        WorkloadChoice w = workload_choice(*vm, hz, run_length_option(*vm, hz).value_or(10ull * hz));
-        fit_machine_to_workload(p.machine, w, *vm, kCellDefaultSeconds);
-        p.workload = std::move(w.spec);
-        return p;
+        MachineConfig machine = machine_config(*vm);
+        const DesignChoice d = design_choice((*vm)["design"].as<std::string>(), {}, machine.hz);
+        machine.wheel = d.wheel;
+        return {d.design, planned_run(*vm, std::move(machine), kCellDefaultSeconds).plan};
     } catch (const UsageError& e) {
         throw UsageError(fmt::format("cell '{}': {}", cell.line, e.what()));
     }
@@ -70,7 +64,7 @@ PreparedCell prepare(const Cell& cell) {
 
 std::string run_cell(const Cell& cell) {
     const PreparedCell p = prepare(cell);
-    return cell_json(cell, run_machine(p.design, p.machine, p.workload));
+    return cell_json(cell, run_machine(p.design, p.plan.machine, p.plan.workload));
 }
 
 std::string cell_path(const std::string& dir, const std::string& id) {

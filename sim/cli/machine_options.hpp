@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sim/machine/engine_run.hpp"
+#include "sim/machine/run_plan.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -13,9 +14,6 @@
 #include <optional>
 
 namespace timersim::cli {
-
-// --cpus accepts 1..kMaxMachineCpus.
-inline constexpr unsigned kMaxMachineCpus = 256;
 
 // Adds --hz, --duration, --ticks, --cpus, --nohz, --ksoftirqd-delay-ns,
 // --tick-jitter-ns, --jitter-seed, --max-expiries-per-softirq, --slack,
@@ -29,9 +27,8 @@ void add_machine_options(boost::program_options::options_description& options, d
 // Throws UsageError naming the option on a bad value.
 MachineConfig machine_config(const boost::program_options::variables_map& vm);
 
-// The run length from --duration or --ticks at `hz`; nullopt when neither
-// was given. Throws UsageError naming the option on a bad value, or when
-// both are given.
-std::optional<std::uint64_t> run_length_option(const boost::program_options::variables_map& vm, unsigned hz);
+// --duration or --ticks as given, checked at `hz` (requested_ticks()):
+// UsageError naming the option on a bad value, or when both are given.
+RunLength run_length_option(const boost::program_options::variables_map& vm, unsigned hz);
 
 } // namespace timersim::cli

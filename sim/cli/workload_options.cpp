@@ -59,7 +59,7 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
                                                      .force = force}, load);
     const TraceSummary& summary = trace->summary();
     const std::string& name = trace->file(); // "<stdin>" for "-"
-    WorkloadChoice choice;
+    TraceRequest choice;
     choice.spec.name = ftrace ? "ftrace" : "trace";
     choice.spec.description = fmt::format("{} {} ({} events, HZ={}{}, {} CPU{})", ftrace ? "kernel ftrace" : "trace", name,
                                           summary.events, summary.header.hz,
@@ -92,12 +92,12 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     // Without --duration/--ticks the run goes that far: a last event past
     // what the machine can simulate is the trace's fault, at its line.
     constexpr std::uint64_t kMaxRunTicks = 10'000'000'000ull; // run_machine()'s bound
-    if (*choice.natural_ticks > kMaxRunTicks && !vm.count("duration") && !vm.count("ticks"))
+    if (choice.natural_ticks > kMaxRunTicks && !vm.count("duration") && !vm.count("ticks"))
         throw TraceError(name, summary.last_event_line, "time",
                          fmt::format("time {} ns is past the longest run the machine simulates (1e10 ticks at "
                                      "HZ={}, with 120 s for the last timers); give --duration or --ticks",
                                      summary.last_event_ns, summary.header.hz));
-    return choice;
+    return {.workload = std::move(choice), .memory = {}};
 }
 
 } // namespace
@@ -143,7 +143,7 @@ void add_workload_options(po::options_description& options, const char* default_
     add_trace_filter_options(options);
 }
 
-WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz, std::uint64_t ticks) {
+WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz) {
     if (vm.count("trace") || vm.count("ftrace")) return trace_choice(vm, hz);
     for (const char* name : {"cpu", "function", "from", "to"})
         if (vm.count(name)) throw UsageError(fmt::format("--{}: a trace filter, only with --trace or --ftrace", name));
@@ -166,13 +166,7 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz, std::ui
         throw UsageError(e.what()); // names the option at fault
     }
     const auto& parts = generators.parts;
-
-    const std::uint64_t after_tick_ns = vm.count("tick-jitter-ns") ? vm["tick-jitter-ns"].as<std::uint64_t>() : 0;
     WorkloadChoice choice;
-    choice.spec.name = list;
-    choice.spec.description = std::move(generators.description);
-    choice.spec.json = std::move(generators.json);
-    choice.spec.factory = workload_list_factory(list, params, ticks, hz, after_tick_ns);
     bool only_bursts = true;
     for (const auto& [name, n] : parts) {
         const bool burst = name == "burst";
@@ -182,26 +176,27 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz, std::ui
     choice.memory.option = only_bursts ? "--burst-size" : "--connections";
     choice.memory.what = only_bursts ? fmt::format("a burst of {} timers", params.burst.size)
                                      : fmt::format("'{}' with {} connections", list, params.connections);
+    choice.workload = GeneratorRequest{.list = list,
+                                       .params = params,
+                                       .description = std::move(generators.description),
+                                       .json = std::move(generators.json)};
     return choice;
 }
 
-void fit_machine_to_workload(MachineConfig& machine, const WorkloadChoice& choice, const po::variables_map& vm,
-                             double default_duration_s) {
-    if (choice.clock) {
-        machine.hz = choice.clock->hz;
-        machine.start_jiffies = choice.clock->start_jiffies;
+PlannedRun planned_run(const po::variables_map& vm, MachineConfig machine, double default_duration_s) {
+    const unsigned hz = machine.hz;
+    RunRequest request{.machine = std::move(machine),
+                       .length = run_length_option(vm, hz),
+                       .default_duration_s = default_duration_s,
+                       .cpus_given = !vm["cpus"].defaulted(),
+                       .workload = {}};
+    WorkloadChoice choice = workload_choice(vm, hz);
+    request.workload = std::move(choice.workload);
+    try {
+        return {.plan = plan_run(std::move(request)), .memory = std::move(choice.memory)};
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what()); // names the option at fault
     }
-    // A trace recorded on N CPUs replays on N unless the user says otherwise.
-    if (choice.cpus > machine.cpus && vm["cpus"].defaulted()) {
-        if (choice.cpus > kMaxMachineCpus)
-            throw UsageError(fmt::format("--cpus: the trace uses {} CPUs, more than the {} the machine can have",
-                                         choice.cpus, kMaxMachineCpus));
-        machine.cpus = choice.cpus;
-    }
-    for (const auto& [field, ns] : choice.costs) machine.costs.*field = ns;
-    machine.ticks = run_length_option(vm, machine.hz)
-                        .value_or(choice.natural_ticks.value_or(
-                            static_cast<std::uint64_t>(default_duration_s * machine.hz)));
 }
 
 } // namespace timersim::cli
