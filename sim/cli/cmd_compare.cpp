@@ -1,6 +1,7 @@
-#include "sim/cli/atomic_file.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/output_paths.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/design_option.hpp"
 #include "sim/machine/comparison.hpp"

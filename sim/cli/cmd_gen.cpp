@@ -1,9 +1,10 @@
 // timersim gen: runs a workload on the simulated machine and writes every
 // arm and cancel it makes as a timersim trace (format v1), which `run
 // --trace` and `compare --trace` replay on any design.
-#include "sim/cli/atomic_file.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/output_paths.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/machine/design.hpp"
 #include "sim/machine/engine_run.hpp"

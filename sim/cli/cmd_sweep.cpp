@@ -6,7 +6,7 @@
 // more machines, --emit-jobs writes one command per cell that GNU parallel
 // runs as it is (each prints its cell line), and --merge joins what they
 // printed into a DIR like the local one, byte for byte.
-#include "sim/cli/atomic_file.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
