@@ -28,6 +28,7 @@
 #include "wheel/configurable/cascading_wheel.hpp"
 #include "wheel/configurable/in_place_wheel.hpp"
 #include "wheel/configurable/wheel_spec.hpp"
+#include "wheel/core/clock.hpp"
 #include "wheel/core/heap_queue.hpp"
 #include "wheel/views/wheel_snapshot.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
@@ -70,7 +71,7 @@ Options parse_options(const std::string& text) {
     const nlohmann::json j = nlohmann::json::parse(text);
     Options o;
     o.hz = j.value("hz", 250u);
-    if (o.hz < 1 || o.hz > 10000) throw std::invalid_argument("hz must be 1..10000");
+    if (!valid_hz(o.hz)) throw std::invalid_argument(fmt::format("hz must be 1..{}", kMaxHz));
     if (j.contains("slack")) {
         const auto& s = j["slack"];
         if (s.is_number_integer()) o.slack = s.get<std::int64_t>();

@@ -1,5 +1,6 @@
 #include "sim/sweep/sweep_grid.hpp"
 
+#include "wheel/core/clock.hpp"
 #include "workloads/traces/input_file.hpp"
 
 #include <fmt/core.h>
@@ -76,8 +77,8 @@ void apply_grid_key(Grid& g, std::string_view key, std::string_view value, const
     } else if (key == "hz") {
         g.hz.clear();
         for (const std::string& h : split_list(value, where)) {
-            const auto n = static_cast<unsigned>(number(h, where, 10000));
-            if (n == 0) throw GridError(fmt::format("{}: HZ must be 1..10000", where));
+            const auto n = static_cast<unsigned>(number(h, where, kMaxHz));
+            if (!valid_hz(n)) throw GridError(fmt::format("{}: HZ must be 1..{}", where, kMaxHz));
             g.hz.push_back(n);
         }
     } else if (key == "workload") {
@@ -198,7 +199,7 @@ Cell cell_from_line(const std::string& line) {
         throw bad();
     Grid g;
     g.designs = {words[1]};
-    g.hz = {static_cast<unsigned>(number(words[3], "--cell: --hz", 10000))};
+    g.hz = {static_cast<unsigned>(number(words[3], "--cell: --hz", kMaxHz))};
     g.workloads = {words[5]};
     g.seeds = {number(words[7], "--cell: --seed", ~0ull)};
     g.duration = words[9];

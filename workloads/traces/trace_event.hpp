@@ -9,6 +9,7 @@
 // appearance.
 #pragma once
 
+#include "wheel/core/clock.hpp"
 #include "wheel/core/jiffies.hpp"
 
 #include <cstdint>
@@ -18,7 +19,7 @@
 namespace timersim {
 
 struct TraceHeader {
-    unsigned hz = 250;          // CONFIG_HZ, 1..10000
+    unsigned hz = 250;          // CONFIG_HZ, 1..kMaxHz
     Jiffies start_jiffies = 0;  // jiffies at time 0
 };
 
@@ -59,7 +60,6 @@ struct TimerKey {
 inline constexpr std::size_t kMaxTimerToken = 64;
 inline constexpr std::size_t kMaxLabel = 255;
 inline constexpr std::uint32_t kMaxTraceCpu = 0x3FFFF; // TIMER_CPUMASK
-inline constexpr unsigned kMaxTraceHz = 10000;
 
 struct TraceEvent {
     std::uint64_t time_ns = 0;
