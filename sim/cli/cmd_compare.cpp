@@ -131,9 +131,10 @@ int run_compare(std::span<const std::string> args) {
     if (vm->count("output")) output.emplace((*vm)["output"].as<std::string>());
     std::optional<AtomicOutputFile> events_file;
     if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
-    MachineConfig machine = machine_config(*vm);
-    const std::vector<ComparedDesign> designs = parse_designs((*vm)["design"].as<std::string>(), machine.hz);
-    PlannedRun run = planned_run(*vm, std::move(machine), kDefaultDurationS);
+    const unsigned hz = hz_option(*vm);
+    MachineConfig machine = machine_config(*vm, hz);
+    const std::vector<ComparedDesign> designs = parse_designs((*vm)["design"].as<std::string>(), hz);
+    PlannedRun run = planned_run(*vm, std::move(machine), hz, kDefaultDurationS);
     MachineConfig& config = run.plan.machine;
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
     const ReportChoice choice = report_choice(*vm, format, config);

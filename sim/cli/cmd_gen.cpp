@@ -61,17 +61,17 @@ int run_gen(std::span<const std::string> args) {
 
     const std::string output = (*vm)["output"].as<std::string>();
     const Design design = design_option(*vm);
-    MachineConfig machine = machine_config(*vm);
+    const unsigned hz = hz_option(*vm);
+    MachineConfig machine = machine_config(*vm, hz);
 
     // Created first: an -o that cannot be written fails before anything runs.
     AtomicOutputFile file(output);
     try {
         // A trace being re-recorded fixes the clock (and its CPUs).
-        PlannedRun run = planned_run(*vm, std::move(machine), kDefaultDurationS);
+        PlannedRun run = planned_run(*vm, std::move(machine), hz, kDefaultDurationS);
         const MachineConfig& config = run.plan.machine;
         fit_jobs_to_memory(run.memory, 1);
-        const TraceHeader header{.hz = config.hz,
-                                 .start_jiffies = config.start_jiffies.value_or(initial_jiffies(config.hz))};
+        const TraceHeader header{.hz = run.plan.clock.hz, .start_jiffies = run.plan.clock.start_jiffies};
 
         // The description's first line (a trace's filter and costs follow
         // on further lines, said on stderr below): the comment is one line.

@@ -79,11 +79,12 @@ int run_run(std::span<const std::string> args) {
     if (vm->count("output")) output.emplace((*vm)["output"].as<std::string>());
     std::optional<AtomicOutputFile> events_file;
     if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
-    MachineConfig machine = machine_config(*vm);
-    const DesignChoice design_chosen = design_choice((*vm)["design"].as<std::string>(), {}, machine.hz);
+    const unsigned hz = hz_option(*vm);
+    MachineConfig machine = machine_config(*vm, hz);
+    const DesignChoice design_chosen = design_choice((*vm)["design"].as<std::string>(), {}, hz);
     const Design design = design_chosen.design;
     machine.wheel = design_chosen.wheel;
-    PlannedRun run = planned_run(*vm, std::move(machine), 60);
+    PlannedRun run = planned_run(*vm, std::move(machine), hz, 60);
     MachineConfig& config = run.plan.machine;
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
     const ReportChoice choice = report_choice(*vm, format, config);

@@ -46,10 +46,11 @@ PreparedCell prepare(const Cell& cell) {
         add_workload_options(options);
         const auto vm = parse_command_line(cell.args, options, {"timersim sweep --cell LINE", "", ""});
         if (!vm) throw UsageError("--help is not a run option of a cell"); // parse_command_line printed the help
-        MachineConfig machine = machine_config(*vm);
-        const DesignChoice d = design_choice((*vm)["design"].as<std::string>(), {}, machine.hz);
+        const unsigned hz = hz_option(*vm);
+        MachineConfig machine = machine_config(*vm, hz);
+        const DesignChoice d = design_choice((*vm)["design"].as<std::string>(), {}, hz);
         machine.wheel = d.wheel;
-        return {d.design, planned_run(*vm, std::move(machine), kCellDefaultSeconds).plan};
+        return {d.design, planned_run(*vm, std::move(machine), hz, kCellDefaultSeconds).plan};
     } catch (const UsageError& e) {
         throw UsageError(fmt::format("cell '{}': {}", cell.line, e.what()));
     }

@@ -57,9 +57,8 @@ void add_machine_options(po::options_description& options, double default_durati
                               fmt::format("{} (default {})", c.help, defaults.*(c.field)).c_str());
 }
 
-MachineConfig machine_config(const po::variables_map& vm) {
+MachineConfig machine_config(const po::variables_map& vm, unsigned hz) {
     MachineConfig config;
-    config.hz = hz_option(vm);
     config.cpus = vm["cpus"].as<unsigned>();
     if (config.cpus < 1 || config.cpus > kMaxRequestedCpus)
         throw UsageError(fmt::format("--cpus: must be 1..{}, got {}", kMaxRequestedCpus, config.cpus));
@@ -69,10 +68,10 @@ MachineConfig machine_config(const po::variables_map& vm) {
         throw UsageError(
             fmt::format("--ksoftirqd-delay-ns: must be at most 1e10 ns, got {}", config.ksoftirqd_delay_ns));
     config.tick_jitter_ns = vm["tick-jitter-ns"].as<std::uint64_t>();
-    const std::uint64_t period_ns = 1'000'000'000ull / config.hz;
+    const std::uint64_t period_ns = 1'000'000'000ull / hz;
     if (config.tick_jitter_ns >= period_ns)
         throw UsageError(fmt::format("--tick-jitter-ns: must be below the tick period ({} ns at HZ={}), got {}",
-                                     period_ns, config.hz, config.tick_jitter_ns));
+                                     period_ns, hz, config.tick_jitter_ns));
     config.jitter_seed = vm["jitter-seed"].as<std::uint64_t>();
     const std::uint64_t max_expiries = vm["max-expiries-per-softirq"].as<std::uint64_t>();
     if (max_expiries > 1'000'000'000ull)

@@ -22,10 +22,11 @@ namespace timersim::cli {
 // --duration or --ticks.
 void add_machine_options(boost::program_options::options_description& options, double default_duration_s);
 
-// Every machine setting but the run length (MachineConfig::ticks is left at
-// its default): that may depend on the workload (a trace's own length).
+// Every machine setting but the clock and the run length (hz, start_jiffies
+// and ticks are the run plan's: a trace has its own). `hz` is --hz
+// (hz_option()), the tick period --tick-jitter-ns is checked against.
 // Throws UsageError naming the option on a bad value.
-MachineConfig machine_config(const boost::program_options::variables_map& vm);
+MachineConfig machine_config(const boost::program_options::variables_map& vm, unsigned hz);
 
 // --duration or --ticks as given, checked at `hz` (requested_ticks()):
 // UsageError naming the option on a bad value, or when both are given.

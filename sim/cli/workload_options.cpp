@@ -84,7 +84,7 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
                                    summary.hz_source.empty() ? "" : fmt::format("\"hz_source\": {}, ", json_string(summary.hz_source)),
                                    summary.header.start_jiffies, summary.cpus, extra_json);
     choice.spec.factory = trace_replay(trace, nullptr, callback_costs);
-    choice.clock = summary.header;
+    choice.clock = Clock{summary.header.hz, summary.header.start_jiffies, ClockSource::trace};
     choice.cpus = summary.cpus;
     // Time after the last event for the timers it armed to fire: TCP_RTO_MAX
     // (120 s), enough for retransmit and TIME_WAIT timers.
@@ -183,9 +183,9 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz) {
     return choice;
 }
 
-PlannedRun planned_run(const po::variables_map& vm, MachineConfig machine, double default_duration_s) {
-    const unsigned hz = machine.hz;
+PlannedRun planned_run(const po::variables_map& vm, MachineConfig machine, unsigned hz, double default_duration_s) {
     RunRequest request{.machine = std::move(machine),
+                       .hz = hz,
                        .length = run_length_option(vm, hz),
                        .default_duration_s = default_duration_s,
                        .cpus_given = !vm["cpus"].defaulted(),

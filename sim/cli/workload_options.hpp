@@ -36,11 +36,11 @@ struct PlannedRun {
 };
 
 // The run a command's options ask for: `machine` (machine_config(), and the
-// command's design) fitted to the workload chosen by the workload options,
-// for --duration/--ticks or else a trace's own length or else
-// `default_duration_s` (sim/machine/run_plan.hpp). UsageError naming the
-// option at fault.
-PlannedRun planned_run(const boost::program_options::variables_map& vm, MachineConfig machine,
+// command's design) at the clock resolved from `hz` (--hz) and the workload
+// the workload options chose, for --duration/--ticks or else a trace's own
+// length or else `default_duration_s` (sim/machine/run_plan.hpp).
+// UsageError naming the option at fault.
+PlannedRun planned_run(const boost::program_options::variables_map& vm, MachineConfig machine, unsigned hz,
                        double default_duration_s);
 
 } // namespace timersim::cli

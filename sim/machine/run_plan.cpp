@@ -35,13 +35,19 @@ std::optional<std::uint64_t> requested_ticks(const RunLength& length, unsigned h
     return std::nullopt;
 }
 
+Clock resolve_clock(unsigned hz, const std::variant<GeneratorRequest, TraceRequest>& workload) {
+    if (const auto* trace = std::get_if<TraceRequest>(&workload)) return trace->clock;
+    return boot_clock(hz);
+}
+
 RunPlan plan_run(RunRequest request) {
-    RunPlan plan{std::move(request.machine), {}};
+    const Clock clock = resolve_clock(request.hz, request.workload);
+    RunPlan plan{clock, std::move(request.machine), {}};
     MachineConfig& machine = plan.machine;
+    machine.hz = clock.hz;
+    machine.start_jiffies = clock.start_jiffies;
     std::optional<std::uint64_t> natural_ticks;
     if (auto* trace = std::get_if<TraceRequest>(&request.workload)) {
-        machine.hz = trace->clock.hz;
-        machine.start_jiffies = trace->clock.start_jiffies;
         // A trace recorded on N CPUs replays on N unless the user says otherwise.
         if (trace->cpus > machine.cpus && !request.cpus_given) {
             if (trace->cpus > kMaxRequestedCpus)
@@ -53,9 +59,9 @@ RunPlan plan_run(RunRequest request) {
         for (const auto& [field, ns] : trace->costs) machine.costs.*field = ns;
         natural_ticks = trace->natural_ticks;
     }
-    machine.ticks = requested_ticks(request.length, machine.hz)
+    machine.ticks = requested_ticks(request.length, clock.hz)
                         .value_or(natural_ticks.value_or(
-                            static_cast<std::uint64_t>(request.default_duration_s * machine.hz)));
+                            static_cast<std::uint64_t>(request.default_duration_s * clock.hz)));
     if (auto* trace = std::get_if<TraceRequest>(&request.workload)) {
         plan.workload = std::move(trace->spec);
     } else {
@@ -64,7 +70,7 @@ RunPlan plan_run(RunRequest request) {
                          .description = std::move(generators.description),
                          .json = std::move(generators.json),
                          .factory = workload_list_factory(generators.list, generators.params, machine.ticks,
-                                                          machine.hz, machine.tick_jitter_ns)};
+                                                          clock.hz, machine.tick_jitter_ns)};
     }
     return plan;
 }

@@ -1,14 +1,16 @@
 // How every command that runs the machine (run, compare, gen, a sweep's
 // cells) turns what the user asked for into a run: the command fills a
-// RunRequest of plain values from its options, plan_run() fits the machine
-// to the workload (a trace's clock, its CPUs and the costs measured from
-// it), fixes the run length and builds the workload. One function, so the
-// commands cannot drift apart in how a run is set up.
+// RunRequest of plain values from its options, plan_run() resolves the
+// clock once (a trace's own, else --hz), fits the machine to the workload
+// (the clock, a trace's CPUs and the costs measured from it), fixes the run
+// length at that clock and builds the workload. One function, so the
+// commands cannot drift apart in how a run is set up, and HZ only flows
+// down from here.
 #pragma once
 
 #include "sim/machine/engine_run.hpp"
 #include "workloads/generators/generator_params.hpp"
-#include "workloads/traces/trace_event.hpp"
+#include "wheel/core/clock.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -47,7 +49,7 @@ struct GeneratorRequest {
 // A trace read into memory and described; its clock and CPUs are its own.
 struct TraceRequest {
     WorkloadSpec spec;
-    TraceHeader clock;
+    Clock clock; // its header's, or the HZ its kernel text shows
     // Its last event plus time for the timers it armed to fire: the run's
     // length when none is asked for.
     std::uint64_t natural_ticks = 0;
@@ -57,7 +59,8 @@ struct TraceRequest {
 };
 
 struct RunRequest {
-    MachineConfig machine; // every setting but the run length (ticks is ignored)
+    MachineConfig machine; // every setting but the clock and the run length (hz, start_jiffies and ticks are set here)
+    unsigned hz = 0;       // --hz (or its default): the clock unless a trace has its own
     RunLength length;
     double default_duration_s = 0; // without a length asked for or a trace's own
     bool cpus_given = false;       // --cpus given: a trace's CPU count does not override it
@@ -65,15 +68,19 @@ struct RunRequest {
 };
 
 struct RunPlan {
-    MachineConfig machine;
+    Clock clock;
+    MachineConfig machine; // hz and start_jiffies: the clock's
     WorkloadSpec workload;
 };
 
-// A trace fixes the machine's HZ and start jiffies and, unless --cpus was
-// given, its CPU count; its measured costs replace the cost model's. The run
-// length: the one asked for at the final HZ, else a trace's natural length,
-// else the default duration. Throws std::invalid_argument naming the option
-// at fault.
+// The run's clock: a trace's own, else a machine booted at `hz` (--hz).
+Clock resolve_clock(unsigned hz, const std::variant<GeneratorRequest, TraceRequest>& workload);
+
+// The machine runs at the resolved clock; a trace also sets its CPU count
+// unless --cpus was given, and its measured costs replace the cost model's.
+// The run length: the one asked for at the clock's HZ, else a trace's
+// natural length, else the default duration. Throws std::invalid_argument
+// naming the option at fault.
 RunPlan plan_run(RunRequest request);
 
 } // namespace timersim
