@@ -19,7 +19,7 @@
 namespace timersim {
 
 struct TraceHeader {
-    unsigned hz = 250;          // CONFIG_HZ, 1..kMaxHz
+    unsigned hz = 0;            // CONFIG_HZ, 1..kMaxHz; 0 until known (no HZ is assumed)
     Jiffies start_jiffies = 0;  // jiffies at time 0
 };
 
