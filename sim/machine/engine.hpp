@@ -56,7 +56,7 @@ namespace timersim {
 inline constexpr std::uint64_t kDefaultKsoftirqdDelayNs = 50'000;
 
 struct EngineConfig {
-    unsigned hz = 250; // 1..kMaxHz
+    unsigned hz = 0; // 1..kMaxHz: the run's clock, always given (0 is no HZ; none is assumed)
     CostModel costs{};
     std::uint64_t ksoftirqd_delay_ns = kDefaultKsoftirqdDelayNs;
     // Each tick is late by a uniform draw in [0, tick_jitter_ns]; must be
