@@ -84,7 +84,7 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
                                    summary.hz_source.empty() ? "" : fmt::format("\"hz_source\": {}, ", json_string(summary.hz_source)),
                                    summary.header.start_jiffies, summary.cpus, extra_json);
     choice.spec.factory = trace_replay(trace, nullptr, callback_costs);
-    choice.clock = Clock{summary.header.hz, summary.header.start_jiffies, ClockSource::trace};
+    choice.clock = clock_of(summary.header);
     choice.cpus = summary.cpus;
     // Time after the last event for the timers it armed to fire: TCP_RTO_MAX
     // (120 s), enough for retransmit and TIME_WAIT timers.

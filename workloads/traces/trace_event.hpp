@@ -23,6 +23,11 @@ struct TraceHeader {
     Jiffies start_jiffies = 0;  // jiffies at time 0
 };
 
+// The clock a trace fixes for the run that replays it.
+constexpr Clock clock_of(const TraceHeader& header) noexcept {
+    return {header.hz, header.start_jiffies, ClockSource::trace};
+}
+
 enum class TraceEventKind : std::uint8_t {
     arm,     // add_timer()/mod_timer(): on a pending timer it behaves like modify
     modify,  // mod_timer(): re-arms a pending timer, arms an idle one
