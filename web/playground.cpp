@@ -28,6 +28,7 @@
 #include "wheel/configurable/cascading_wheel.hpp"
 #include "wheel/configurable/in_place_wheel.hpp"
 #include "wheel/configurable/wheel_spec.hpp"
+#include "wheel/core/clock.hpp"
 #include "wheel/core/heap_queue.hpp"
 #include "wheel/views/wheel_snapshot.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
@@ -70,7 +71,7 @@ Options parse_options(const std::string& text) {
     const nlohmann::json j = nlohmann::json::parse(text);
     Options o;
     o.hz = j.value("hz", 250u);
-    if (o.hz < 1 || o.hz > 10000) throw std::invalid_argument("hz must be 1..10000");
+    if (!valid_hz(o.hz)) throw std::invalid_argument(fmt::format("hz must be 1..{}", kMaxHz));
     if (j.contains("slack")) {
         const auto& s = j["slack"];
         if (s.is_number_integer()) o.slack = s.get<std::int64_t>();
@@ -209,18 +210,18 @@ public:
         : d_(d), design_(std::move(design)), options_(o),
           input_(o.workload.trace ? std::make_unique<InputFile>(*o.workload.trace) : nullptr),
           feed_(input_ ? std::make_unique<TraceFeed>(open_timersim_source(*input_)) : nullptr),
-          hz_(feed_ ? feed_->header().hz : o.hz),
-          start_(feed_ ? feed_->header().start_jiffies : initial_jiffies(hz_)),
+          // Resolved once: a trace's own clock, else a machine booted at the options' HZ.
+          clock_(feed_ ? clock_of(feed_->header()) : boot_clock(o.hz)),
           labels_(feed_ ? std::vector<std::string>{} : timer_labels(o.workload)),
-          stepper_(queue_config<Q>(queue_params(o, hz_, start_)), o.workload, feed_.get()) {
+          stepper_(queue_config<Q>(queue_params(o, clock_.hz, clock_.start_jiffies)), o.workload, feed_.get()) {
         armed_at_.resize(stepper_.timers());
-        for (std::uint32_t t = 0; t < stepper_.timers(); ++t) armed_at_[t] = {start_, own_clock(stepper_.queue())};
+        for (std::uint32_t t = 0; t < stepper_.timers(); ++t) armed_at_[t] = {clock_.start_jiffies, own_clock(stepper_.queue())};
     }
 
     std::string design() const override { return design_; }
-    unsigned hz() const override { return hz_; }
+    unsigned hz() const override { return clock_.hz; }
     double jiffies() const override { return static_cast<double>(stepper_.queue().jiffies()); }
-    double start_jiffies() const override { return static_cast<double>(start_); }
+    double start_jiffies() const override { return static_cast<double>(clock_.start_jiffies); }
     std::uint32_t timers() const override { return static_cast<std::uint32_t>(stepper_.timers()); }
 
     std::string start_frame() override { return render(stepper_.start_frame()); }
@@ -294,13 +295,13 @@ public:
         const auto [now, clk] = armed_at_[timer];
         const Jiffies expires = explained_expiry(timer);
         const std::optional<Jiffies> own = clk == now ? std::nullopt : std::optional<Jiffies>(clk);
-        std::string out = explain_title(now, expires, hz_) + "\n";
+        std::string out = explain_title(now, expires, clock_.hz) + "\n";
         if constexpr (std::is_same_v<Q, ModernWheel>)
-            out += explain_modern_text(now, expires, hz_, own);
+            out += explain_modern_text(now, expires, clock_.hz, own);
         else if constexpr (std::is_same_v<Q, ClassicWheel>)
-            out += explain_classic_text(now, expires, hz_, options_.slack, options_.geometry, own);
+            out += explain_classic_text(now, expires, clock_.hz, options_.slack, options_.geometry, own);
         else if constexpr (is_configurable<Q>)
-            out += explain_wheel_text(now, expires, hz_, design_, stepper_.queue().geometry(), own);
+            out += explain_wheel_text(now, expires, clock_.hz, design_, stepper_.queue().geometry(), own);
         else if constexpr (std::is_same_v<Q, HeapQueue>)
             out += "Heap: an exact priority queue ordered by expires; the timer fires at the first tick with "
                    "jiffies >= expires, never late and never early.\n";
@@ -308,7 +309,7 @@ public:
             // `timersim explain --design NAME` (sim/report/seed_views.cpp); the
             // list schemes have no buckets and the CLI says so.
             try {
-                out += explain_seed_text(d_, now, expires, hz_, own);
+                out += explain_seed_text(d_, now, expires, clock_.hz, own);
             } catch (const SeedViewError& e) {
                 out += std::string(e.what()) + "\n";
             }
@@ -321,7 +322,7 @@ public:
         if (timer >= stepper_.timers() || d_ == Design::heap || d_ == Design::scheme1 || d_ == Design::scheme2)
             return "";
         const auto [now, clk] = armed_at_[timer];
-        std::string cmd = fmt::format("timersim explain --hz {} --now {}", hz_, now);
+        std::string cmd = fmt::format("timersim explain --hz {} --now {}", clock_.hz, now);
         if (clk != now) cmd += fmt::format(" --clk {}", clk);
         cmd += fmt::format(" --expires {} --design {}", explained_expiry(timer), design_);
         if (design_ == "classic") {
@@ -372,7 +373,7 @@ private:
 
     std::string render(const TickReport& r) const {
         deferrable_ = deferrable_ || (feed_ && feed_->deferrable_seen());
-        const View view{hz_, start_, labels(), deferrable_};
+        const View view{clock_.hz, clock_.start_jiffies, labels(), deferrable_};
         if constexpr (is_configurable<Q>) {
             // Frames as the seeds' queues have them, placements in rows.
             TickReport shown = r;
@@ -391,8 +392,7 @@ private:
     mutable bool deferrable_ = false; // a deferrable timer was added: draw that base
     std::unique_ptr<InputFile> input_; // a trace session's file, read as the feed goes
     std::unique_ptr<TraceFeed> feed_;
-    unsigned hz_;
-    Jiffies start_;
+    Clock clock_;
     std::vector<std::string> labels_;
     Stepper<Q> stepper_;
     std::vector<ArmedAt> armed_at_;

@@ -1,6 +1,6 @@
 #include "sim/cli/cli.hpp"
 
-#include "sim/cli/atomic_file.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/memory_check.hpp"
 #include "sim/cli/version.hpp"

@@ -45,15 +45,6 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A file named on the command line that cannot be used as asked (an output
-// that is also an input, an output name that is a directory): exits with
-// kExitUsage after one line "timersim: <what is wrong>", without the usage
-// hint (the file is at fault, not the options).
-class FileUsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // Text of "timersim <command> --help", around the options table.
 struct CommandHelp {
   std::string_view usage;        // e.g. "timersim levels [options]"

@@ -1,6 +1,7 @@
-#include "sim/cli/atomic_file.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/output_paths.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/design_option.hpp"
 #include "sim/machine/comparison.hpp"
@@ -132,14 +133,13 @@ int run_compare(std::span<const std::string> args) {
     if (vm->count("output")) output.emplace((*vm)["output"].as<std::string>());
     std::optional<AtomicOutputFile> events_file;
     if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
-    MachineConfig machine = machine_config(*vm);
-    const std::vector<ComparedDesign> designs = parse_designs((*vm)["design"].as<std::string>(), machine.hz);
-    WorkloadChoice workload = workload_choice(
-        *vm, machine.hz,
-        run_length_option(*vm, machine.hz).value_or(static_cast<std::uint64_t>(kDefaultDurationS * machine.hz)));
-    fit_machine_to_workload(machine, workload, *vm, kDefaultDurationS);
+    const unsigned hz = hz_option(*vm);
+    MachineConfig machine = machine_config(*vm, hz);
+    const std::vector<ComparedDesign> designs = parse_designs((*vm)["design"].as<std::string>(), hz);
+    PlannedRun run = planned_run(*vm, std::move(machine), hz, kDefaultDurationS);
+    MachineConfig& config = run.plan.machine;
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
-    const ReportChoice choice = report_choice(*vm, format, machine);
+    const ReportChoice choice = report_choice(*vm, format, config);
     unsigned jobs = (*vm)["jobs"].as<unsigned>();
     if (jobs > 1024) throw UsageError(fmt::format("--jobs: must be 0..1024, got {}", jobs));
     // Default: every design at once, up to two per CPU. With one thread per
@@ -149,7 +149,7 @@ int run_compare(std::span<const std::string> args) {
     if (jobs == 0) jobs = 2 * std::max(1u, std::thread::hardware_concurrency());
     // Designs run at once each hold the whole workload: as many as fit.
     if (vm->count("events")) jobs = 1;
-    jobs = fit_jobs_to_memory(workload.memory, std::min<unsigned>(jobs, static_cast<unsigned>(designs.size())));
+    jobs = fit_jobs_to_memory(run.memory, std::min<unsigned>(jobs, static_cast<unsigned>(designs.size())));
     std::optional<std::string> plot_dir;
     if (vm->count("plot")) {
         plot_dir = (*vm)["plot"].as<std::string>();
@@ -162,7 +162,7 @@ int run_compare(std::span<const std::string> args) {
         std::optional<EventLog> events;
         if (events_file) events.emplace(events_file->get());
         ProgressBar bar("compare");
-        result = compare_designs(designs, machine, workload.spec, [&](double f) { bar.update(f); },
+        result = compare_designs(designs, config, run.plan.workload, [&](double f) { bar.update(f); },
                                  events ? &*events : nullptr, jobs);
         if (events) {
             events->flush();

@@ -1,9 +1,10 @@
 // timersim import: converts a kernel timer trace (ftrace text, as read from
 // /sys/kernel/tracing/trace or printed by `trace-cmd report`) into a timersim
 // trace v1 (docs/trace-format.md).
-#include "sim/cli/atomic_file.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/output_paths.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/trace_filter_options.hpp"
 #include "workloads/traces/ftrace_reader.hpp"

@@ -1,6 +1,7 @@
-#include "sim/cli/atomic_file.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/output_paths.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/design_option.hpp"
 #include "sim/machine/engine_run.hpp"
@@ -79,22 +80,23 @@ int run_run(std::span<const std::string> args) {
     if (vm->count("output")) output.emplace((*vm)["output"].as<std::string>());
     std::optional<AtomicOutputFile> events_file;
     if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
-    MachineConfig config = machine_config(*vm);
-    const DesignChoice design_chosen = design_choice((*vm)["design"].as<std::string>(), {}, config.hz);
+    const unsigned hz = hz_option(*vm);
+    MachineConfig machine = machine_config(*vm, hz);
+    const DesignChoice design_chosen = design_choice((*vm)["design"].as<std::string>(), {}, hz);
     const Design design = design_chosen.design;
-    config.wheel = design_chosen.wheel;
-    const WorkloadChoice workload = workload_choice(*vm, config.hz, run_length_option(*vm, config.hz).value_or(60ull * config.hz));
-    fit_machine_to_workload(config, workload, *vm, 60);
+    machine.wheel = design_chosen.wheel;
+    PlannedRun run = planned_run(*vm, std::move(machine), hz, 60);
+    MachineConfig& config = run.plan.machine;
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
     const ReportChoice choice = report_choice(*vm, format, config);
-    fit_jobs_to_memory(workload.memory, 1);
+    fit_jobs_to_memory(run.memory, 1);
 
     RunResult result;
     {
         std::optional<EventLog> events;
         if (events_file) events.emplace(events_file->get());
         ProgressBar bar("run");
-        result = run_machine(design, config, workload.spec, [&](double f) { bar.update(f); }, events ? &*events : nullptr);
+        result = run_machine(design, config, run.plan.workload, [&](double f) { bar.update(f); }, events ? &*events : nullptr);
         if (events) {
             events->flush();
             events_file->commit();

@@ -129,7 +129,7 @@ void run_view(const Run& run, const View& view, const std::string& intro, Steppe
     for (std::int64_t t = 0; t < run.ticks; ++t) show(std::vector<TickReport>{steppers.step(true)...});
 }
 
-void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed, unsigned hz,
+void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed, const Clock& clock,
                    std::optional<std::int64_t> slack, const classic::Geometry& geometry, const std::string& design,
                    const std::optional<WheelSpec>& wheel);
 
@@ -200,7 +200,7 @@ int run_step(std::span<const std::string> args) {
         });
     if (!vm) return kExitOk;
 
-    unsigned hz = hz_option(*vm);
+    const unsigned hz = hz_option(*vm);
     const std::optional<std::int64_t> slack = slack_option(*vm);
     const classic::Geometry geometry = geometry_option(*vm);
     const std::string design_text = (*vm)["design"].as<std::string>();
@@ -236,16 +236,17 @@ int run_step(std::span<const std::string> args) {
             feed.emplace(open_trace_source(file.emplace(*workload.trace), workload.trace_kind, hz_choice, filter));
             if (!(*vm)["hz"].defaulted() && hz != feed->header().hz)
                 throw UsageError(fmt::format("--hz {} differs from the trace's hz={}", hz, feed->header().hz));
-            hz = feed->header().hz;
         }
+        // Resolved once: the trace's own clock, else a machine booted at --hz.
+        const Clock clock = feed ? clock_of(feed->header()) : boot_clock(hz);
         StepWorkload shown = workload;
         if (file) shown.trace = file->name(); // "<stdin>" for "-"
         if (wheel) try {
-                wheel->geometry(hz);
+                wheel->geometry(clock.hz);
             } catch (const WheelSpecError& e) {
-                throw UsageError(fmt::format("--design: {}: {} (at the trace's hz={})", design, e.what(), hz));
+                throw UsageError(fmt::format("--design: {}: {} (at the trace's hz={})", design, e.what(), clock.hz));
             }
-        step_workload(run, shown, feed ? &*feed : nullptr, hz, slack, geometry, design, wheel);
+        step_workload(run, shown, feed ? &*feed : nullptr, clock, slack, geometry, design, wheel);
         // The trace is read only as far as the ticks shown: so are the counts.
         if (feed && filter.active()) {
             if (json)
@@ -265,10 +266,11 @@ int run_step(std::span<const std::string> args) {
 
 namespace {
 
-void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed, unsigned hz,
+void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed, const Clock& clock,
                    std::optional<std::int64_t> slack, const classic::Geometry& geometry, const std::string& design,
                    const std::optional<WheelSpec>& wheel) {
-    const Jiffies start = feed ? feed->header().start_jiffies : initial_jiffies(hz);
+    const unsigned hz = clock.hz;
+    const Jiffies start = clock.start_jiffies;
     const std::vector<std::string> churn_labels = feed ? std::vector<std::string>{} : timer_labels(workload);
     static const bool no_deferrable = false;
     const View view{hz, start, feed ? feed->labels() : churn_labels, feed ? feed->deferrable_seen() : no_deferrable,

@@ -1,12 +1,13 @@
-// `timersim sweep`: runs a grid of cells (sim/cli/sweep_grid.hpp), each a
+// `timersim sweep`: runs a grid of cells (sim/sweep/sweep_grid.hpp), each a
 // `timersim run` of one design, HZ, workload, parameter values and seed,
-// on --jobs threads; one JSON line per cell (sim/cli/sweep_results.hpp) in
+// on --jobs threads; one JSON line per cell (sim/sweep/sweep_results.hpp) in
 // DIR/cells/ID.json, written atomically, and DIR/results.csv over the grid.
 // A cell already in DIR is not run again, so a stopped sweep resumes. For
 // more machines, --emit-jobs writes one command per cell that GNU parallel
 // runs as it is (each prints its cell line), and --merge joins what they
 // printed into a DIR like the local one, byte for byte.
-#include "sim/cli/atomic_file.hpp"
+#include "sim/report/atomic_file.hpp"
+#include "sim/sweep/results_dir.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
@@ -14,26 +15,18 @@
 #include "sim/cli/machine_options.hpp"
 #include "sim/cli/plot_runner.hpp"
 #include "sim/cli/progress.hpp"
-#include "sim/cli/sweep_grid.hpp"
-#include "sim/cli/sweep_results.hpp"
 #include "sim/cli/workload_options.hpp"
-#include "workloads/traces/input_file.hpp"
 
 #include <fmt/core.h>
 
-#include <atomic>
-#include <exception>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <mutex>
-#include <sstream>
 #include <thread>
 
 namespace timersim::cli {
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
+using namespace sweep;
 
 namespace {
 
@@ -42,8 +35,7 @@ constexpr double kCellDefaultSeconds = 10;
 // A cell made ready to run: what `timersim run` does with the same options.
 struct PreparedCell {
     Design design;
-    MachineConfig machine;
-    WorkloadSpec workload;
+    RunPlan plan;
 };
 
 PreparedCell prepare(const Cell& cell) {
@@ -54,15 +46,11 @@ PreparedCell prepare(const Cell& cell) {
         add_workload_options(options);
         const auto vm = parse_command_line(cell.args, options, {"timersim sweep --cell LINE", "", ""});
         if (!vm) throw UsageError("--help is not a run option of a cell"); // parse_command_line printed the help
-        PreparedCell p{Design::modern, machine_config(*vm), {}};
-        const DesignChoice d = design_choice((*vm)["design"].as<std::string>(), {}, p.machine.hz);
-        p.design = d.design;
-        p.machine.wheel = d.wheel;
-        const unsigned hz = p.machine.hz;
-        WorkloadChoice w = workload_choice(*vm, hz, run_length_option(*vm, hz).value_or(10ull * hz));
-        fit_machine_to_workload(p.machine, w, *vm, kCellDefaultSeconds);
-        p.workload = std::move(w.spec);
-        return p;
+        const unsigned hz = hz_option(*vm);
+        MachineConfig machine = machine_config(*vm, hz);
+        const DesignChoice d = design_choice((*vm)["design"].as<std::string>(), {}, hz);
+        machine.wheel = d.wheel;
+        return {d.design, planned_run(*vm, std::move(machine), hz, kCellDefaultSeconds).plan};
     } catch (const UsageError& e) {
         throw UsageError(fmt::format("cell '{}': {}", cell.line, e.what()));
     }
@@ -70,116 +58,19 @@ PreparedCell prepare(const Cell& cell) {
 
 std::string run_cell(const Cell& cell) {
     const PreparedCell p = prepare(cell);
-    return cell_json(cell, run_machine(p.design, p.machine, p.workload));
-}
-
-std::string cell_path(const std::string& dir, const std::string& id) {
-    return (fs::path(dir) / "cells" / (id + ".json")).string();
-}
-
-// The cell's line from DIR, if it is there and is this cell's.
-std::optional<CellRecord> done_cell(const std::string& dir, const Cell& cell) {
-    std::ifstream in(cell_path(dir, cell.id));
-    if (!in) return std::nullopt;
-    std::string line;
-    std::getline(in, line);
-    try {
-        CellRecord rec = parse_cell_record(line);
-        if (rec.args == cell.line) return rec;
-    } catch (const std::invalid_argument&) {
-    }
-    return std::nullopt; // damaged or another cell's: run it again
-}
-
-void make_dirs(const std::string& dir) {
-    std::error_code ec;
-    fs::create_directories(fs::path(dir) / "cells", ec);
-    if (ec) throw OutputError(fmt::format("{}: cannot create directory ({})", dir, ec.message()));
+    return cell_json(cell, run_machine(p.design, p.plan.machine, p.plan.workload));
 }
 
 // results.csv, and the Pareto charts when asked.
 void finish(const std::string& dir, std::vector<CellRecord> records, bool plot) {
-    const std::string csv = (fs::path(dir) / "results.csv").string();
-    write_file_atomically(csv, results_csv(std::move(records)));
+    const std::string csv = write_results_csv(dir, std::move(records));
     if (plot) run_plot_script("timersim-plot-sweep", {"--out", dir, csv});
-}
-
-// Runs the cells not yet in DIR on `jobs` threads; a failing cell stops the
-// others from starting new ones and is rethrown.
-void run_cells(const std::vector<const Cell*>& todo, const std::string& dir, unsigned jobs) {
-    std::atomic<std::size_t> next{0};
-    std::size_t done = 0;
-    std::mutex mutex; // the files, the bar, the first error
-    std::exception_ptr error;
-    ProgressBar bar("sweep");
-    auto worker = [&] {
-        while (true) {
-            const std::size_t i = next++;
-            if (i >= todo.size()) return;
-            {
-                const std::lock_guard lock(mutex);
-                if (error) return;
-            }
-            try {
-                const std::string json = run_cell(*todo[i]);
-                const std::lock_guard lock(mutex);
-                write_file_atomically(cell_path(dir, todo[i]->id), json);
-                bar.update(static_cast<double>(++done) / static_cast<double>(todo.size()));
-            } catch (...) {
-                const std::lock_guard lock(mutex);
-                if (!error) error = std::current_exception();
-            }
-        }
-    };
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads) t.join();
-    if (error) std::rethrow_exception(error);
 }
 
 std::string self_path() {
     std::error_code ec;
     const auto exe = fs::read_symlink("/proc/self/exe", ec);
     return ec ? std::string("timersim") : exe.string();
-}
-
-// Cell lines from files (one per line, as the emitted jobs print them) or
-// from DIR/cells/*.json; the same id twice must be the same bytes.
-std::vector<CellRecord> read_cells(const std::vector<std::string>& paths) {
-    std::map<std::string, CellRecord> by_id;
-    auto take = [&](const std::string& where, const std::string& line) {
-        CellRecord rec;
-        try {
-            rec = parse_cell_record(line);
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(fmt::format("{}: not a sweep cell ({})", where, e.what()));
-        }
-        const auto [it, fresh] = by_id.emplace(rec.id, rec);
-        if (!fresh && it->second.text != rec.text)
-            throw UsageError(fmt::format("{}: cell {} given twice with different results", where, rec.id));
-    };
-    auto read_lines = [&](const std::string& file) {
-        std::ifstream in(file);
-        if (!in) throw InputError(fmt::format("{}: cannot open", file));
-        std::string line;
-        for (unsigned n = 1; std::getline(in, line); ++n)
-            if (!line.empty()) take(fmt::format("{}:{}", file, n), line);
-    };
-    for (const std::string& p : paths) {
-        if (!fs::is_directory(p)) {
-            read_lines(p);
-            continue;
-        }
-        std::vector<std::string> files;
-        for (const auto& e : fs::directory_iterator(fs::path(p) / "cells"))
-            if (e.path().extension() == ".json") files.push_back(e.path().string());
-        std::sort(files.begin(), files.end());
-        for (const std::string& f : files) read_lines(f);
-    }
-    std::vector<CellRecord> out;
-    for (auto& [id, rec] : by_id) out.push_back(std::move(rec));
-    return out;
 }
 
 Grid grid_from_options(const po::variables_map& vm) {
@@ -193,9 +84,7 @@ Grid grid_from_options(const po::variables_map& vm) {
     return g;
 }
 
-} // namespace
-
-int run_sweep(std::span<const std::string> args) {
+int sweep_command(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
         ("grid", po::value<std::string>(), "read the grid from FILE (KEY = VALUE lines; the options below override it)")
@@ -286,11 +175,24 @@ int run_sweep(std::span<const std::string> args) {
     const unsigned threads = std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(todo.size(), 1)));
     fmt::print(stderr, "timersim sweep: {} cells, {} already in {}, {} to run on {} thread{}\n", cells.size(),
                cells.size() - todo.size(), dir, todo.size(), threads, threads == 1 ? "" : "s");
-    run_cells(todo, dir, threads);
+    {
+        ProgressBar bar("sweep");
+        run_cells(todo, dir, threads, run_cell, [&](double f) { bar.update(f); });
+    }
     std::vector<CellRecord> records;
     for (const Cell& c : cells) records.push_back(*done_cell(dir, c));
     finish(dir, std::move(records), plot);
     return kExitOk;
+}
+
+} // namespace
+
+int run_sweep(std::span<const std::string> args) {
+    try {
+        return sweep_command(args);
+    } catch (const GridError& e) {
+        throw UsageError(e.what()); // a grid or cell line is the user's options
+    }
 }
 
 } // namespace timersim::cli

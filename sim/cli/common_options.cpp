@@ -1,6 +1,7 @@
 #include "sim/cli/common_options.hpp"
 
 #include "sim/cli/cli.hpp"
+#include "wheel/core/clock.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +13,7 @@ namespace po = boost::program_options;
 
 void add_hz_option(po::options_description& options) {
     options.add_options()("hz", po::value<unsigned>()->default_value(250),
-                          "timer frequency CONFIG_HZ (1..10000; the kernel offers 100, 250, 300, 1000)");
+                          fmt::format("timer frequency CONFIG_HZ (1..{}; the kernel offers 100, 250, 300, 1000)", kMaxHz).c_str());
 }
 
 void add_classic_options(po::options_description& options) {
@@ -29,14 +30,14 @@ po::typed_value<double>* double_value(double default_value) {
 
 unsigned hz_option(const po::variables_map& vm) {
     const unsigned hz = vm["hz"].as<unsigned>();
-    if (hz < 1 || hz > 10000) throw UsageError(fmt::format("--hz: must be 1..10000, got {}", hz));
+    if (!valid_hz(hz)) throw UsageError(fmt::format("--hz: must be 1..{}, got {}", kMaxHz, hz));
     return hz;
 }
 
 void add_kernel_hz_options(po::options_description& options) {
     options.add_options()
-        ("hz", po::value<unsigned>(), "the traced kernel's CONFIG_HZ (1..10000); without it, the trace's '# hz=N' line, "
-         "else the HZ its jiffies show (refused when they show none or several)")
+        ("hz", po::value<unsigned>(), fmt::format("the traced kernel's CONFIG_HZ (1..{}); without it, the trace's '# hz=N' line, "
+                                                  "else the HZ its jiffies show (refused when they show none or several)", kMaxHz).c_str())
         ("force-hz", po::bool_switch(), "use --hz even where the trace's jiffies show another HZ");
 }
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cmath>
+#include <stdexcept>
 
 namespace timersim::cli {
 
@@ -30,10 +30,6 @@ const std::array<CostOption, 8> kCostOptions{{
     {"cost-next-expiry-step-ns", &CostModel::next_expiry_step_ns, "ns per step of a next-expiry search"},
     {"cost-softirq-entry-ns", &CostModel::softirq_entry_ns, "fixed ns per TIMER_SOFTIRQ handler pass"},
 }};
-
-// More CPUs than this is not a plausible timer-base count for one machine
-// model (and would only make a typo expensive).
-constexpr std::uint64_t kMaxTicks = 1'000'000'000ull;
 
 } // namespace
 
@@ -61,22 +57,21 @@ void add_machine_options(po::options_description& options, double default_durati
                               fmt::format("{} (default {})", c.help, defaults.*(c.field)).c_str());
 }
 
-MachineConfig machine_config(const po::variables_map& vm) {
+MachineConfig machine_config(const po::variables_map& vm, unsigned hz) {
     MachineConfig config;
-    config.hz = hz_option(vm);
     config.cpus = vm["cpus"].as<unsigned>();
-    if (config.cpus < 1 || config.cpus > kMaxMachineCpus)
-        throw UsageError(fmt::format("--cpus: must be 1..{}, got {}", kMaxMachineCpus, config.cpus));
+    if (config.cpus < 1 || config.cpus > kMaxRequestedCpus)
+        throw UsageError(fmt::format("--cpus: must be 1..{}, got {}", kMaxRequestedCpus, config.cpus));
     config.nohz_idle = vm["nohz"].as<bool>();
     config.ksoftirqd_delay_ns = vm["ksoftirqd-delay-ns"].as<std::uint64_t>();
     if (config.ksoftirqd_delay_ns > 10'000'000'000ull)
         throw UsageError(
             fmt::format("--ksoftirqd-delay-ns: must be at most 1e10 ns, got {}", config.ksoftirqd_delay_ns));
     config.tick_jitter_ns = vm["tick-jitter-ns"].as<std::uint64_t>();
-    const std::uint64_t period_ns = 1'000'000'000ull / config.hz;
+    const std::uint64_t period_ns = 1'000'000'000ull / hz;
     if (config.tick_jitter_ns >= period_ns)
         throw UsageError(fmt::format("--tick-jitter-ns: must be below the tick period ({} ns at HZ={}), got {}",
-                                     period_ns, config.hz, config.tick_jitter_ns));
+                                     period_ns, hz, config.tick_jitter_ns));
     config.jitter_seed = vm["jitter-seed"].as<std::uint64_t>();
     const std::uint64_t max_expiries = vm["max-expiries-per-softirq"].as<std::uint64_t>();
     if (max_expiries > 1'000'000'000ull)
@@ -94,21 +89,16 @@ MachineConfig machine_config(const po::variables_map& vm) {
     return config;
 }
 
-std::optional<std::uint64_t> run_length_option(const po::variables_map& vm, unsigned hz) {
-    if (vm.count("duration") && vm.count("ticks")) throw UsageError("--duration and --ticks: give one or the other");
-    if (vm.count("ticks")) {
-        const std::uint64_t ticks = vm["ticks"].as<std::uint64_t>();
-        if (ticks < 1 || ticks > kMaxTicks) throw UsageError(fmt::format("--ticks: must be 1..1e9, got {}", ticks));
-        return ticks;
+RunLength run_length_option(const po::variables_map& vm, unsigned hz) {
+    RunLength length;
+    if (vm.count("ticks")) length.ticks = vm["ticks"].as<std::uint64_t>();
+    if (vm.count("duration")) length.duration_s = vm["duration"].as<double>();
+    try {
+        requested_ticks(length, hz);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what()); // names the option at fault
     }
-    if (vm.count("duration")) {
-        const double duration = vm["duration"].as<double>();
-        if (!(duration > 0) || duration * hz > static_cast<double>(kMaxTicks) || std::llround(duration * hz) < 1)
-            throw UsageError(
-                fmt::format("--duration: must be at least one tick and at most 1e9 ticks, got {}", duration));
-        return static_cast<std::uint64_t>(std::llround(duration * hz));
-    }
-    return std::nullopt;
+    return length;
 }
 
 } // namespace timersim::cli

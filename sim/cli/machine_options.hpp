@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sim/machine/engine_run.hpp"
+#include "sim/machine/run_plan.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -14,9 +15,6 @@
 
 namespace timersim::cli {
 
-// --cpus accepts 1..kMaxMachineCpus.
-inline constexpr unsigned kMaxMachineCpus = 256;
-
 // Adds --hz, --duration, --ticks, --cpus, --nohz, --ksoftirqd-delay-ns,
 // --tick-jitter-ns, --jitter-seed, --max-expiries-per-softirq, --slack,
 // --base-small, --zero-cost and one --cost-<what>-ns per CostModel field.
@@ -24,14 +22,14 @@ inline constexpr unsigned kMaxMachineCpus = 256;
 // --duration or --ticks.
 void add_machine_options(boost::program_options::options_description& options, double default_duration_s);
 
-// Every machine setting but the run length (MachineConfig::ticks is left at
-// its default): that may depend on the workload (a trace's own length).
+// Every machine setting but the clock and the run length (hz, start_jiffies
+// and ticks are the run plan's: a trace has its own). `hz` is --hz
+// (hz_option()), the tick period --tick-jitter-ns is checked against.
 // Throws UsageError naming the option on a bad value.
-MachineConfig machine_config(const boost::program_options::variables_map& vm);
+MachineConfig machine_config(const boost::program_options::variables_map& vm, unsigned hz);
 
-// The run length from --duration or --ticks at `hz`; nullopt when neither
-// was given. Throws UsageError naming the option on a bad value, or when
-// both are given.
-std::optional<std::uint64_t> run_length_option(const boost::program_options::variables_map& vm, unsigned hz);
+// --duration or --ticks as given, checked at `hz` (requested_ticks()):
+// UsageError naming the option on a bad value, or when both are given.
+RunLength run_length_option(const boost::program_options::variables_map& vm, unsigned hz);
 
 } // namespace timersim::cli

@@ -1,6 +1,6 @@
 #include "sim/cli/plot_runner.hpp"
 
-#include "sim/cli/atomic_file.hpp"
+#include "sim/report/atomic_file.hpp"
 
 #include <fmt/core.h>
 

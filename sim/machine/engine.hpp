@@ -34,6 +34,7 @@
 #include "sim/machine/queued_action.hpp"
 #include "softirq/cost_model.hpp"
 #include "softirq/softirq.hpp"
+#include "wheel/core/clock.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
 #include "workloads/workload.hpp"
@@ -56,7 +57,7 @@ namespace timersim {
 inline constexpr std::uint64_t kDefaultKsoftirqdDelayNs = 50'000;
 
 struct EngineConfig {
-    unsigned hz = 250;
+    unsigned hz = 0; // 1..kMaxHz: the run's clock, always given (0 is no HZ; none is assumed)
     CostModel costs{};
     std::uint64_t ksoftirqd_delay_ns = kDefaultKsoftirqdDelayNs;
     // Each tick is late by a uniform draw in [0, tick_jitter_ns]; must be

@@ -323,7 +323,7 @@ auto Engine<Q>::remote(CpuState& owner, Op&& op) {
 template <TimerQueue Q>
 Engine<Q>::Engine(std::span<Q> queues, const EngineConfig& config, Workload* workload)
     : config_(config), workload_(workload) {
-    if (config.hz == 0 || config.hz > 1'000'000) throw std::invalid_argument("hz must be 1..1000000");
+    if (!valid_hz(config.hz)) throw std::invalid_argument("hz must be 1.." + std::to_string(kMaxHz));
     if (config.tick_jitter_ns >= 1'000'000'000ull / config.hz)
         throw std::invalid_argument("tick jitter must be below the tick period");
     if (queues.empty() || queues.size() > kMaxCpus) throw std::invalid_argument("the engine needs 1..65535 CPUs");

@@ -1,6 +1,7 @@
 #include "sim/machine/engine_run.hpp"
 
 #include "sim/machine/design_queues.hpp"
+#include "wheel/core/clock.hpp"
 
 #include <fmt/core.h>
 
@@ -74,7 +75,7 @@ std::string design_name(const RunResult& r) {
 RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
                       const ProgressFn& progress, EventLog* events) {
     const unsigned hz = config.hz;
-    if (hz == 0 || hz > 10000) throw std::invalid_argument("hz must be in 1..10000");
+    if (!valid_hz(hz)) throw std::invalid_argument(fmt::format("hz must be in 1..{}", kMaxHz));
     if (config.ticks == 0 || config.ticks > 10'000'000'000ull)
         throw std::invalid_argument("ticks must be 1..1e10");
     if (config.cpus < 1 || config.cpus > kMaxMachineCpus)

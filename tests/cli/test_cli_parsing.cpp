@@ -285,3 +285,20 @@ TEST_CASE("run_main: a negative number for an unsigned option is refused as type
   CHECK(c.err.find("expected a number 0 or greater") == std::string::npos);
   CHECK(c.err.find("--ticks") != std::string::npos);
 }
+
+TEST_CASE("run_main: a trace replaces the generators, so their options are refused with one") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"run", "--trace", "x.trace", "--ftrace", "y.txt"}, "timersim: --trace and --ftrace: give one or the other"},
+      {{"run", "--trace", "x.trace", "--workload", "burst"}, "timersim: --workload and --trace: give one or the other"},
+      {{"run", "--trace", "x.trace", "--loss", "0.5"}, "timersim: --loss: a generator parameter, not used with --trace"},
+  };
+  for (const auto& [args, error] : cases) {
+    CAPTURE(fmt::format("{}", fmt::join(args, " ")));
+    const Captured c = run_cli(args);
+    CHECK(c.code == kExitUsage);
+    const auto err = lines(c.err);
+    REQUIRE(err.size() == 2);
+    CHECK(err[0] == error);
+    CHECK(err[1] == "try 'timersim run --help'");
+  }
+}

@@ -1,6 +1,6 @@
 // The small pieces of sim/: timeout parsing, duration formatting, the error
 // histogram and atomic output files.
-#include "sim/cli/atomic_file.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/machine/error_histogram.hpp"
 #include "sim/report/format_time.hpp"
 #include "sim/cli/progress.hpp"

@@ -608,6 +608,7 @@ TEST_CASE("series windows: run percentiles are nearest-rank over log2 buckets, c
 TEST_CASE("series windows hold every softirq run, and their buckets add up to the run count") {
     for (const Design design : {Design::classic, Design::modern, Design::heap}) {
         MachineConfig m;
+        m.hz = 250;
         m.ticks = 3000;
         m.cpus = 2;
         const WorkloadSpec spec{.name = "t", .description = "", .json = "{}",

@@ -229,7 +229,7 @@ TEST_CASE("the jiffies of an event and of its expiry") {
 
 TEST_CASE("the writer refuses events the format cannot carry") {
     std::ostringstream out;
-    TraceWriter writer(out, TraceHeader{});
+    TraceWriter writer(out, TraceHeader{.hz = 250});
     writer.write(arm(100, 1, ExpiryForm::in_jiffies, 1));
     CHECK_THROWS_AS(writer.write(arm(99, 1, ExpiryForm::in_jiffies, 1)), std::invalid_argument);
     TraceEvent e = arm(100, 1, ExpiryForm::none, 0);

@@ -27,7 +27,7 @@
 namespace timersim {
 
 struct ConnectionChurnConfig {
-    unsigned hz = 250;
+    unsigned hz = 0; // the run's clock: always given (0 is no HZ; none is assumed)
     std::uint32_t connections = 100000;
     double message_interval_ms = 1000; // mean gap between two messages of one connection
     std::uint64_t seed = 1;

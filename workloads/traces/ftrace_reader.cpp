@@ -124,8 +124,8 @@ void FtraceReader::Impl::comment_line(std::string_view text) {
     if (!text.starts_with("hz=")) return;
     const std::string_view value = text.substr(3);
     unsigned hz_value = 0;
-    if (!detail::parse_uint(value, hz_value) || hz_value < 1 || hz_value > kMaxTraceHz)
-        fail("hz", fmt::format("bad '# hz=' line: {} is not an integer 1..{}", quote_for_error(value), kMaxTraceHz));
+    if (!detail::parse_uint(value, hz_value) || !valid_hz(hz_value))
+        fail("hz", fmt::format("bad '# hz=' line: {} is not an integer 1..{}", quote_for_error(value), kMaxHz));
     if (seen_event) fail("hz", "'# hz=' line after the first event: put it at the top");
     if (hz_line && *hz_line != hz_value)
         fail("hz", fmt::format("'# hz={}' contradicts the earlier '# hz={}'", hz_value, *hz_line));

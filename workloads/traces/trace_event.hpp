@@ -9,6 +9,7 @@
 // appearance.
 #pragma once
 
+#include "wheel/core/clock.hpp"
 #include "wheel/core/jiffies.hpp"
 
 #include <cstdint>
@@ -18,9 +19,14 @@
 namespace timersim {
 
 struct TraceHeader {
-    unsigned hz = 250;          // CONFIG_HZ, 1..10000
+    unsigned hz = 0;            // CONFIG_HZ, 1..kMaxHz; 0 until known (no HZ is assumed)
     Jiffies start_jiffies = 0;  // jiffies at time 0
 };
+
+// The clock a trace fixes for the run that replays it.
+constexpr Clock clock_of(const TraceHeader& header) noexcept {
+    return {header.hz, header.start_jiffies, ClockSource::trace};
+}
 
 enum class TraceEventKind : std::uint8_t {
     arm,     // add_timer()/mod_timer(): on a pending timer it behaves like modify
@@ -59,7 +65,6 @@ struct TimerKey {
 inline constexpr std::size_t kMaxTimerToken = 64;
 inline constexpr std::size_t kMaxLabel = 255;
 inline constexpr std::uint32_t kMaxTraceCpu = 0x3FFFF; // TIMER_CPUMASK
-inline constexpr unsigned kMaxTraceHz = 10000;
 
 struct TraceEvent {
     std::uint64_t time_ns = 0;

@@ -250,8 +250,8 @@ void TraceReader::Impl::read_header() {
             if (have_hz) fail("hz", "hz= given twice");
             have_hz = true;
             unsigned hz = 0;
-            if (!detail::parse_uint(value, hz) || hz < 1 || hz > kMaxTraceHz)
-                fail("hz", fmt::format("bad hz {}: expected an integer 1..{}", quote_for_error(value), kMaxTraceHz));
+            if (!detail::parse_uint(value, hz) || !valid_hz(hz))
+                fail("hz", fmt::format("bad hz {}: expected an integer 1..{}", quote_for_error(value), kMaxHz));
             header.hz = hz;
         } else if (key == "start_jiffies") {
             if (have_start) fail("start_jiffies", "start_jiffies= given twice");

@@ -39,8 +39,8 @@ TraceWriter::~TraceWriter() {
 }
 
 void TraceWriter::header_line(const TraceHeader& header, std::string_view comment_text) {
-    if (header.hz < 1 || header.hz > kMaxTraceHz)
-        throw std::invalid_argument(fmt::format("trace writer: hz {} is not 1..{}", header.hz, kMaxTraceHz));
+    if (!valid_hz(header.hz))
+        throw std::invalid_argument(fmt::format("trace writer: hz {} is not 1..{}", header.hz, kMaxHz));
     fmt::format_to(std::back_inserter(buffer_), "# timersim-trace v1 hz={} start_jiffies={}\n", header.hz,
                    header.start_jiffies);
     if (!comment_text.empty()) comment(comment_text);

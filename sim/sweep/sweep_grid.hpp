@@ -19,12 +19,20 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-namespace timersim::cli {
+namespace timersim::sweep {
+
+// A grid key, a grid file line or a cell line that is not valid: the user's
+// options at fault (the CLI reports it as a usage error).
+class GridError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 struct Grid {
     std::vector<std::string> designs{"classic", "modern", "heap"};
@@ -48,17 +56,17 @@ struct Cell {
     std::string options; // the args after --duration: swept and fixed options alike
 };
 
-// Applies one `key = value` (from a file line or an option); UsageError
+// Applies one `key = value` (from a file line or an option); GridError
 // naming `where` ("--design" or "FILE:LINE: design") on a bad value.
 void apply_grid_key(Grid& g, std::string_view key, std::string_view value, const std::string& where);
-// Reads a grid file over the defaults; InputError / UsageError with FILE:LINE.
+// Reads a grid file over the defaults; InputError / GridError with FILE:LINE.
 Grid parse_grid_file(const std::string& path);
 
 // Every cell, designs outermost, then HZ, workloads, parameters (first
 // outermost) and seeds.
 std::vector<Cell> expand(const Grid& g);
-// The cell of a --cell line (what --emit-jobs writes); UsageError if it is
+// The cell of a --cell line (what --emit-jobs writes); GridError if it is
 // not one.
 Cell cell_from_line(const std::string& line);
 
-} // namespace timersim::cli
+} // namespace timersim::sweep

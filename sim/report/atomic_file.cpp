@@ -1,6 +1,4 @@
-#include "sim/cli/atomic_file.hpp"
-
-#include "sim/cli/cli.hpp"
+#include "sim/report/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -96,7 +94,7 @@ std::string directory_of(const std::string& path) {
 }
 
 [[noreturn]] void refuse(const std::string& path, std::string_view why) {
-    throw cli::FileUsageError(fmt::format("{}: {}", path, why));
+    throw FileUsageError(fmt::format("{}: {}", path, why));
 }
 
 bool unnamed_temporaries_allowed() {
@@ -269,16 +267,6 @@ void write_file_atomically(const std::string& path, std::string_view content) {
     out.commit();
 }
 
-namespace {
-
-std::string option_label(std::string_view name) {
-    if (name == "output") return "-o";
-    if (name == "input") return "FILE";
-    return fmt::format("--{}", name);
-}
-
-// The file `path` names, as the kernel sees it: the same device and inode,
-// or, for a name that does not exist yet, the same directory and last name.
 bool same_file(const std::string& a, const std::string& b) {
     struct stat sa{}, sb{};
     const bool a_exists = ::stat(a.c_str(), &sa) == 0;
@@ -295,27 +283,6 @@ bool same_file(const std::string& a, const std::string& b) {
         return out;
     };
     return canonical(a) == canonical(b);
-}
-
-} // namespace
-
-void refuse_output_onto_input(const boost::program_options::variables_map& vm,
-                              std::initializer_list<const char*> outputs, std::initializer_list<const char*> inputs) {
-    const auto given = [&](const char* name) { return vm.count(name) != 0 && vm[name].as<std::string>() != "-"; };
-    for (auto out = outputs.begin(); out != outputs.end(); ++out) {
-        if (!given(*out)) continue;
-        const std::string& path = vm[*out].as<std::string>();
-        for (const char* in : inputs)
-            if (given(in) && same_file(path, vm[in].as<std::string>()))
-                throw cli::FileUsageError(fmt::format("{} {}: the same file as the input {} {}; refusing to overwrite it",
-                                                      option_label(*out), path, option_label(in),
-                                                      vm[in].as<std::string>()));
-        for (auto other = outputs.begin(); other != out; ++other)
-            if (given(*other) && same_file(path, vm[*other].as<std::string>()))
-                throw cli::FileUsageError(fmt::format("{} {}: the same file as {} {}; give each output its own file",
-                                                      option_label(*out), path, option_label(*other),
-                                                      vm[*other].as<std::string>()));
-    }
 }
 
 } // namespace timersim

@@ -1,6 +1,6 @@
-#include "sim/cli/sweep_grid.hpp"
+#include "sim/sweep/sweep_grid.hpp"
 
-#include "sim/cli/cli.hpp"
+#include "wheel/core/clock.hpp"
 #include "workloads/traces/input_file.hpp"
 
 #include <fmt/core.h>
@@ -8,7 +8,7 @@
 #include <charconv>
 #include <fstream>
 
-namespace timersim::cli {
+namespace timersim::sweep {
 
 namespace {
 
@@ -21,10 +21,10 @@ std::string_view trim(std::string_view s) {
 // A cell travels as one shell-quoted argument split on spaces: no value may
 // hold a space or a quote.
 void check_word(std::string_view v, const std::string& where) {
-    if (v.empty()) throw UsageError(fmt::format("{}: empty value", where));
+    if (v.empty()) throw GridError(fmt::format("{}: empty value", where));
     for (char c : v)
         if (c == ' ' || c == '\t' || c == '\'' || c == '"' || c == '\\' || c == '\n')
-            throw UsageError(fmt::format("{}: '{}': no spaces, quotes or backslashes in a grid value", where, v));
+            throw GridError(fmt::format("{}: '{}': no spaces, quotes or backslashes in a grid value", where, v));
 }
 
 std::vector<std::string> split_list(std::string_view v, const std::string& where) {
@@ -43,7 +43,7 @@ std::uint64_t number(std::string_view v, const std::string& where, std::uint64_t
     std::uint64_t n = 0;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
     if (v.empty() || ec != std::errc{} || end != v.data() + v.size() || n > max)
-        throw UsageError(fmt::format("{}: expected a number 0..{}, got '{}'", where, max, v));
+        throw GridError(fmt::format("{}: expected a number 0..{}, got '{}'", where, max, v));
     return n;
 }
 
@@ -60,10 +60,10 @@ std::string hash_id(std::string_view s) {
 // The parameter name as an option (no dashes, a known shape).
 std::string option_name(std::string_view name, const std::string& where) {
     if (name.empty() || name.starts_with("-"))
-        throw UsageError(fmt::format("{}: '{}': give the run option without dashes", where, name));
+        throw GridError(fmt::format("{}: '{}': give the run option without dashes", where, name));
     for (const char* fixed : {"design", "hz", "workload", "seed", "duration", "ticks"})
-        if (name == fixed) throw UsageError(fmt::format("{}: '{}' is a grid axis of its own", where, name));
-    if (name == "help" || name == "h") throw UsageError(fmt::format("{}: '{}' is not a run option of a cell", where, name));
+        if (name == fixed) throw GridError(fmt::format("{}: '{}' is a grid axis of its own", where, name));
+    if (name == "help" || name == "h") throw GridError(fmt::format("{}: '{}' is not a run option of a cell", where, name));
     check_word(name, where);
     return std::string(name);
 }
@@ -77,8 +77,8 @@ void apply_grid_key(Grid& g, std::string_view key, std::string_view value, const
     } else if (key == "hz") {
         g.hz.clear();
         for (const std::string& h : split_list(value, where)) {
-            const auto n = static_cast<unsigned>(number(h, where, 10000));
-            if (n == 0) throw UsageError(fmt::format("{}: HZ must be 1..10000", where));
+            const auto n = static_cast<unsigned>(number(h, where, kMaxHz));
+            if (!valid_hz(n)) throw GridError(fmt::format("{}: HZ must be 1..{}", where, kMaxHz));
             g.hz.push_back(n);
         }
     } else if (key == "workload") {
@@ -93,7 +93,7 @@ void apply_grid_key(Grid& g, std::string_view key, std::string_view value, const
         for (const std::string& s : split_list(value, where)) {
             if (const auto dots = s.find(".."); dots != std::string::npos) {
                 const std::uint64_t lo = number(s.substr(0, dots), where, ~0ull), hi = number(s.substr(dots + 2), where, ~0ull);
-                if (hi < lo || hi - lo >= 100000) throw UsageError(fmt::format("{}: bad seed range '{}'", where, s));
+                if (hi < lo || hi - lo >= 100000) throw GridError(fmt::format("{}: bad seed range '{}'", where, s));
                 for (std::uint64_t x = lo; x <= hi; ++x) g.seeds.push_back(x);
             } else {
                 g.seeds.push_back(number(s, where, ~0ull));
@@ -101,7 +101,7 @@ void apply_grid_key(Grid& g, std::string_view key, std::string_view value, const
         }
     } else if (key == "param") {
         const auto eq = value.find('=');
-        if (eq == std::string_view::npos) throw UsageError(fmt::format("{}: expected NAME=V1,V2,...", where));
+        if (eq == std::string_view::npos) throw GridError(fmt::format("{}: expected NAME=V1,V2,...", where));
         g.params.emplace_back(option_name(trim(value.substr(0, eq)), where), split_list(value.substr(eq + 1), where));
     } else if (key == "set") {
         const auto eq = value.find('=');
@@ -116,7 +116,7 @@ void apply_grid_key(Grid& g, std::string_view key, std::string_view value, const
         check_word(value, where);
         g.duration = std::string(value);
     } else {
-        throw UsageError(fmt::format("{}: unknown key '{}' (design, hz, workload, seed, param, set, duration)", where, key));
+        throw GridError(fmt::format("{}: unknown key '{}' (design, hz, workload, seed, param, set, duration)", where, key));
     }
 }
 
@@ -132,7 +132,7 @@ Grid parse_grid_file(const std::string& path) {
         if (l.empty()) continue;
         const auto eq = l.find('=');
         if (eq == std::string_view::npos)
-            throw UsageError(fmt::format("{}:{}: expected KEY = VALUE", path, n));
+            throw GridError(fmt::format("{}:{}: expected KEY = VALUE", path, n));
         const std::string_view key = trim(l.substr(0, eq));
         apply_grid_key(g, key, l.substr(eq + 1), fmt::format("{}:{}: {}", path, n, key));
     }
@@ -193,13 +193,13 @@ Cell cell_from_line(const std::string& line) {
         if (sp == std::string_view::npos) break;
         rest.remove_prefix(sp + 1);
     }
-    auto bad = [&] { return UsageError(fmt::format("--cell: '{}' is not a line --emit-jobs writes", line)); };
+    auto bad = [&] { return GridError(fmt::format("--cell: '{}' is not a line --emit-jobs writes", line)); };
     if (words.size() < 10 || words[0] != "--design" || words[2] != "--hz" || words[4] != "--workload" ||
         words[6] != "--seed" || words[8] != "--duration")
         throw bad();
     Grid g;
     g.designs = {words[1]};
-    g.hz = {static_cast<unsigned>(number(words[3], "--cell: --hz", 10000))};
+    g.hz = {static_cast<unsigned>(number(words[3], "--cell: --hz", kMaxHz))};
     g.workloads = {words[5]};
     g.seeds = {number(words[7], "--cell: --seed", ~0ull)};
     g.duration = words[9];
@@ -218,4 +218,4 @@ Cell cell_from_line(const std::string& line) {
     return c;
 }
 
-} // namespace timersim::cli
+} // namespace timersim::sweep

@@ -19,15 +19,21 @@
 //   - anything else (a directory, a block device, a socket): refused.
 #pragma once
 
-#include <boost/program_options.hpp>
-
 #include <cstdio>
-#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace timersim {
+
+// A file named by the user that cannot be used as asked (an output that is
+// also an input, an output name that is a directory): the CLI reports it as
+// one line "timersim: <what is wrong>" with exit status 2, without the usage
+// hint (the file is at fault, not the options).
+class FileUsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 // An output file that cannot be created (what(): "FILE: cannot create file
 // (reason)"). Commands create their outputs before they simulate, so this
@@ -43,7 +49,7 @@ public:
 class AtomicOutputFile {
 public:
     // Throws OutputError naming the file if it cannot be created, and
-    // cli::FileUsageError for a name it must not write (see above).
+    // FileUsageError for a name it must not write (see above).
     explicit AtomicOutputFile(std::string path);
     ~AtomicOutputFile();
     AtomicOutputFile(const AtomicOutputFile&) = delete;
@@ -71,13 +77,9 @@ private:
 // Throws std::runtime_error naming the file if it cannot be written.
 void write_file_atomically(const std::string& path, std::string_view content);
 
-// Throws cli::FileUsageError (one line, exit 2) when an output option names
-// the same file (device and inode, through any symlink or hard link) as an
-// input option, or as another output option. Options not given are skipped;
-// "-" (stdin, stdout) is never compared. Names are option names as in the
-// variables_map ("output" is shown as -o, "input" as FILE).
-void refuse_output_onto_input(const boost::program_options::variables_map& vm,
-                              std::initializer_list<const char*> outputs,
-                              std::initializer_list<const char*> inputs);
+// Whether two names are the same file as the kernel sees it: the same
+// device and inode (through any symlink or hard link), or, for names that
+// do not exist yet, the same directory and last name.
+bool same_file(const std::string& a, const std::string& b);
 
 } // namespace timersim

@@ -3,16 +3,15 @@
 // what it arms (relative timeout, arm call), what fires when, and what a
 // callback does. A spy between the engine and the generator records every
 // arm, cancel and fire. Also: composition, determinism, CPU placement, the
-// 1M-connection start without per-connection allocation, and the workload
-// options' validation.
-#include "sim/cli/cli.hpp"
-#include "sim/cli/workload_options.hpp"
+// 1M-connection start without per-connection allocation, and the parameter
+// table's checks.
 #include "sim/machine/engine.hpp"
 #include "sim/machine/engine_run.hpp"
 #include "wheel/core/heap_queue.hpp"
 #include "workloads/generators/burst.hpp"
 #include "workloads/generators/delayed_ack.hpp"
 #include "workloads/generators/generator_catalog.hpp"
+#include "workloads/generators/generator_parameters.hpp"
 #include "workloads/generators/keepalive.hpp"
 #include "workloads/generators/socket_timeouts.hpp"
 #include "workloads/generators/tcp_retransmit.hpp"
@@ -588,24 +587,34 @@ TEST_CASE("scale: 1M socket-timeouts connections start without per-connection al
 
 namespace {
 
-namespace po = boost::program_options;
-
-cli::WorkloadChoice choose(std::vector<std::string> args) {
-    po::options_description options;
-    cli::add_workload_options(options);
-    po::variables_map vm;
-    args.insert(args.begin(), "test");
-    std::vector<const char*> argv;
-    for (const std::string& a : args) argv.push_back(a.c_str());
-    po::store(po::parse_command_line(static_cast<int>(argv.size()), argv.data(), options), vm);
-    po::notify(vm);
-    return cli::workload_choice(vm, kHz, 1000);
+// A --workload list and generator parameters given as the options give them
+// ("--loss", "0.05"), set through the parameter table and checked as a whole.
+GeneratorWorkload choose(const std::vector<std::string>& args) {
+    std::string list = "tcp-retransmit,socket-timeouts"; // --workload's default
+    GeneratorParams params;
+    for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
+        const std::string name = args[i].substr(2);
+        if (name == "workload") {
+            list = args[i + 1];
+            continue;
+        }
+        const GeneratorParameter* found = nullptr;
+        for (const GeneratorParameterGroup& g : generator_parameter_groups())
+            for (const GeneratorParameter& p : g.parameters)
+                if (name == p.name) found = &p;
+        REQUIRE(found != nullptr);
+        if (found->integer)
+            set_generator_parameter(params, *found, static_cast<std::uint64_t>(std::stoull(args[i + 1])));
+        else
+            set_generator_parameter(params, *found, std::stod(args[i + 1]));
+    }
+    return generator_workload(list, params);
 }
 
-std::string usage_error(std::vector<std::string> args) {
+std::string usage_error(const std::vector<std::string>& args) {
     try {
-        choose(std::move(args));
-    } catch (const cli::UsageError& e) {
+        choose(args);
+    } catch (const std::invalid_argument& e) {
         return e.what();
     }
     return "(no error)";
@@ -613,16 +622,14 @@ std::string usage_error(std::vector<std::string> args) {
 
 } // namespace
 
-TEST_CASE("workload options: names, description, JSON and one-line errors naming the option") {
-    const cli::WorkloadChoice d = choose({});
-    CHECK(d.spec.name == "tcp-retransmit,socket-timeouts");
-    CHECK(d.spec.description.find("tcp-retransmit (10000 connections") != std::string::npos);
-    CHECK(d.spec.description.find('\n') == std::string::npos);
-    CHECK(d.spec.json.find("\"tcp-retransmit\": {\"connections\": 10000, \"send_interval_ms\": 5000") !=
+TEST_CASE("generator parameters: description, JSON and one-line errors naming the option") {
+    const GeneratorWorkload d = choose({});
+    CHECK(d.parts.size() == 2);
+    CHECK(d.description.find("tcp-retransmit (10000 connections") != std::string::npos);
+    CHECK(d.description.find('\n') == std::string::npos);
+    CHECK(d.json.find("\"tcp-retransmit\": {\"connections\": 10000, \"send_interval_ms\": 5000") !=
           std::string::npos);
-    CHECK_FALSE(d.clock);
-    CHECK_FALSE(d.natural_ticks);
-    CHECK(choose({"--workload", "burst", "--burst-size", "5"}).spec.description.find("5 timers") != std::string::npos);
+    CHECK(choose({"--workload", "burst", "--burst-size", "5"}).description.find("5 timers") != std::string::npos);
 
     CHECK(usage_error({"--loss", "1.5"}) == "--loss: must be 0..1, got 1.5");
     CHECK(usage_error({"--connections", "0"}) == "--connections: must be 1..50000000, got 0");
@@ -634,7 +641,4 @@ TEST_CASE("workload options: names, description, JSON and one-line errors naming
     CHECK(usage_error({"--keepalive-probes", "200"}) == "--keepalive-probes: must be 1..127, got 200");
     CHECK(usage_error({"--rtt-ms", "nan"}).rfind("--rtt-ms: must be", 0) == 0);
     CHECK(usage_error({"--workload", "mixed", "--connections", "50000000"}).rfind("--connections:", 0) == 0);
-    CHECK(usage_error({"--trace", "x.trace", "--ftrace", "y.txt"}) == "--trace and --ftrace: give one or the other");
-    CHECK(usage_error({"--trace", "x.trace", "--workload", "burst"}) == "--workload and --trace: give one or the other");
-    CHECK(usage_error({"--trace", "x.trace", "--loss", "0.5"}) == "--loss: a generator parameter, not used with --trace");
 }

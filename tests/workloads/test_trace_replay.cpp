@@ -5,7 +5,7 @@
 // it fires, or counted when it never does; long traces replay; bad traces fail
 // with FILE:LINE: what (field).
 #include "sim/machine/engine_run.hpp"
-#include "sim/cli/workload_options.hpp"
+#include "workloads/generators/generator_catalog.hpp"
 #include "workloads/traces/trace_error.hpp"
 #include "workloads/traces/trace_recorder.hpp"
 #include "workloads/traces/trace_replay.hpp"
@@ -341,20 +341,15 @@ TEST_CASE("a workload recorded on a design replays on it with the same metrics")
 }
 
 TEST_CASE("the generators recorded and replayed on the same design give the same metrics") {
-    namespace po = boost::program_options;
     for (const char* workload : {"tcp-retransmit", "socket-timeouts", "mixed"}) {
         CAPTURE(workload);
-        po::options_description options;
-        cli::add_workload_options(options);
-        const std::vector<std::string> args{"--workload", workload, "--connections", "400", "--loss", "0.05"};
-        po::variables_map vm;
-        po::store(po::command_line_parser(args).options(options).run(), vm);
-        po::notify(vm);
+        GeneratorParams params;
+        params.connections = 400;
+        params.tcp_retransmit.loss = 0.05;
         MachineConfig m;
         m.hz = kHz;
         m.ticks = 5000; // 20 s
-        const cli::WorkloadChoice choice = cli::workload_choice(vm, m.hz, m.ticks);
-        const WorkloadSpec& spec = choice.spec;
+        const WorkloadSpec spec = spec_of(workload_list_factory(workload, params, m.ticks, m.hz));
         for (const Design design : all_designs()) {
             CAPTURE(to_string(design));
             const RunResult direct = run_machine(design, m, spec);

@@ -1,4 +1,4 @@
-#include "sim/cli/sweep_results.hpp"
+#include "sim/sweep/sweep_results.hpp"
 
 
 #include <fmt/core.h>
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace timersim::cli {
+namespace timersim::sweep {
 
 namespace {
 
@@ -68,7 +68,7 @@ CellRecord parse_cell_record(const std::string& line) {
             num("max_softirq_ns"), num("cascade_moves"), num("bytes_per_timer"));
     } catch (const nlohmann::json::exception& e) {
         throw std::invalid_argument(fmt::format("missing or bad field ({})", e.what()));
-    } catch (const std::runtime_error& e) { // cell_from_line's UsageError
+    } catch (const std::runtime_error& e) { // cell_from_line's GridError
         throw std::invalid_argument(e.what());
     }
     rec.text = line.ends_with('\n') ? line : line + "\n";
@@ -82,4 +82,4 @@ std::string results_csv(std::vector<CellRecord> records) {
     return out;
 }
 
-} // namespace timersim::cli
+} // namespace timersim::sweep

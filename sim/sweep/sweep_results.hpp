@@ -15,13 +15,13 @@
 // within 12.5 %, max exact).
 #pragma once
 
-#include "sim/cli/sweep_grid.hpp"
+#include "sim/sweep/sweep_grid.hpp"
 #include "sim/machine/engine_run.hpp"
 
 #include <string>
 #include <vector>
 
-namespace timersim::cli {
+namespace timersim::sweep {
 
 inline constexpr const char* kSweepCellSchema = "timersim.sweep-cell.v1";
 
@@ -40,4 +40,4 @@ CellRecord parse_cell_record(const std::string& line);
 // results.csv: a header, then one row per record, sorted by args.
 std::string results_csv(std::vector<CellRecord> records);
 
-} // namespace timersim::cli
+} // namespace timersim::sweep
