@@ -31,6 +31,7 @@
 #include "wheel/core/clock.hpp"
 #include "wheel/core/heap_queue.hpp"
 #include "wheel/views/wheel_snapshot.hpp"
+#include "workloads/traces/ftrace_import.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/text_stream.hpp"

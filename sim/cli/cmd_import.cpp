@@ -7,6 +7,7 @@
 #include "sim/cli/output_paths.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/trace_filter_options.hpp"
+#include "workloads/traces/ftrace_import.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/input_file.hpp"
 #include "workloads/traces/trace_source.hpp"

@@ -2,6 +2,7 @@
 // format the kernel and trace-cmd print, the kernel's tracing habits turned
 // back into arm/modify/cancel (tests/data/ftrace/), and the malformed inputs of
 // tests/data/bad-ftrace/.
+#include "workloads/traces/ftrace_import.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/trace_reader.hpp"
 #include "workloads/traces/trace_writer.hpp"

@@ -1,6 +1,7 @@
 // FtraceImporter: kernel timer events (FtraceReader) turned into timersim
 // trace events: timer pointers to dense ids, timer_start/cancel pairs to
 // arm, modify and cancel, events inside a callback marked cb=.
+#include "workloads/traces/ftrace_import.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 
 #include "workloads/traces/key_index.hpp"

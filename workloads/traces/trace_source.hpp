@@ -17,6 +17,7 @@
 // (field)); an input that cannot be read, InputError.
 #pragma once
 
+#include "workloads/traces/ftrace_import.hpp"
 #include "workloads/traces/ftrace_reader.hpp"
 #include "workloads/traces/hz_inference.hpp"
 #include "workloads/traces/input_file.hpp"

@@ -1,0 +1,74 @@
+// Import of real kernel timer traces (docs/trace-format.md, "Importing
+// ftrace"): FtraceImporter turns the FtraceEvents a FtraceReader reads
+// (ftrace_reader.hpp) into trace v1 events, undoing the kernel's tracing
+// habits:
+//
+//   * every expiry is traced as timer_cancel (the detach in the run loop),
+//     then timer_expire_entry: that pair is an expiry, not a del_timer(), and
+//     gives no event (the simulator decides when timers fire);
+//   * mod_timer() on a pending timer that changes bucket traces timer_cancel
+//     then timer_start on the same CPU: one `modify`;
+//   * mod_timer() that keeps the timer in its bucket traces nothing, so
+//     nothing is emitted;
+//   * a timer_cancel that is neither is a del_timer(): a `cancel`, unless the
+//     timer was armed before the trace began (then nothing: the replay never
+//     had it);
+//   * a timer_start not preceded by a cancel is an `arm`;
+//   * timer_start/timer_cancel traced by a CPU between a timer's
+//     timer_expire_entry and timer_expire_exit come from that callback: the
+//     events get cb= that timer.
+//
+// A timer_cancel is held until the same timer's next event on the same CPU
+// (or until the trace has moved on by pair_window_ns), so the converted
+// events stay in time order; memory is the timer map plus the events inside
+// that window.
+#pragma once
+
+#include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/trace_event.hpp"
+
+#include <cstdint>
+#include <memory>
+
+namespace timersim {
+
+struct FtraceImportStats {
+    std::uint64_t arms = 0;
+    std::uint64_t modifies = 0;
+    std::uint64_t cancels = 0;
+    std::uint64_t expiries = 0;             // timer_expire_entry lines (fires)
+    std::uint64_t expiry_detaches = 0;      // timer_cancel lines recognised as an expiry's detach
+    std::uint64_t requeues = 0;             // cancel + start pairs turned into one modify
+    std::uint64_t dropped_cancels = 0;      // del_timer() of timers armed before the trace
+    std::uint64_t anomalies = 0;            // starts of pending timers without a cancel, expiries of pending timers without one
+    std::uint64_t timers = 0;               // distinct timers seen
+    std::uint64_t callback_events = 0;      // events inside a callback (cb=): between timer_expire_entry and _exit on that CPU
+    std::uint64_t unconfirmed_callbacks = 0; // expiries whose timer_expire_exit never came (their events get no cb=)
+};
+
+class FtraceImporter {
+public:
+    static constexpr std::uint64_t kDefaultPairWindowNs = 10'000'000; // 10 ms
+
+    explicit FtraceImporter(FtraceReader& reader, std::uint64_t pair_window_ns = kDefaultPairWindowNs);
+    ~FtraceImporter();
+    FtraceImporter(const FtraceImporter&) = delete;
+    FtraceImporter& operator=(const FtraceImporter&) = delete;
+
+    // The next trace v1 event (time relative to the first event line; timer
+    // key the pointer as a token "0x%016x"; expiry at=expires; kidx/know
+    // annotations). string_views are valid until the next call.
+    bool next(TraceEvent& event);
+
+    // Valid once next() returned an event or false: hz, and start_jiffies
+    // derived from the first event that shows jiffies (INITIAL_JIFFIES(hz) if
+    // none did).
+    TraceHeader header() const;
+    const FtraceImportStats& stats() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace timersim
