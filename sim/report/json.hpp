@@ -39,7 +39,6 @@
 // escapes control characters its own way).
 #pragma once
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -75,10 +74,10 @@ std::string json_string(std::string_view s);
 // A double as write_json() writes it (shortest round-trip digits; NaN and
 // infinities as null), for the CSV reports, which give numbers alike.
 std::string json_number(double v);
-// A statistic as JSON, or null when it is not known (of no samples: not 0).
+// A statistic, or null when it is not known (of no samples: not 0).
 template <class T>
-std::string json_or_null(bool known, const T& v) {
-    return known ? fmt::format("{}", v) : std::string("null");
+ordered_json json_or_null(bool known, const T& v) {
+    return known ? ordered_json(v) : ordered_json(nullptr);
 }
 
 } // namespace timersim
