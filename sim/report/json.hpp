@@ -52,7 +52,8 @@ using ordered_json = nlohmann::ordered_json;
 
 // Paths are JSON Pointers ("" the document, "/designs" a member of it,
 // "/designs/0" an element), "*" standing for any one member name or index:
-// "/designs/*" is every element of "designs".
+// "/designs/*" is every element of "designs". Names are compared as they
+// are (no "~1" for '/': no layout names a member with one).
 struct JsonLayout {
     // Containers written one item per line; every other one on one line.
     std::vector<std::string> expanded;

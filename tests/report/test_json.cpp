@@ -1,6 +1,8 @@
-// The one JSON escaping function (sim/report/json.hpp), checked by another
-// JSON implementation: python3's json module must read back exactly the
-// strings we wrote, every control character, quote and backslash included.
+// The one JSON writer and its escaping function (sim/report/json.hpp): the
+// layouts write_json() gives documents, its number rule, and a check by
+// another JSON implementation: python3's json module must read back exactly
+// the strings we wrote, every control character, quote and backslash
+// included, and the documents we wrote.
 #include "sim/report/json.hpp"
 
 #include <doctest/doctest.h>
