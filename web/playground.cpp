@@ -53,7 +53,10 @@ namespace timersim::web {
 
 namespace {
 
-std::string error_json(const std::string& what) { return fmt::format("{{\"error\":{}}}", json_string(what)); }
+// What JS receives: JSON text as the step frames have it, on one line.
+std::string to_js(const ordered_json& value) { return write_json(value, JsonLayout{.compact = true}); }
+
+std::string error_json(const std::string& what) { return to_js({{"error", what}}); }
 
 // What a session runs, from the options JSON: {"hz":250, "slack":"default"|"off"|N,
 // "base_small":false} plus at most one of "timeouts":["36","300ms"],
@@ -270,10 +273,16 @@ public:
         if (timer >= stepper_.timers()) return error_json("no such timer");
         const Placement raw = stepper_.placement(timer);
         const Placement p = drawn(stepper_.queue(), raw);
-        return fmt::format("{{\"pending\":{},\"deferrable_base\":{},\"level\":{},\"slot\":{},\"idx\":{},"
-                           "\"expires\":{},\"bucket_expiry\":{},\"requested\":{}}}",
-                           p.pending, p.deferrable_base, p.level, p.slot, raw.slot, p.expires, p.bucket_expiry,
-                           stepper_.requested(timer));
+        ordered_json o = ordered_json::object();
+        o["pending"] = p.pending;
+        o["deferrable_base"] = p.deferrable_base;
+        o["level"] = p.level;
+        o["slot"] = p.slot;
+        o["idx"] = raw.slot;
+        o["expires"] = p.expires;
+        o["bucket_expiry"] = p.bucket_expiry;
+        o["requested"] = stepper_.requested(timer);
+        return to_js(o);
     }
 
     // Every pending timer as [timer, level, slot, bucket_expiry], drawn as
@@ -281,14 +290,12 @@ public:
     // since some moves are no call of ours and not in any frame (netty's
     // transfer from its queue, scheme 4's overflow walk).
     std::string placements() const override {
-        std::string out = "[";
+        ordered_json out = ordered_json::array();
         for (std::uint32_t t = 0; t < stepper_.timers(); ++t) {
             const Placement p = drawn(stepper_.queue(), stepper_.placement(t));
-            if (!p.pending) continue;
-            if (out.size() > 1) out += ',';
-            out += fmt::format("[{},{},{},{}]", t, p.level, p.slot, p.bucket_expiry);
+            if (p.pending) out.push_back(ordered_json::array({t, p.level, p.slot, p.bucket_expiry}));
         }
-        return out + "]";
+        return to_js(out);
     }
 
     std::string explain(std::uint32_t timer) const override {
@@ -335,9 +342,7 @@ public:
     }
 
     std::string labels_json() const override {
-        std::vector<std::string> quoted;
-        for (const auto& l : labels()) quoted.push_back(json_string(l));
-        return fmt::format("[{}]", fmt::join(quoted, ","));
+        return to_js(labels());
     }
 
 private:
@@ -443,20 +448,27 @@ Session* open_session(const std::string& design, const std::string& options) {
 
 // Every design of the registry (every_design()), with its one-line summary.
 std::string designs_json() {
-    std::vector<std::string> rows;
-    for (Design d : every_design())
-        rows.push_back(fmt::format("{{\"name\":{},\"summary\":{}}}", json_string(to_string(d)),
-                                   json_string(design_info(d).summary)));
-    return fmt::format("[{}]", fmt::join(rows, ","));
+    ordered_json rows = ordered_json::array();
+    for (Design d : every_design()) {
+        ordered_json o = ordered_json::object();
+        o["name"] = to_string(d);
+        o["summary"] = design_info(d).summary;
+        rows.push_back(std::move(o));
+    }
+    return to_js(rows);
 }
 
 // The configurable wheel's presets (wheel/configurable/wheel_spec.hpp).
 std::string wheel_presets_json() {
-    std::vector<std::string> rows;
-    for (const WheelPreset& p : wheel_presets())
-        rows.push_back(fmt::format("{{\"name\":{},\"spec\":{},\"source\":{}}}", json_string(p.name),
-                                   json_string(p.spec), json_string(p.source)));
-    return fmt::format("[{}]", fmt::join(rows, ","));
+    ordered_json rows = ordered_json::array();
+    for (const WheelPreset& p : wheel_presets()) {
+        ordered_json o = ordered_json::object();
+        o["name"] = p.name;
+        o["spec"] = p.spec;
+        o["source"] = p.source;
+        rows.push_back(std::move(o));
+    }
+    return to_js(rows);
 }
 
 // A timeout as the CLI reads it ("36", "300ms", "1.5s") in jiffies at `hz`;
@@ -520,7 +532,7 @@ std::string s_tick(Session& s) { return guarded([&] { return s.tick(); }); }
 std::string s_run_quiet(Session& s, double n) {
     return guarded([&] {
         s.run_quiet(n);
-        return std::string("{}");
+        return to_js(ordered_json::object());
     });
 }
 std::string s_arm(Session& s, std::uint32_t t, double j) { return guarded([&] { return s.arm(t, j); }); }

@@ -5,7 +5,6 @@
 #include "sim/report/group_report.hpp"
 #include "sim/report/json.hpp"
 #include "sim/report/percentiles.hpp"
-#include "sim/report/seed_costs.hpp"
 #include "sim/report/relative_summary.hpp"
 
 #include <fmt/core.h>
@@ -30,6 +29,7 @@ using comparison_summary::error_groups;
 using comparison_summary::find;
 using comparison_summary::Group;
 using comparison_summary::group_of;
+using comparison_summary::is_base_small;
 using comparison_summary::summarize;
 using comparison_summary::Summary;
 
@@ -98,11 +98,6 @@ std::string slack_description(const MachineConfig& c) {
     if (!c.classic_slack) return "off";
     if (*c.classic_slack < 0) return "kernel default (delay/256)";
     return fmt::format("fixed {}", jiffies_word(static_cast<Jiffies>(*c.classic_slack)));
-}
-
-bool is_base_small(const classic::Geometry& g) {
-    return g.tvr_bits == classic::Geometry::base_small().tvr_bits &&
-           g.tvn_bits == classic::Geometry::base_small().tvn_bits;
 }
 
 std::string geometry_description(const classic::Geometry& g) {
@@ -333,146 +328,6 @@ std::string histogram_text(const std::vector<Summary>& summaries, unsigned hz) {
     return out;
 }
 
-// ---------------------------------------------------------------------------
-// JSON
-
-template <class T>
-std::string json_array(const std::vector<SeriesPoint>& series, T SeriesPoint::*field) {
-    std::vector<std::string> v;
-    v.reserve(series.size());
-    for (const SeriesPoint& p : series) v.push_back(fmt::format("{}", p.*field));
-    return fmt::format("[{}]", fmt::join(v, ", "));
-}
-
-std::string series_runs_json(const std::vector<SeriesPoint>& series) {
-    std::vector<std::string> v;
-    v.reserve(series.size());
-    for (const SeriesPoint& point : series) v.push_back(fmt::format("{}", point.runs()));
-    return fmt::format("[{}]", fmt::join(v, ", "));
-}
-
-// Every window's run durations as [upper bound of the log2 bucket in ns,
-// runs], ascending: enough to merge windows and take percentiles again.
-std::string series_buckets_json(const std::vector<SeriesPoint>& series) {
-    std::vector<std::string> v;
-    v.reserve(series.size());
-    for (const SeriesPoint& point : series) {
-        std::vector<std::string> pairs;
-        for (const auto& [bucket, count] : point.run_buckets)
-            pairs.push_back(fmt::format("[{}, {}]", Log2Histogram::bucket_high(bucket), count));
-        v.push_back(fmt::format("[{}]", fmt::join(pairs, ", ")));
-    }
-    return fmt::format("[{}]", fmt::join(v, ", "));
-}
-
-// The run-duration percentile of every window (SeriesPoint::run_percentile).
-std::string json_run_percentiles(const std::vector<SeriesPoint>& series, double p) {
-    std::vector<std::string> v;
-    v.reserve(series.size());
-    for (const SeriesPoint& point : series) v.push_back(fmt::format("{}", point.run_percentile(p)));
-    return fmt::format("[{}]", fmt::join(v, ", "));
-}
-
-std::string error_jiffies_json(const Summary& s) {
-    const ErrorHistogram& h = s.m->error_jiffies;
-    const bool k = !h.empty();
-    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.total(),
-                                  k ? json_number(h.mean()) : "null", json_or_null(k, h.min()));
-    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, h.percentile(p)));
-    out += fmt::format(", \"early\": {}", s.m->early);
-    std::vector<std::string> bins;
-    for (const auto& [value, count] : h.counts()) bins.push_back(fmt::format("[{}, {}]", value, count));
-    out += fmt::format(", \"histogram\": [{}]}}", fmt::join(bins, ", "));
-    return out;
-}
-
-std::string error_ms_json(const Summary& s) {
-    const ErrorHistogram& h = s.m->error_jiffies;
-    auto ms = [&](double j) { return h.empty() ? std::string("null") : json_number(j * 1000.0 / s.hz); };
-    std::string out = fmt::format("{{\"mean\": {}, \"min\": {}", ms(h.mean()), ms(static_cast<double>(h.min())));
-    for (double p : kPercentiles)
-        out += fmt::format(", \"{}\": {}", percentile_name(p), ms(static_cast<double>(h.percentile(p))));
-    return out + "}";
-}
-
-std::string log2_stats_json(const Log2Histogram& h) {
-    const bool k = !h.empty();
-    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.count(),
-                                  k ? json_number(h.mean()) : "null", json_or_null(k, h.min()));
-    for (double p : kPercentiles)
-        out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, p == 100 ? h.max() : h.percentile(p)));
-    return out + "}";
-}
-
-std::string design_json(const Summary& s) {
-    const RunResult& r = *s.run;
-    const CpuMetrics& m = *s.m;
-    const QueueCounters& q = m.counters;
-    const auto& sq = m.softirq;
-    std::string out = "    {\n";
-    out += fmt::format("      \"name\": \"{}\",\n", s.name);
-    out += fmt::format(
-        "      \"timers\": {{\"arms\": {}, \"rearm_dequeues\": {}, \"fired\": {}, \"cancelled\": {}, "
-        "\"pending_at_end\": {}, \"early\": {}, \"operations_past_end\": {}}},\n",
-        m.arms, m.rearm_dequeues, m.fired, m.cancelled, m.pending, m.early, r.operations_past_end);
-    out += fmt::format("      \"error_jiffies\": {},\n", error_jiffies_json(s));
-    out += fmt::format("      \"error_ms\": {},\n", error_ms_json(s));
-    out += fmt::format("      \"error_ns\": {},\n", log2_stats_json(m.error_ns));
-    out += fmt::format("      \"cascades\": {{\"moves\": {}, \"cascades\": {}, \"max_moves_per_softirq\": {}}},\n",
-                       q.cascade_moves, q.cascades, m.max_cascade_moves_per_softirq);
-    out += fmt::format(
-        "      \"softirq\": {{\"runs\": {}, \"runs_irq_exit\": {}, \"runs_ksoftirqd\": {}, \"restarts\": {}, "
-        "\"deferrals\": {}, \"per_tick_mean_ns\": {}, \"per_tick_p99_ns\": {}, \"max_stall_ns\": {}, "
-        "\"max_expired_per_run\": {}, \"run_ns\": {}}},\n",
-        s.softirq_runs, sq.runs_irq_exit, sq.runs_ksoftirqd, sq.restarts, sq.deferrals,
-        json_number(s.softirq_mean_per_tick_ns), s.softirq_p99_per_tick_ns, json_or_null(s.softirq_runs > 0, s.max_stall_ns),
-        m.max_expired_per_softirq, log2_stats_json(m.softirq_ns));
-    out += fmt::format(
-        "      \"timer_work_ns\": {{\"total\": {}, \"softirq\": {}, \"task\": {}, \"cascades\": {}, "
-        "\"cpu_share_percent\": {}}},\n",
-        m.timer_work_ns(), m.softirq_work_ns, m.task_work_ns, s.cascade_ns, json_number(s.cpu_share));
-    out += fmt::format("      \"memory\": {{\"bytes_per_timer\": {}, \"peak_pending\": {}, \"peak_bytes\": {}}},\n",
-                       r.bytes_per_timer, s.peak_pending, s.peak_bytes);
-    out += fmt::format(
-        "      \"counters\": {{\"enqueues\": {}, \"same_expiry_shortcuts\": {}, \"same_bucket_shortcuts\": {}, "
-        "\"cancels\": {}, \"expired\": {}, \"cascade_moves\": {}, \"cascades\": {}, \"buckets_scanned\": {}, "
-        "\"jiffies_walked\": {}, \"softirq_runs\": {}, \"empty_runs\": {}, \"next_expiry_searches\": {}, "
-        "\"next_expiry_search_steps\": {}, \"peak_pending\": {}{}}},\n",
-        q.enqueues, q.same_expiry_shortcuts, q.same_bucket_shortcuts, q.cancels, q.expired, q.cascade_moves,
-        q.cascades, q.buckets_scanned, q.jiffies_walked, q.softirq_runs, q.empty_runs, q.next_expiry_searches,
-        q.next_expiry_search_steps, q.peak_pending, seed_costs_json(r, m));
-    std::vector<std::string> cpus;
-    for (std::size_t i = 0; i < r.per_cpu.size(); ++i) {
-        const CpuMetrics& c = r.per_cpu[i];
-        cpus.push_back(fmt::format(
-            "        {{\"cpu\": {}, \"arms\": {}, \"fired\": {}, \"cancelled\": {}, \"pending_at_end\": {}, "
-            "\"error_jiffies_p99\": {}, \"error_jiffies_max\": {}, \"cascade_moves\": {}, \"softirq_max_ns\": {}, "
-            "\"softirq_work_ns\": {}, \"task_work_ns\": {}, \"peak_pending\": {}}}",
-            i, c.arms, c.fired, c.cancelled, c.pending, json_or_null(c.fired > 0, c.error_jiffies.percentile(99)),
-            json_or_null(c.fired > 0, c.error_jiffies.max()),
-            c.counters.cascade_moves, c.max_softirq_ns, c.softirq_work_ns, c.task_work_ns, c.counters.peak_pending));
-    }
-    out += fmt::format("      \"per_cpu\": [\n{}\n      ],\n", fmt::join(cpus, ",\n"));
-    out += fmt::format("      \"groups\": {},\n", group_table_json(r.groups));
-    out += fmt::format(
-        "      \"series\": {{\"window_ticks\": {}, \"start_ns\": {}, \"softirq_ns\": {}, \"max_softirq_ns\": {}, "
-        "\"cascade_moves\": {}, \"expired\": {}, \"runs\": {}, \"p50_softirq_ns\": {}, \"p99_softirq_ns\": {}, "
-        "\"run_buckets\": {}}}\n",
-        r.series_window_ticks, json_array(r.series, &SeriesPoint::start_ns),
-        json_array(r.series, &SeriesPoint::softirq_ns), json_array(r.series, &SeriesPoint::max_softirq_ns),
-        json_array(r.series, &SeriesPoint::cascade_moves), json_array(r.series, &SeriesPoint::expired),
-        series_runs_json(r.series), json_run_percentiles(r.series, 50), json_run_percentiles(r.series, 99),
-        series_buckets_json(r.series));
-    out += "    }";
-    return out;
-}
-
-std::string slack_json(const MachineConfig& c) {
-    if (!c.classic_slack) return "{\"mode\": \"off\", \"jiffies\": null}";
-    if (*c.classic_slack < 0) return "{\"mode\": \"default\", \"jiffies\": null}";
-    return fmt::format("{{\"mode\": \"fixed\", \"jiffies\": {}}}", *c.classic_slack);
-}
-
 } // namespace
 
 std::string comparison_verdict(const Comparison& comparison) {
@@ -596,38 +451,6 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
         out += "\n" + group_table_text(r.groups, group_rows, fmt::format(", {}", design_name(r)));
     out += relative_summary_text(comparison);
     out += "\n" + wrap(comparison_verdict(comparison), kWidth, "Verdict: ", "");
-    return out;
-}
-
-std::string format_comparison_json(const Comparison& comparison) {
-    if (comparison.runs.empty()) return "{}\n";
-    const auto summaries = summarize(comparison);
-    const RunResult& first = comparison.runs.front();
-    const MachineConfig& c = first.config;
-    const CostModel& k = c.costs;
-    std::string out = "{\n";
-    out += fmt::format("  \"schema\": \"{}\",\n", kCompareJsonSchema);
-    out += fmt::format("  \"workload\": {{\"name\": {}, \"description\": {}, \"params\": {}}},\n",
-                       json_string(first.workload_name), json_string(first.workload_description),
-                       first.workload_json.empty() ? "{}" : first.workload_json);
-    out += fmt::format(
-        "  \"machine\": {{\"hz\": {}, \"cpus\": {}, \"ticks\": {}, \"duration_s\": {}, \"start_jiffies\": {}, "
-        "\"end_ns\": {}, \"nohz_idle\": {}, \"ksoftirqd_delay_ns\": {}, \"tick_jitter_ns\": {}, \"jitter_seed\": {}, "
-        "\"max_expiries_per_softirq\": {}, \"classic_slack\": {}, \"classic_geometry\": \"{}\"}},\n",
-        c.hz, c.cpus, c.ticks, json_number(static_cast<double>(c.ticks) / c.hz), first.start_jiffies, first.end_ns,
-        c.nohz_idle, c.ksoftirqd_delay_ns, c.tick_jitter_ns, c.jitter_seed, c.max_expiries_per_softirq,
-        slack_json(c), is_base_small(c.classic_geometry) ? "base-small" : "normal");
-    out += fmt::format(
-        "  \"cost_model_ns\": {{\"enqueue\": {}, \"dequeue\": {}, \"cascade_move\": {}, \"bucket_scan\": {}, "
-        "\"expiry\": {}, \"callback\": {}, \"next_expiry_step\": {}, \"softirq_entry\": {}}},\n",
-        k.enqueue_ns, k.dequeue_ns, k.cascade_move_ns, k.bucket_scan_ns, k.expiry_ns, k.callback_ns,
-        k.next_expiry_step_ns, k.softirq_entry_ns);
-    std::vector<std::string> designs;
-    for (const Summary& s : summaries) designs.push_back(design_json(s));
-    out += fmt::format("  \"designs\": [\n{}\n  ],\n", fmt::join(designs, ",\n"));
-    out += fmt::format("  \"summary\": {},\n", relative_summary_json(comparison));
-    out += fmt::format("  \"verdict\": {}\n", json_string(comparison_verdict(comparison)));
-    out += "}\n";
     return out;
 }
 

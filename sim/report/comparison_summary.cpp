@@ -96,4 +96,9 @@ std::size_t group_of(std::int64_t value) {
     return 2 + static_cast<std::size_t>(63 - __builtin_clzll(static_cast<std::uint64_t>(value)));
 }
 
+bool is_base_small(const classic::Geometry& g) {
+    return g.tvr_bits == classic::Geometry::base_small().tvr_bits &&
+           g.tvn_bits == classic::Geometry::base_small().tvn_bits;
+}
+
 } // namespace timersim::comparison_summary

@@ -51,4 +51,7 @@ std::vector<Group> error_groups(std::int64_t max_error);
 // The index in error_groups() of a fire `value` jiffies late.
 std::size_t group_of(std::int64_t value);
 
+// Whether the classic wheel has CONFIG_BASE_SMALL's geometry.
+bool is_base_small(const classic::Geometry& g);
+
 } // namespace timersim::comparison_summary

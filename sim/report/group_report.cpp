@@ -2,6 +2,7 @@
 
 #include "sim/report/format_time.hpp"
 #include "sim/report/json.hpp"
+#include "sim/report/metrics_json.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -89,25 +90,37 @@ std::string group_table_text(const GroupTable& t, std::size_t limit, std::string
     return out;
 }
 
-std::string group_table_json(const GroupTable& t) {
-    std::vector<std::string> rows;
+ordered_json group_table_json(const GroupTable& t) {
+    ordered_json groups = ordered_json::array();
     for (const std::size_t i : group_order(t)) {
         const GroupMetrics& g = t.groups[i];
         const ErrorHistogram& h = g.error_jiffies;
-        const auto stat = [&](std::int64_t v) { return json_or_null(g.fired > 0, v); };
-        std::vector<std::string> bins;
-        for (const auto& [value, count] : h.counts()) bins.push_back(fmt::format("[{}, {}]", value, count));
+        const bool fired = g.fired > 0;
+        ordered_json error = ordered_json::object();
+        error["mean"] = json_or_null(fired, h.mean());
+        error["min"] = json_or_null(fired, h.min());
+        error["p50"] = json_or_null(fired, h.percentile(50));
+        error["p99"] = json_or_null(fired, h.percentile(99));
+        error["max"] = json_or_null(fired, h.max());
+        error["histogram"] = error_histogram_json(h);
         const auto share = cancelled_share(g);
-        rows.push_back(fmt::format(
-            "{{\"name\": {}, \"arms\": {}, \"fired\": {}, \"cancelled\": {}, \"cancelled_share\": {}, \"early\": {}, "
-            "\"error_jiffies\": {{\"mean\": {}, \"min\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}, \"histogram\": [{}]}}, "
-            "\"softirq_ns\": {}}}",
-            json_string(t.names[i]), g.arms, g.fired, g.cancelled, share ? json_number(*share) : "null", g.early,
-            g.fired ? json_number(h.mean()) : "null", stat(h.min()), stat(h.percentile(50)), stat(h.percentile(99)),
-            stat(h.max()), fmt::join(bins, ", "), g.softirq_ns));
+        ordered_json row = ordered_json::object();
+        row["name"] = t.names[i];
+        row["arms"] = g.arms;
+        row["fired"] = g.fired;
+        row["cancelled"] = g.cancelled;
+        row["cancelled_share"] = json_or_null(share.has_value(), share.value_or(0));
+        row["early"] = g.early;
+        row["error_jiffies"] = std::move(error);
+        row["softirq_ns"] = g.softirq_ns;
+        groups.push_back(std::move(row));
     }
-    return fmt::format("{{\"by\": \"{}\", \"no_levels\": {}, \"unattributed_softirq_ns\": {}, \"groups\": [{}]}}",
-                       to_string(t.by), t.no_levels, t.unattributed_softirq_ns, fmt::join(rows, ", "));
+    ordered_json table = ordered_json::object();
+    table["by"] = to_string(t.by);
+    table["no_levels"] = t.no_levels;
+    table["unattributed_softirq_ns"] = t.unattributed_softirq_ns;
+    table["groups"] = std::move(groups);
+    return table;
 }
 
 std::string group_csv_header() {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "sim/machine/group_metrics.hpp"
+#include "sim/report/json.hpp"
 
 #include <cstddef>
 #include <string>
@@ -29,7 +30,7 @@ std::vector<std::size_t> group_order(const GroupTable& t);
 // heading's "by function" (e.g. ", classic").
 std::string group_table_text(const GroupTable& t, std::size_t limit, std::string_view title_suffix = {});
 // One JSON object: {"by": ..., "no_levels": ..., "unattributed_softirq_ns": ..., "groups": [...]}.
-std::string group_table_json(const GroupTable& t);
+ordered_json group_table_json(const GroupTable& t);
 // CSV: one header line, then one row per group of each design.
 std::string group_csv_header();
 std::string group_csv_rows(std::string_view design, const GroupTable& t);

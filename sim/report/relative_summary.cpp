@@ -71,17 +71,22 @@ std::string relative_summary_text(const Comparison& comparison) {
     return out;
 }
 
-std::string relative_summary_json(const Comparison& comparison) {
+ordered_json relative_summary_json(const Comparison& comparison) {
     const auto s = relative_summary(comparison);
-    if (!s) return "null";
-    std::vector<std::string> rows;
-    for (const RelativeRow& row : s->others)
-        rows.push_back(fmt::format("{{\"name\": \"{}\", \"softirq_ratio\": {}, \"p99_error_diff_jiffies\": {}}}",
-                                   row.name,
-                                   row.softirq_ratio ? json_number(*row.softirq_ratio) : "null",
-                                   row.p99_diff_jiffies ? fmt::format("{}", *row.p99_diff_jiffies) : "null"));
-    return fmt::format("{{\"reference\": \"{}\", \"reference_softirq_ns\": {}, \"designs\": [{}]}}",
-                       s->reference_name, s->reference_softirq_ns, fmt::join(rows, ", "));
+    if (!s) return nullptr;
+    ordered_json designs = ordered_json::array();
+    for (const RelativeRow& row : s->others) {
+        ordered_json o = ordered_json::object();
+        o["name"] = row.name;
+        o["softirq_ratio"] = json_or_null(row.softirq_ratio.has_value(), row.softirq_ratio.value_or(0));
+        o["p99_error_diff_jiffies"] = json_or_null(row.p99_diff_jiffies.has_value(), row.p99_diff_jiffies.value_or(0));
+        designs.push_back(std::move(o));
+    }
+    ordered_json summary = ordered_json::object();
+    summary["reference"] = s->reference_name;
+    summary["reference_softirq_ns"] = s->reference_softirq_ns;
+    summary["designs"] = std::move(designs);
+    return summary;
 }
 
 } // namespace timersim

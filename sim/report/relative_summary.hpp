@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sim/machine/comparison.hpp"
+#include "sim/report/json.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -35,6 +36,6 @@ std::optional<RelativeSummary> relative_summary(const Comparison& comparison);
 // "Summary (...)\n  modern: ...\n", or "" for fewer than two designs.
 std::string relative_summary_text(const Comparison& comparison);
 // {"reference": ..., "reference_softirq_ns": ..., "designs": [...]}, or null.
-std::string relative_summary_json(const Comparison& comparison);
+ordered_json relative_summary_json(const Comparison& comparison);
 
 } // namespace timersim

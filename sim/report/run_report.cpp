@@ -5,6 +5,7 @@
 #include "sim/report/json.hpp"
 #include "sim/report/percentiles.hpp"
 #include "sim/report/seed_costs.hpp"
+#include "sim/report/metrics_json.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -13,36 +14,6 @@
 #include <vector>
 
 namespace timersim {
-
-namespace {
-
-std::string jiffy_stats_json(const ErrorHistogram& h) {
-    const bool k = !h.empty();
-    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.total(),
-                                  k ? fmt::format("{:.6f}", h.mean()) : "null", json_or_null(k, h.min()));
-    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, h.percentile(p)));
-    std::vector<std::string> bins;
-    for (const auto& [value, count] : h.counts()) bins.push_back(fmt::format("[{}, {}]", value, count));
-    out += fmt::format(", \"histogram\": [{}]}}", fmt::join(bins, ", "));
-    return out;
-}
-
-std::string ns_stats_json(const Log2Histogram& h) {
-    const bool k = !h.empty();
-    std::string out = fmt::format("{{\"count\": {}, \"mean\": {}, \"min\": {}", h.count(),
-                                  k ? fmt::format("{:.1f}", h.mean()) : "null", json_or_null(k, h.min()));
-    for (double p : kPercentiles) out += fmt::format(", \"{}\": {}", percentile_name(p), json_or_null(k, h.percentile(p)));
-    // Buckets as [lowest value, count], negatives first.
-    std::vector<std::string> bins;
-    for (unsigned b = Log2Histogram::kBuckets; b-- > 0;)
-        if (const auto c = h.negative_buckets()[b]) bins.push_back(fmt::format("[-{}, {}]", Log2Histogram::bucket_high(b), c));
-    for (unsigned b = 0; b < Log2Histogram::kBuckets; ++b)
-        if (const auto c = h.positive_buckets()[b]) bins.push_back(fmt::format("[{}, {}]", Log2Histogram::bucket_low(b), c));
-    out += fmt::format(", \"histogram\": [{}]}}", fmt::join(bins, ", "));
-    return out;
-}
-
-} // namespace
 
 std::string format_run_text(const RunResult& r, std::size_t group_rows) {
     const MachineConfig& c = r.config;
@@ -158,89 +129,166 @@ std::string format_run_csv(const RunResult& r) {
 
 namespace {
 
-// One CPU's metrics (or the total) as a JSON object, indented by `pad`.
-std::string cpu_json(const RunResult& r, const CpuMetrics& m, std::optional<unsigned> cpu, const std::string& pad) {
+// The members and the CPUs one per line, each CPU's members and the
+// total's too; means with the decimals the report has always had.
+JsonLayout run_layout() {
+    JsonLayout layout{.expanded = {"", "/cpus", "/cpus/*", "/total"}};
+    for (const char* metrics : {"/cpus/*", "/total"}) {
+        const std::string m = metrics;
+        layout.fixed_decimals.emplace_back(m + "/error_jiffies/mean", 6);
+        layout.fixed_decimals.emplace_back(m + "/error_ns/mean", 1);
+        layout.fixed_decimals.emplace_back(m + "/softirq/duration_ns/mean", 1);
+    }
+    return layout;
+}
+
+// Buckets as [lowest value, count], negatives first.
+ordered_json log2_buckets_json(const Log2Histogram& h) {
+    ordered_json bins = ordered_json::array();
+    for (unsigned b = Log2Histogram::kBuckets; b-- > 0;)
+        if (const auto c = h.negative_buckets()[b])
+            bins.push_back(ordered_json::array({-static_cast<std::int64_t>(Log2Histogram::bucket_high(b)), c}));
+    for (unsigned b = 0; b < Log2Histogram::kBuckets; ++b)
+        if (const auto c = h.positive_buckets()[b]) bins.push_back(ordered_json::array({Log2Histogram::bucket_low(b), c}));
+    return bins;
+}
+
+ordered_json ns_stats_json(const Log2Histogram& h) {
+    const bool known = !h.empty();
+    ordered_json o = ordered_json::object();
+    o["count"] = h.count();
+    o["mean"] = json_or_null(known, h.mean());
+    o["min"] = json_or_null(known, h.min());
+    for (double p : kPercentiles) o[percentile_name(p)] = json_or_null(known, h.percentile(p));
+    o["histogram"] = log2_buckets_json(h);
+    return o;
+}
+
+ordered_json timers_json(const RunResult& r, const CpuMetrics& m) {
+    ordered_json o = ordered_json::object();
+    o["arms"] = m.arms;
+    o["rearm_dequeues"] = m.rearm_dequeues;
+    o["fired"] = m.fired;
+    o["cancelled"] = m.cancelled;
+    o["pending_at_end"] = m.pending;
+    o["early"] = m.early;
+    o["bytes_per_timer"] = r.bytes_per_timer;
+    o["engine_bytes_per_timer"] = r.engine_bytes_per_timer;
+    return o;
+}
+
+ordered_json ticks_json(const CpuMetrics& m) {
+    ordered_json o = ordered_json::object();
+    o["total"] = m.ticks;
+    o["raised"] = m.ticks_raised;
+    o["not_raised"] = m.ticks_not_raised;
+    o["during_softirq"] = m.ticks_in_softirq;
+    o["skipped"] = m.ticks_skipped;
+    o["tick_stops"] = m.tick_stops;
+    o["wakeups_by_timer"] = m.wakeups_by_timer;
+    o["wakeups_by_action"] = m.wakeups_by_action;
+    o["wakeups_by_remote"] = m.wakeups_by_remote;
+    o["max_jiffies_jump"] = m.max_jiffies_jump;
+    return o;
+}
+
+ordered_json softirq_json(const CpuMetrics& m) {
     const auto& s = m.softirq;
-    const auto& q = m.counters;
-    std::string out = "{\n";
-    if (cpu) out += fmt::format("{}  \"cpu\": {},\n", pad, *cpu);
-    out += fmt::format(
-        "{}  \"timers\": {{\"arms\": {}, \"rearm_dequeues\": {}, \"fired\": {}, \"cancelled\": {}, "
-        "\"pending_at_end\": {}, \"early\": {}, \"bytes_per_timer\": {}, \"engine_bytes_per_timer\": {}}},\n",
-        pad, m.arms, m.rearm_dequeues, m.fired, m.cancelled, m.pending, m.early, r.bytes_per_timer,
-        r.engine_bytes_per_timer);
-    out += fmt::format("{}  \"error_jiffies\": {},\n", pad, jiffy_stats_json(m.error_jiffies));
-    out += fmt::format("{}  \"error_ns\": {},\n", pad, ns_stats_json(m.error_ns));
-    out += fmt::format(
-        "{}  \"ticks\": {{\"total\": {}, \"raised\": {}, \"not_raised\": {}, \"during_softirq\": {}, "
-        "\"skipped\": {}, \"tick_stops\": {}, \"wakeups_by_timer\": {}, \"wakeups_by_action\": {}, "
-        "\"wakeups_by_remote\": {}, \"max_jiffies_jump\": {}}},\n",
-        pad, m.ticks, m.ticks_raised, m.ticks_not_raised, m.ticks_in_softirq, m.ticks_skipped, m.tick_stops,
-        m.wakeups_by_timer, m.wakeups_by_action, m.wakeups_by_remote, m.max_jiffies_jump);
-    out += fmt::format(
-        "{}  \"softirq\": {{\"runs_irq_exit\": {}, \"runs_ksoftirqd\": {}, \"passes\": {}, \"restarts\": {}, "
-        "\"max_passes_per_run\": {}, \"deferrals\": {}, \"deferrals_by_time\": {}, \"deferrals_by_restarts\": {}, "
-        "\"irq_exit_skipped\": {}, \"max_ns\": {}, \"max_expired\": {}, \"max_cascade_moves\": {}, "
-        "\"duration_ns\": {}}},\n",
-        pad, s.runs_irq_exit, s.runs_ksoftirqd, s.passes, s.restarts, s.max_passes_per_run, s.deferrals,
-        s.deferrals_by_time, s.deferrals_by_restarts, s.irq_exit_skipped, m.max_softirq_ns,
-        m.max_expired_per_softirq, m.max_cascade_moves_per_softirq, ns_stats_json(m.softirq_ns));
-    out += fmt::format("{}  \"timer_work_ns\": {{\"total\": {}, \"softirq\": {}, \"task\": {}}},\n", pad,
-                       m.timer_work_ns(), m.softirq_work_ns, m.task_work_ns);
-    out += fmt::format("{}  \"actions_delayed\": {},\n", pad, m.actions_delayed);
-    out += fmt::format(
-        "{}  \"counters\": {{\"enqueues\": {}, \"same_expiry_shortcuts\": {}, \"same_bucket_shortcuts\": {}, "
-        "\"cancels\": {}, \"expired\": {}, \"cascade_moves\": {}, \"cascades\": {}, \"buckets_scanned\": {}, "
-        "\"jiffies_walked\": {}, \"softirq_runs\": {}, \"empty_runs\": {}, \"next_expiry_searches\": {}, "
-        "\"next_expiry_search_steps\": {}, \"peak_pending\": {}{}}}\n",
-        pad, q.enqueues, q.same_expiry_shortcuts, q.same_bucket_shortcuts, q.cancels, q.expired, q.cascade_moves,
-        q.cascades, q.buckets_scanned, q.jiffies_walked, q.softirq_runs, q.empty_runs, q.next_expiry_searches,
-        q.next_expiry_search_steps, q.peak_pending, seed_costs_json(r, m));
-    out += pad + "}";
-    return out;
+    ordered_json o = ordered_json::object();
+    o["runs_irq_exit"] = s.runs_irq_exit;
+    o["runs_ksoftirqd"] = s.runs_ksoftirqd;
+    o["passes"] = s.passes;
+    o["restarts"] = s.restarts;
+    o["max_passes_per_run"] = s.max_passes_per_run;
+    o["deferrals"] = s.deferrals;
+    o["deferrals_by_time"] = s.deferrals_by_time;
+    o["deferrals_by_restarts"] = s.deferrals_by_restarts;
+    o["irq_exit_skipped"] = s.irq_exit_skipped;
+    o["max_ns"] = m.max_softirq_ns;
+    o["max_expired"] = m.max_expired_per_softirq;
+    o["max_cascade_moves"] = m.max_cascade_moves_per_softirq;
+    o["duration_ns"] = ns_stats_json(m.softirq_ns);
+    return o;
+}
+
+// One CPU's metrics (or the total's, without "cpu").
+ordered_json cpu_json(const RunResult& r, const CpuMetrics& m, std::optional<unsigned> cpu) {
+    ordered_json o = ordered_json::object();
+    if (cpu) o["cpu"] = *cpu;
+    o["timers"] = timers_json(r, m);
+    ordered_json error_jiffies = error_stats_json(m.error_jiffies);
+    error_jiffies["histogram"] = error_histogram_json(m.error_jiffies);
+    o["error_jiffies"] = std::move(error_jiffies);
+    o["error_ns"] = ns_stats_json(m.error_ns);
+    o["ticks"] = ticks_json(m);
+    o["softirq"] = softirq_json(m);
+    ordered_json work = ordered_json::object();
+    work["total"] = m.timer_work_ns();
+    work["softirq"] = m.softirq_work_ns;
+    work["task"] = m.task_work_ns;
+    o["timer_work_ns"] = std::move(work);
+    o["actions_delayed"] = m.actions_delayed;
+    o["counters"] = queue_counters_json(m.counters);
+    add_seed_costs(o["counters"], r, m);
+    return o;
+}
+
+ordered_json machine_json(const RunResult& r) {
+    const MachineConfig& c = r.config;
+    ordered_json o = ordered_json::object();
+    o["hz"] = c.hz;
+    o["cpus"] = c.cpus;
+    o["ticks"] = c.ticks;
+    o["start_jiffies"] = r.start_jiffies;
+    o["end_ns"] = r.end_ns;
+    o["ksoftirqd_delay_ns"] = c.ksoftirqd_delay_ns;
+    o["tick_jitter_ns"] = c.tick_jitter_ns;
+    o["jitter_seed"] = c.jitter_seed;
+    o["nohz_idle"] = c.nohz_idle;
+    o["max_expiries_per_softirq"] = c.max_expiries_per_softirq;
+    return o;
+}
+
+// Every window as one row of "columns".
+ordered_json series_json(const RunResult& r) {
+    ordered_json points = ordered_json::array();
+    for (const SeriesPoint& p : r.series)
+        points.push_back(ordered_json::array({p.start_ns, p.softirq_ns, p.max_softirq_ns, p.cascade_moves, p.expired,
+                                              p.runs(), p.run_percentile(50), p.run_percentile(99)}));
+    ordered_json o = ordered_json::object();
+    o["window_ticks"] = r.series_window_ticks;
+    o["columns"] = ordered_json::array({"start_ns", "softirq_ns", "max_softirq_ns", "cascade_moves", "expired", "runs",
+                                        "p50_softirq_ns", "p99_softirq_ns"});
+    o["points"] = std::move(points);
+    return o;
 }
 
 } // namespace
 
+ordered_json run_document(const RunResult& r) {
+    ordered_json doc = ordered_json::object();
+    doc["schema"] = "timersim.run.v1";
+    doc["design"] = design_name(r);
+    doc["machine"] = machine_json(r);
+    ordered_json workload = ordered_json::object();
+    workload["name"] = r.workload_name;
+    // Rendered by the workload (WorkloadSpec::json).
+    workload["params"] = raw_json(r.workload_json);
+    workload["operations_past_end"] = r.operations_past_end;
+    doc["workload"] = std::move(workload);
+    doc["cost_model_ns"] = cost_model_json(r.config.costs);
+    ordered_json cpus = ordered_json::array();
+    for (std::size_t i = 0; i < r.per_cpu.size(); ++i) cpus.push_back(cpu_json(r, r.per_cpu[i], static_cast<unsigned>(i)));
+    doc["cpus"] = std::move(cpus);
+    doc["total"] = cpu_json(r, r.total, std::nullopt);
+    doc["groups"] = group_table_json(r.groups);
+    doc["series"] = series_json(r);
+    return doc;
+}
+
 std::string format_run_json(const RunResult& r) {
-    const MachineConfig& c = r.config;
-    const CostModel& k = c.costs;
-    std::string out = "{\n";
-    out += "  \"schema\": \"timersim.run.v1\",\n";
-    out += fmt::format("  \"design\": \"{}\",\n", design_name(r));
-    out += fmt::format(
-        "  \"machine\": {{\"hz\": {}, \"cpus\": {}, \"ticks\": {}, \"start_jiffies\": {}, \"end_ns\": {}, "
-        "\"ksoftirqd_delay_ns\": {}, \"tick_jitter_ns\": {}, \"jitter_seed\": {}, \"nohz_idle\": {}, "
-        "\"max_expiries_per_softirq\": {}}},\n",
-        c.hz, c.cpus, c.ticks, r.start_jiffies, r.end_ns, c.ksoftirqd_delay_ns, c.tick_jitter_ns, c.jitter_seed,
-        c.nohz_idle, c.max_expiries_per_softirq);
-    out += fmt::format("  \"workload\": {{\"name\": \"{}\", \"params\": {}, \"operations_past_end\": {}}},\n",
-                       r.workload_name, r.workload_json.empty() ? "{}" : r.workload_json, r.operations_past_end);
-    out += fmt::format(
-        "  \"cost_model_ns\": {{\"enqueue\": {}, \"dequeue\": {}, \"cascade_move\": {}, \"bucket_scan\": {}, "
-        "\"expiry\": {}, \"callback\": {}, \"next_expiry_step\": {}, \"softirq_entry\": {}}},\n",
-        k.enqueue_ns, k.dequeue_ns, k.cascade_move_ns, k.bucket_scan_ns, k.expiry_ns, k.callback_ns,
-        k.next_expiry_step_ns, k.softirq_entry_ns);
-    out += "  \"cpus\": [\n";
-    for (std::size_t i = 0; i < r.per_cpu.size(); ++i) {
-        out += "    " + cpu_json(r, r.per_cpu[i], static_cast<unsigned>(i), "    ");
-        out += i + 1 < r.per_cpu.size() ? ",\n" : "\n";
-    }
-    out += "  ],\n";
-    out += "  \"total\": " + cpu_json(r, r.total, std::nullopt, "  ") + ",\n";
-    out += "  \"groups\": " + group_table_json(r.groups) + ",\n";
-    std::vector<std::string> points;
-    points.reserve(r.series.size());
-    for (const SeriesPoint& p : r.series)
-        points.push_back(fmt::format("[{}, {}, {}, {}, {}, {}, {}, {}]", p.start_ns, p.softirq_ns, p.max_softirq_ns,
-                                     p.cascade_moves, p.expired, p.runs(), p.run_percentile(50),
-                                     p.run_percentile(99)));
-    out += fmt::format(
-        "  \"series\": {{\"window_ticks\": {}, \"columns\": [\"start_ns\", \"softirq_ns\", \"max_softirq_ns\", "
-        "\"cascade_moves\", \"expired\", \"runs\", \"p50_softirq_ns\", \"p99_softirq_ns\"], \"points\": [{}]}}\n",
-        r.series_window_ticks, fmt::join(points, ", "));
-    out += "}\n";
-    return out;
+    static const JsonLayout layout = run_layout();
+    return write_json(run_document(r), layout) + "\n";
 }
 
 } // namespace timersim

@@ -43,17 +43,24 @@ std::string seed_costs_text(const RunResult& r, const CpuMetrics& m) {
     return out;
 }
 
-std::string seed_costs_json(const RunResult& r, const CpuMetrics& m) {
+void add_seed_costs(ordered_json& counters, const RunResult& r, const CpuMetrics& m) {
     const DesignInfo& info = design_info(r.design);
-    if (!info.paper_costs && !info.holds_garbage) return "";
+    if (!info.paper_costs && !info.holds_garbage) return;
     const QueueCounters& q = m.counters;
-    std::string out = fmt::format(
-        ", \"paper_costs\": {{\"start\": {}, \"stop\": {}, \"per_tick\": {}, \"expiry\": {}}}, \"list_steps\": {}",
-        q.paper.start, q.paper.stop, q.paper.per_tick, q.paper.expiry, q.list_steps);
-    if (info.holds_garbage)
-        out += fmt::format(", \"garbage\": {{\"peak\": {}, \"at_end\": {}, \"entry_bytes\": {}}}", q.peak_garbage,
-                           q.garbage, r.garbage_entry_bytes);
-    return out;
+    ordered_json paper = ordered_json::object();
+    paper["start"] = q.paper.start;
+    paper["stop"] = q.paper.stop;
+    paper["per_tick"] = q.paper.per_tick;
+    paper["expiry"] = q.paper.expiry;
+    counters["paper_costs"] = std::move(paper);
+    counters["list_steps"] = q.list_steps;
+    if (info.holds_garbage) {
+        ordered_json garbage = ordered_json::object();
+        garbage["peak"] = q.peak_garbage;
+        garbage["at_end"] = q.garbage;
+        garbage["entry_bytes"] = r.garbage_entry_bytes;
+        counters["garbage"] = std::move(garbage);
+    }
 }
 
 } // namespace timersim

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "sim/machine/engine_run.hpp"
+#include "sim/report/json.hpp"
 
 #include <string>
 
@@ -14,8 +15,8 @@ namespace timersim {
 
 // The text section of `timersim run`, or "" for a design without these figures.
 std::string seed_costs_text(const RunResult& r, const CpuMetrics& m);
-// `, "paper_costs": {...}, "list_steps": N, "garbage": {...}` (leading comma)
-// for a JSON object, or "".
-std::string seed_costs_json(const RunResult& r, const CpuMetrics& m);
+// Adds "paper_costs": {...}, "list_steps": N and "garbage": {...} to a
+// JSON report's "counters", or nothing for a design without these figures.
+void add_seed_costs(ordered_json& counters, const RunResult& r, const CpuMetrics& m);
 
 } // namespace timersim

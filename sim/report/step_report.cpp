@@ -282,98 +282,186 @@ std::string_view outcome_name(ArmOutcome o) {
     return "?";
 }
 
-template <class Q>
-std::string json_place(const Placement& p) {
-    if constexpr (std::is_same_v<Q, ModernWheel>)
-        return fmt::format("\"level\":{},\"slot\":{},\"idx\":{}", p.level, p.slot % modern::kLevelSize, p.slot);
-    else
-        return fmt::format("\"level\":{},\"slot\":{}", p.level, p.slot);
-}
+// The frames' JSON Lines: one object per line, no spaces.
+const JsonLayout kFrameLayout{.compact = true};
 
+// Where a timer sits: {"level", "slot"} (and the modern wheel's "idx"),
+// added to `object`.
 template <class Q>
-std::string json_events(const TickReport& r, const View& v) {
-    std::vector<std::string> fired, moved, armed, cancelled;
-    for (const Fired& f : r.fired)
-        fired.push_back(fmt::format("{{\"timer\":{},\"label\":{},\"requested\":{},\"expires\":{},\"late\":{}}}", f.timer,
-                                    json_string(v.labels[f.timer]), f.requested, f.expires,
-                                    jiffies_diff(r.jiffies, f.requested)));
-    for (const Moved& m : r.cascaded)
-        moved.push_back(fmt::format("{{\"timer\":{},\"from\":{{{}}},\"to\":{{{}}}}}", m.timer, json_place<Q>(m.from),
-                                    json_place<Q>(m.to)));
-    for (const Armed& a : r.armed) {
-        if (a.cancel) {
-            cancelled.push_back(fmt::format("{{\"timer\":{},\"label\":{},\"pending\":{}{}}}", a.timer,
-                                            json_string(v.labels[a.timer]), a.at.pending,
-                                            a.at.pending ? fmt::format(",{},\"bucket_expiry\":{}", json_place<Q>(a.at),
-                                                                       a.at.bucket_expiry)
-                                                         : std::string()));
-            continue;
-        }
-        armed.push_back(fmt::format(
-            "{{\"timer\":{},\"label\":{},\"requested\":{},\"expires\":{},\"outcome\":\"{}\",{},\"bucket_expiry\":{}}}",
-            a.timer, json_string(v.labels[a.timer]), a.requested, a.at.expires, outcome_name(a.outcome),
-            json_place<Q>(a.at), a.at.bucket_expiry));
+void add_place(ordered_json& object, const Placement& p) {
+    object["level"] = p.level;
+    if constexpr (std::is_same_v<Q, ModernWheel>) {
+        object["slot"] = p.slot % modern::kLevelSize;
+        object["idx"] = p.slot;
+    } else {
+        object["slot"] = p.slot;
     }
-    const SoftirqCost& c = r.cost;
-    std::vector<std::string> by_level;
+}
+
+template <class Q>
+ordered_json place(const Placement& p) {
+    ordered_json object = ordered_json::object();
+    add_place<Q>(object, p);
+    return object;
+}
+
+ordered_json fired_timer(const TickReport& r, const View& v, const Fired& f) {
+    ordered_json o = ordered_json::object();
+    o["timer"] = f.timer;
+    o["label"] = v.labels[f.timer];
+    o["requested"] = f.requested;
+    o["expires"] = f.expires;
+    o["late"] = jiffies_diff(r.jiffies, f.requested);
+    return o;
+}
+
+template <class Q>
+ordered_json cancelled_timer(const View& v, const Armed& a) {
+    ordered_json o = ordered_json::object();
+    o["timer"] = a.timer;
+    o["label"] = v.labels[a.timer];
+    o["pending"] = a.at.pending;
+    if (a.at.pending) {
+        add_place<Q>(o, a.at);
+        o["bucket_expiry"] = a.at.bucket_expiry;
+    }
+    return o;
+}
+
+template <class Q>
+ordered_json armed_timer(const View& v, const Armed& a) {
+    ordered_json o = ordered_json::object();
+    o["timer"] = a.timer;
+    o["label"] = v.labels[a.timer];
+    o["requested"] = a.requested;
+    o["expires"] = a.at.expires;
+    o["outcome"] = outcome_name(a.outcome);
+    add_place<Q>(o, a.at);
+    o["bucket_expiry"] = a.at.bucket_expiry;
+    return o;
+}
+
+template <class Q>
+ordered_json softirq_cost(const SoftirqCost& c) {
+    ordered_json by_level = ordered_json::object();
     if constexpr (std::is_same_v<Q, ClassicWheel>)
-        for (unsigned a = 2; a <= classic::kArrays; ++a)
-            by_level.push_back(fmt::format("\"tv{}\":{}", a, c.cascade_moves_from_level[a]));
-    return fmt::format(
-        "\"softirq\":{},\"fired\":[{}],\"cascaded\":[{}],\"armed\":[{}],\"cancelled\":[{}],"
-        "\"cost\":{{\"buckets_scanned\":{},\"expired\":{},\"cascades\":{},\"cascade_moves\":{},"
-        "\"cascade_moves_from\":{{{}}},\"jiffies_walked\":{},\"empty_runs\":{},\"next_expiry_searches\":{}}}",
-        r.softirq, fmt::join(fired, ","), fmt::join(moved, ","), fmt::join(armed, ","), fmt::join(cancelled, ","),
-        c.buckets_scanned, c.expired,
-        c.cascades, c.cascade_moves, fmt::join(by_level, ","), c.jiffies_walked, c.empty_runs, c.next_expiry_searches);
+        for (unsigned a = 2; a <= classic::kArrays; ++a) by_level[fmt::format("tv{}", a)] = c.cascade_moves_from_level[a];
+    ordered_json o = ordered_json::object();
+    o["buckets_scanned"] = c.buckets_scanned;
+    o["expired"] = c.expired;
+    o["cascades"] = c.cascades;
+    o["cascade_moves"] = c.cascade_moves;
+    o["cascade_moves_from"] = std::move(by_level);
+    o["jiffies_walked"] = c.jiffies_walked;
+    o["empty_runs"] = c.empty_runs;
+    o["next_expiry_searches"] = c.next_expiry_searches;
+    return o;
 }
 
-std::string json_levels(const std::vector<LevelOccupancy>& levels, std::string_view prefix) {
-    std::vector<std::string> out;
-    for (const auto& l : levels)
-        out.push_back(fmt::format("{{\"name\":\"{}{}\",\"level\":{},\"pointer\":{},\"counts\":[{}]}}", prefix, l.level,
-                                  l.level, l.pointer, fmt::join(l.counts, ",")));
-    return fmt::format("[{}]", fmt::join(out, ","));
+// The tick's events: "softirq", "fired", "cascaded", "armed", "cancelled"
+// and "cost", added to `frame`.
+template <class Q>
+void add_events(ordered_json& frame, const TickReport& r, const View& v) {
+    ordered_json fired = ordered_json::array(), moved = ordered_json::array(), armed = ordered_json::array(),
+                 cancelled = ordered_json::array();
+    for (const Fired& f : r.fired) fired.push_back(fired_timer(r, v, f));
+    for (const Moved& m : r.cascaded) {
+        ordered_json o = ordered_json::object();
+        o["timer"] = m.timer;
+        o["from"] = place<Q>(m.from);
+        o["to"] = place<Q>(m.to);
+        moved.push_back(std::move(o));
+    }
+    for (const Armed& a : r.armed) {
+        if (a.cancel)
+            cancelled.push_back(cancelled_timer<Q>(v, a));
+        else
+            armed.push_back(armed_timer<Q>(v, a));
+    }
+    frame["softirq"] = r.softirq;
+    frame["fired"] = std::move(fired);
+    frame["cascaded"] = std::move(moved);
+    frame["armed"] = std::move(armed);
+    frame["cancelled"] = std::move(cancelled);
+    frame["cost"] = softirq_cost<Q>(r.cost);
 }
 
-std::string json_head(std::string_view design, const TickReport& r, const View& v) {
-    return fmt::format("{{\"schema\":\"timersim.step.v1\",\"design\":\"{}\",\"frame\":\"{}\",\"tick\":{},"
-                       "\"jiffies\":{},\"hz\":{}",
-                       design, r.start ? "start" : "tick", r.tick, r.jiffies, v.hz);
+ordered_json levels_json(const std::vector<LevelOccupancy>& levels, std::string_view prefix) {
+    ordered_json out = ordered_json::array();
+    for (const auto& l : levels) {
+        ordered_json o = ordered_json::object();
+        o["name"] = fmt::format("{}{}", prefix, l.level);
+        o["level"] = l.level;
+        o["pointer"] = l.pointer;
+        o["counts"] = l.counts;
+        out.push_back(std::move(o));
+    }
+    return out;
 }
+
+// The members every frame starts with.
+ordered_json frame_head(std::string_view design, const TickReport& r, const View& v) {
+    ordered_json o = ordered_json::object();
+    o["schema"] = "timersim.step.v1";
+    o["design"] = std::string(design);
+    o["frame"] = r.start ? "start" : "tick";
+    o["tick"] = r.tick;
+    o["jiffies"] = r.jiffies;
+    o["hz"] = v.hz;
+    return o;
+}
+
+std::string frame_line(const ordered_json& frame) { return write_json(frame, kFrameLayout) + "\n"; }
 
 } // namespace
 
 std::string render_json(const ClassicWheel& q, const TickReport& r, const View& v) {
     const ClassicSnapshot s = snapshot(q);
-    return json_head("classic", r, v) +
-           fmt::format(",\"timer_jiffies\":{},\"pending\":{},{},\"levels\":{}}}\n", s.timer_jiffies, s.pending,
-                       json_events<ClassicWheel>(r, v), json_levels(s.levels, "tv"));
+    ordered_json frame = frame_head("classic", r, v);
+    frame["timer_jiffies"] = s.timer_jiffies;
+    frame["pending"] = s.pending;
+    add_events<ClassicWheel>(frame, r, v);
+    frame["levels"] = levels_json(s.levels, "tv");
+    return frame_line(frame);
 }
 
+namespace {
+
+// A modern wheel's base: its clock, next expiry and pending counts, added to `object`.
+void add_modern_base(ordered_json& object, const ModernSnapshot& s) {
+    object["clk"] = s.clk;
+    object["next_expiry"] = s.next_expiry;
+    object["next_expiry_stale"] = s.next_expiry_stale;
+    object["timers_pending"] = s.timers_pending;
+    object["pending"] = s.pending;
+}
+
+} // namespace
 
 std::string render_json(const ModernWheel& q, const TickReport& r, const View& v) {
+    ordered_json frame = frame_head("modern", r, v);
     const ModernSnapshot s = snapshot(q);
-    std::string deferrable;
+    add_modern_base(frame, s);
+    add_events<ModernWheel>(frame, r, v);
+    frame["levels"] = levels_json(s.levels, "L");
     if (v.deferrable) {
         const ModernSnapshot d = snapshot(q, ModernWheel::base_def);
-        deferrable = fmt::format(",\"deferrable_base\":{{\"clk\":{},\"next_expiry\":{},\"next_expiry_stale\":{},"
-                                 "\"timers_pending\":{},\"pending\":{},\"levels\":{}}}",
-                                 d.clk, d.next_expiry, d.next_expiry_stale, d.timers_pending, d.pending,
-                                 json_levels(d.levels, "L"));
+        ordered_json base = ordered_json::object();
+        add_modern_base(base, d);
+        base["levels"] = levels_json(d.levels, "L");
+        frame["deferrable_base"] = std::move(base);
     }
-    return json_head("modern", r, v) +
-           fmt::format(",\"clk\":{},\"next_expiry\":{},\"next_expiry_stale\":{},\"timers_pending\":{},"
-                       "\"pending\":{},{},\"levels\":{}{}}}\n",
-                       s.clk, s.next_expiry, s.next_expiry_stale, s.timers_pending, s.pending,
-                       json_events<ModernWheel>(r, v), json_levels(s.levels, "L"), deferrable);
+    return frame_line(frame);
 }
 
 // The heap has no buckets: its frame is the events and the pending count
 // (level 0, slot = heap position, in the placements), for the playground.
 std::string render_json(const HeapQueue& q, const TickReport& r, const View& v) {
-    return json_head("heap", r, v) +
-           fmt::format(",\"pending\":{},{},\"levels\":[]}}\n", q.pending(), json_events<HeapQueue>(r, v));
+    ordered_json frame = frame_head("heap", r, v);
+    frame["pending"] = q.pending();
+    add_events<HeapQueue>(frame, r, v);
+    frame["levels"] = ordered_json::array();
+    return frame_line(frame);
 }
 
 // ---------------------------------------------------------------------------
@@ -422,12 +510,20 @@ std::string render_layout_text(std::string_view, const QueueLayout& l, const Tic
 }
 
 std::string render_layout_json(std::string_view design, const QueueLayout& l, const TickReport& r, const View& v) {
-    std::vector<std::string> rows;
-    for (const LayoutRow& row : l.rows)
-        rows.push_back(fmt::format("{{\"name\":{},\"total\":{},\"pointer\":{},\"counts\":[{}]}}", json_string(row.name),
-                                   row.total, row.pointer, fmt::join(row.counts, ",")));
-    return json_head(design, r, v) + fmt::format(",\"summary\":{},{},\"rows\":[{}]}}\n", json_string(l.summary),
-                                                 json_events<QueueLayout>(r, v), fmt::join(rows, ","));
+    ordered_json rows = ordered_json::array();
+    for (const LayoutRow& row : l.rows) {
+        ordered_json o = ordered_json::object();
+        o["name"] = row.name;
+        o["total"] = row.total;
+        o["pointer"] = row.pointer;
+        o["counts"] = row.counts;
+        rows.push_back(std::move(o));
+    }
+    ordered_json frame = frame_head(design, r, v);
+    frame["summary"] = l.summary;
+    add_events<QueueLayout>(frame, r, v);
+    frame["rows"] = std::move(rows);
+    return frame_line(frame);
 }
 
 } // namespace timersim

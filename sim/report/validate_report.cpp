@@ -97,60 +97,104 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
     return out;
 }
 
-std::string format_validate_json(const ReplayResult& r, std::size_t max_listed, double min_percent, bool passed) {
-    const auto counts = [](const ReplayCheckCounts& c) {
-        return fmt::format(
-            "{{\"events\": {}, \"agree\": {}, \"disagree\": {}, \"unknown_history\": {}, \"agreement\": {:.6f}, "
-            "\"boot_events\": {}, \"boot_agree\": {}, \"lost_history\": {}, \"resynced_agree\": {}, "
-            "\"resynced_disagree\": {}}}",
-            c.events, c.agree, c.disagree, c.unknown, c.agreement(), c.boot_events, c.boot_agree, c.lost,
-            c.resynced_agree, c.resynced_disagree);
-    };
-    const auto map = [](const auto& m) {
-        std::string s = "{";
-        bool first = true;
-        for (const auto& [k, v] : m) {
-            s += fmt::format("{}{}: {}", first ? "" : ", ", json_string(k), v);
-            first = false;
-        }
-        return s + "}";
-    };
-    std::string out = "{\n";
-    out += fmt::format("  \"file\": {},\n  \"hz\": {},\n  \"hz_source\": {},\n  \"cpus\": {},\n  \"timer_events\": {},\n"
-                       "  \"timers\": {},\n",
-                       json_string(r.file), r.hz, json_string(r.hz_source), r.cpus, r.timer_events, r.timers);
-    if (r.filter.active()) out += fmt::format("  \"filter\": {},\n", filter_json(r.filter, r.filter_counts));
-    out += fmt::format("  \"workload_start_line\": {},\n",
-                       r.workload_start_line ? fmt::format("{}", *r.workload_start_line) : std::string("null"));
-    out += fmt::format("  \"idx\": {},\n  \"expiry\": {},\n", counts(r.idx), counts(r.expiry));
-    out += fmt::format("  \"unknown_history\": {},\n", map(r.unknown_by_reason));
-    out += fmt::format("  \"disagreements_by_cause\": {},\n", map(r.disagreements_by_cause));
-    out += "  \"disagreements\": [";
-    std::size_t listed = 0;
-    for (const ReplayDisagreement& d : r.disagreements) {
-        if (listed == max_listed) break;
-        out += fmt::format(
-            "{}\n    {{\"line\": {}, \"timer\": \"{:016x}\", \"function\": {}, \"check\": \"{}\", \"ours\": {}, "
-            "\"kernel\": {}, \"cause\": {}, \"boot\": {}, \"resynced\": {}}}",
-            listed++ ? "," : "", d.line, d.timer, json_string(d.function), to_string(d.check), json_string(d.ours),
-            json_string(d.kernel), json_string(to_string(d.cause)), d.boot, d.resynced);
-    }
-    out += listed ? "\n  ],\n" : "],\n";
-    out += fmt::format("  \"notes_by_class\": {},\n", map(r.notes_by_class));
-    out += fmt::format("  \"lost_history\": {{\"by_reason\": {}, \"resyncs\": {}, \"checks\": [", map(r.lost_by_reason),
-                       r.resyncs);
-    listed = 0;
-    for (const ReplayLost& l : r.lost) {
-        if (listed == max_listed) break;
-        out += fmt::format("{}\n    {{\"line\": {}, \"timer\": \"{:016x}\", \"function\": {}, \"check\": \"{}\", "
-                           "\"cpu\": {}, \"since\": {}}}",
-                           listed++ ? "," : "", l.line, l.timer, json_string(l.function), to_string(l.check), l.cpu,
-                           json_string(l.since));
-    }
-    out += listed ? "\n  ]},\n" : "]},\n";
-    out += fmt::format("  \"min_percent\": {},\n  \"passed\": {},\n", min_percent, passed);
-    out += fmt::format("  \"agreement\": {}\n}}\n", json_string(agreement_line(r)));
+namespace {
+
+// The members one per line; the listed checks one per line (in the report
+// since the first validate, so kept); agreement as a fraction with 6 decimals.
+const JsonLayout kValidateLayout{
+    .expanded = {"", "/disagreements", "/lost_history/checks"},
+    .fixed_decimals = {{"/idx/agreement", 6}, {"/expiry/agreement", 6}},
+};
+
+ordered_json check_counts(const ReplayCheckCounts& c) {
+    ordered_json o = ordered_json::object();
+    o["events"] = c.events;
+    o["agree"] = c.agree;
+    o["disagree"] = c.disagree;
+    o["unknown_history"] = c.unknown;
+    o["agreement"] = c.agreement();
+    o["boot_events"] = c.boot_events;
+    o["boot_agree"] = c.boot_agree;
+    o["lost_history"] = c.lost;
+    o["resynced_agree"] = c.resynced_agree;
+    o["resynced_disagree"] = c.resynced_disagree;
+    return o;
+}
+
+// A count per reason, cause or class, in the map's (alphabetical) order.
+ordered_json counts_by_name(const std::map<std::string, std::uint64_t, std::less<>>& m) {
+    ordered_json o = ordered_json::object();
+    for (const auto& [name, n] : m) o[name] = n;
+    return o;
+}
+
+std::string timer_address(std::uint64_t timer) { return fmt::format("{:016x}", timer); }
+
+ordered_json disagreement(const ReplayDisagreement& d) {
+    ordered_json o = ordered_json::object();
+    o["line"] = d.line;
+    o["timer"] = timer_address(d.timer);
+    o["function"] = d.function;
+    o["check"] = to_string(d.check);
+    o["ours"] = d.ours;
+    o["kernel"] = d.kernel;
+    o["cause"] = to_string(d.cause);
+    o["boot"] = d.boot;
+    o["resynced"] = d.resynced;
+    return o;
+}
+
+ordered_json lost_check(const ReplayLost& l) {
+    ordered_json o = ordered_json::object();
+    o["line"] = l.line;
+    o["timer"] = timer_address(l.timer);
+    o["function"] = l.function;
+    o["check"] = to_string(l.check);
+    o["cpu"] = l.cpu;
+    o["since"] = l.since;
+    return o;
+}
+
+// The first `max_listed` of `all`, each as `item` makes it.
+template <class T, class F>
+ordered_json first_listed(const std::vector<T>& all, std::size_t max_listed, F item) {
+    ordered_json out = ordered_json::array();
+    for (std::size_t i = 0; i < all.size() && i < max_listed; ++i) out.push_back(item(all[i]));
     return out;
+}
+
+} // namespace
+
+ordered_json validate_document(const ReplayResult& r, std::size_t max_listed, double min_percent, bool passed) {
+    ordered_json doc = ordered_json::object();
+    doc["file"] = r.file;
+    doc["hz"] = r.hz;
+    doc["hz_source"] = r.hz_source;
+    doc["cpus"] = r.cpus;
+    doc["timer_events"] = r.timer_events;
+    doc["timers"] = r.timers;
+    // Rendered by the trace filter itself (workloads/traces/trace_filter.hpp).
+    if (r.filter.active()) doc["filter"] = raw_json(filter_json(r.filter, r.filter_counts));
+    doc["workload_start_line"] = r.workload_start_line ? ordered_json(*r.workload_start_line) : ordered_json(nullptr);
+    doc["idx"] = check_counts(r.idx);
+    doc["expiry"] = check_counts(r.expiry);
+    doc["unknown_history"] = counts_by_name(r.unknown_by_reason);
+    doc["disagreements_by_cause"] = counts_by_name(r.disagreements_by_cause);
+    doc["disagreements"] = first_listed(r.disagreements, max_listed, disagreement);
+    doc["notes_by_class"] = counts_by_name(r.notes_by_class);
+    ordered_json lost = ordered_json::object();
+    lost["by_reason"] = counts_by_name(r.lost_by_reason);
+    lost["resyncs"] = r.resyncs;
+    lost["checks"] = first_listed(r.lost, max_listed, lost_check);
+    doc["lost_history"] = std::move(lost);
+    doc["min_percent"] = min_percent;
+    doc["passed"] = passed;
+    doc["agreement"] = agreement_line(r);
+    return doc;
+}
+
+std::string format_validate_json(const ReplayResult& r, std::size_t max_listed, double min_percent, bool passed) {
+    return write_json(validate_document(r, max_listed, min_percent, passed), kValidateLayout) + "\n";
 }
 
 } // namespace timersim
