@@ -1,5 +1,5 @@
 // timersim_bench_replay: trace lines per second, parsing alone and parsing
-// plus simulating (workloads/traces/trace_replay.hpp on the machine of
+// plus simulating (workloads/traces/replay/trace_replay.hpp on the machine of
 // sim/machine/engine_run.hpp). Figures in docs/performance.md ("Replay").
 //
 //   parse              TraceReader over the trace: every line tokenised,
@@ -25,9 +25,9 @@
 #include "bench/cpu_clock.hpp"
 #include "sim/machine/engine_run.hpp"
 #include "sim/validate/kernel_replay.hpp"
-#include "workloads/traces/trace_reader.hpp"
-#include "workloads/traces/trace_replay.hpp"
-#include "workloads/traces/trace_writer.hpp"
+#include "workloads/traces/layouts/trace_reader.hpp"
+#include "workloads/traces/layouts/trace_writer.hpp"
+#include "workloads/traces/replay/trace_replay.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>

@@ -4,10 +4,10 @@
 //   * the importer's events are in time order and always writable as a trace v1
 //     that TraceReader reads back without error, event for event (cb= included).
 #include "fuzz/fuzz_checks.hpp"
-#include "workloads/traces/ftrace_import.hpp"
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/trace_reader.hpp"
-#include "workloads/traces/trace_writer.hpp"
+#include "workloads/traces/kernel/ftrace_import.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
+#include "workloads/traces/layouts/trace_reader.hpp"
+#include "workloads/traces/layouts/trace_writer.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 // "fuzz:LINE: what (field)", naming the file, the line and the field.
 #pragma once
 
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/trace_error.hpp"
 
 #include <cstdlib>
 #include <string>

@@ -9,7 +9,7 @@
 //     stay within what was counted.
 #include "fuzz/fuzz_checks.hpp"
 #include "sim/validate/kernel_replay.hpp"
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/trace_error.hpp"
 
 #include <cstdint>
 #include <cstdlib>

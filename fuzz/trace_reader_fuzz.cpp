@@ -4,8 +4,8 @@
 //   * events come in non-decreasing time with dense ids below timer_count();
 //   * whatever was read writes back (TraceWriter) and reads back as the same events.
 #include "fuzz/fuzz_checks.hpp"
-#include "workloads/traces/trace_reader.hpp"
-#include "workloads/traces/trace_writer.hpp"
+#include "workloads/traces/layouts/trace_reader.hpp"
+#include "workloads/traces/layouts/trace_writer.hpp"
 
 #include <cstdint>
 #include <cstdlib>

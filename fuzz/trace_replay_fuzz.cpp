@@ -11,9 +11,9 @@
 #include "sim/machine/design.hpp"
 #include "sim/machine/engine_run.hpp"
 #include "sim/machine/stepper.hpp"
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_feed.hpp"
-#include "workloads/traces/trace_replay.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/replay/trace_feed.hpp"
+#include "workloads/traces/replay/trace_replay.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

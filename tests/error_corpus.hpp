@@ -4,7 +4,7 @@
 // "FILE:" + that expectation, so both trace readers' corpora share one loop.
 #pragma once
 
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/trace_error.hpp"
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,7 @@
 // timersim itself reads it.
 #pragma once
 
-#include "workloads/traces/input_file.hpp"
+#include "workloads/traces/input/input_file.hpp"
 
 #include <doctest/doctest.h>
 

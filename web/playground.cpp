@@ -31,11 +31,11 @@
 #include "wheel/core/clock.hpp"
 #include "wheel/core/heap_queue.hpp"
 #include "wheel/views/wheel_snapshot.hpp"
-#include "workloads/traces/ftrace_import.hpp"
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/hz_inference.hpp"
-#include "workloads/traces/text_stream.hpp"
-#include "workloads/traces/trace_writer.hpp"
+#include "workloads/traces/input/text_stream.hpp"
+#include "workloads/traces/kernel/ftrace_import.hpp"
+#include "workloads/traces/kernel/hz_inference.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
+#include "workloads/traces/layouts/trace_writer.hpp"
 
 #include <emscripten/bind.h>
 #include <fmt/core.h>

@@ -1,11 +1,11 @@
 #include "sim/cli/cli.hpp"
 
-#include "sim/report/atomic_file.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/memory_check.hpp"
 #include "sim/cli/version.hpp"
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_error.hpp"
+#include "sim/report/atomic_file.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/input/trace_error.hpp"
 
 #include <fmt/core.h>
 

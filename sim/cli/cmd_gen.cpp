@@ -1,19 +1,19 @@
 // timersim gen: runs a workload on the simulated machine and writes every
 // arm and cancel it makes as a timersim trace (format v1), which `run
 // --trace` and `compare --trace` replay on any design.
-#include "sim/report/atomic_file.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/cli/output_paths.hpp"
 #include "sim/cli/common_options.hpp"
-#include "sim/machine/design.hpp"
-#include "sim/machine/engine_run.hpp"
 #include "sim/cli/machine_options.hpp"
+#include "sim/cli/output_paths.hpp"
 #include "sim/cli/progress.hpp"
 #include "sim/cli/workload_options.hpp"
-#include "workloads/traces/trace_error.hpp"
-#include "workloads/traces/trace_recorder.hpp"
-#include "workloads/traces/trace_writer.hpp"
+#include "sim/machine/design.hpp"
+#include "sim/machine/engine_run.hpp"
+#include "sim/report/atomic_file.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/layouts/trace_writer.hpp"
+#include "workloads/traces/replay/trace_recorder.hpp"
 
 #include <fmt/format.h>
 

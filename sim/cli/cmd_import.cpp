@@ -1,17 +1,17 @@
 // timersim import: converts a kernel timer trace (ftrace text, as read from
 // /sys/kernel/tracing/trace or printed by `trace-cmd report`) into a timersim
 // trace v1 (docs/trace-format.md).
-#include "sim/report/atomic_file.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/cli/output_paths.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/output_paths.hpp"
 #include "sim/cli/trace_filter_options.hpp"
-#include "workloads/traces/ftrace_import.hpp"
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_source.hpp"
-#include "workloads/traces/trace_writer.hpp"
+#include "sim/report/atomic_file.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/kernel/ftrace_import.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
+#include "workloads/traces/layouts/trace_writer.hpp"
+#include "workloads/traces/replay/trace_source.hpp"
 
 #include <fmt/format.h>
 

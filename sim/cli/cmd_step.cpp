@@ -14,8 +14,8 @@
 #include "sim/report/step_report.hpp"
 #include "wheel/configurable/cascading_wheel.hpp"
 #include "wheel/configurable/in_place_wheel.hpp"
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_feed.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/replay/trace_feed.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>

@@ -1,16 +1,16 @@
 // timersim validate: replays a real Linux 6.1 timer trace through our model of
 // the 6.1 wheel (ModernWheel, one per CPU) and checks it event by event
 // (sim/validate/kernel_replay.hpp, docs/validation.md).
-#include "sim/report/validate_report.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/trace_filter_options.hpp"
+#include "sim/report/validate_report.hpp"
 #include "sim/validate/kernel_replay.hpp"
-#include "workloads/traces/hz_inference.hpp"
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_dat.hpp"
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/input/trace_dat.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/kernel/hz_inference.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 
 #include "sim/machine/design.hpp"
 #include "wheel/kernel/classic_levels.hpp"
-#include "workloads/traces/hz_inference.hpp"
+#include "workloads/traces/kernel/hz_inference.hpp"
 
 #include <boost/program_options.hpp>
 

@@ -1,10 +1,10 @@
 // --costs-from-trace: which cost model fields the costs measured from a
-// kernel trace (workloads/traces/trace_costs.hpp) replace, and how the
+// kernel trace (workloads/traces/kernel/trace_costs.hpp) replace, and how the
 // reports say so. An explicit --cost-*-ns wins over the trace.
 #pragma once
 
 #include "softirq/cost_model.hpp"
-#include "workloads/traces/trace_costs.hpp"
+#include "workloads/traces/kernel/trace_costs.hpp"
 
 #include <boost/program_options.hpp>
 

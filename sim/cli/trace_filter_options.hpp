@@ -1,10 +1,10 @@
 // --cpu, --function, --from/--to: the filter every trace-reading command
-// takes (workloads/traces/trace_filter.hpp has the semantics), declared and
+// takes (workloads/traces/layouts/trace_filter.hpp has the semantics), declared and
 // checked in one place. `step` has its own --from (ticks), so there the
 // window is --trace-from/--trace-to.
 #pragma once
 
-#include "workloads/traces/trace_filter.hpp"
+#include "workloads/traces/layouts/trace_filter.hpp"
 
 #include <boost/program_options.hpp>
 

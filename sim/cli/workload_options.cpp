@@ -1,16 +1,16 @@
-#include "sim/report/json.hpp"
 #include "sim/cli/workload_options.hpp"
+#include "sim/report/json.hpp"
 
 #include "sim/cli/machine_options.hpp"
 
 #include "sim/cli/cli.hpp"
 #include "sim/cli/common_options.hpp"
+#include "sim/cli/trace_cost_choice.hpp"
 #include "sim/cli/trace_filter_options.hpp"
 #include "workloads/generators/generator_catalog.hpp"
 #include "workloads/generators/generator_parameters.hpp"
-#include "workloads/traces/trace_error.hpp"
-#include "workloads/traces/trace_replay.hpp"
-#include "sim/cli/trace_cost_choice.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/replay/trace_replay.hpp"
 
 #include <fmt/format.h>
 

@@ -15,7 +15,7 @@
 #include "wheel/kernel/modern_wheel.hpp"
 #include "wheel/seeds/cog_wheel.hpp"
 #include "workloads/generators/connection_churn.hpp"
-#include "workloads/traces/trace_feed.hpp"
+#include "workloads/traces/replay/trace_feed.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "sim/sweep/results_dir.hpp"
 
 #include "sim/report/atomic_file.hpp"
-#include "workloads/traces/input_file.hpp"
+#include "workloads/traces/input/input_file.hpp"
 
 #include <fmt/core.h>
 

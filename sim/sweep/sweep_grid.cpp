@@ -1,7 +1,7 @@
 #include "sim/sweep/sweep_grid.hpp"
 
 #include "wheel/core/clock.hpp"
-#include "workloads/traces/input_file.hpp"
+#include "workloads/traces/input/input_file.hpp"
 
 #include <fmt/core.h>
 

@@ -4,8 +4,8 @@
 
 #include "wheel/kernel/modern_levels.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <fmt/format.h>
 

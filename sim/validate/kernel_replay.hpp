@@ -32,7 +32,7 @@
 
 #include "wheel/core/jiffies.hpp"
 
-#include "workloads/traces/trace_filter.hpp"
+#include "workloads/traces/layouts/trace_filter.hpp"
 
 #include <cstdint>
 #include <istream>

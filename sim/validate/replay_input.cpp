@@ -1,7 +1,7 @@
 #include "sim/validate/replay_input.hpp"
 
-#include "workloads/traces/parse_util.hpp"
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/parse_util.hpp"
+#include "workloads/traces/input/trace_error.hpp"
 
 #include <fmt/format.h>
 

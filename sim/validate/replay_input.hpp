@@ -6,7 +6,7 @@
 
 #include "sim/validate/kernel_replay.hpp"
 #include "wheel/core/jiffies.hpp"
-#include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <cstdint>
 #include <functional>

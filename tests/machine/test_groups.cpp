@@ -6,7 +6,7 @@
 // generated workloads (one and several CPUs) and the real kernel capture.
 #include "sim/machine/engine_run.hpp"
 #include "workloads/generators/generator_catalog.hpp"
-#include "workloads/traces/trace_replay.hpp"
+#include "workloads/traces/replay/trace_replay.hpp"
 
 #include "test_data_dir.hpp"
 

@@ -5,7 +5,7 @@
 // deferrable base's clock in the middle of a late run.
 #include "sim/validate/kernel_replay.hpp"
 #include "sim/validate/replay_input.hpp"
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/trace_error.hpp"
 
 #include "test_data_dir.hpp"
 #include "tests/xz_fixture.hpp"

@@ -2,10 +2,10 @@
 // format the kernel and trace-cmd print, the kernel's tracing habits turned
 // back into arm/modify/cancel (tests/data/ftrace/), and the malformed inputs of
 // tests/data/bad-ftrace/.
-#include "workloads/traces/ftrace_import.hpp"
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/trace_reader.hpp"
-#include "workloads/traces/trace_writer.hpp"
+#include "workloads/traces/kernel/ftrace_import.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
+#include "workloads/traces/layouts/trace_reader.hpp"
+#include "workloads/traces/layouts/trace_writer.hpp"
 
 #include "test_data_dir.hpp"
 #include "tests/error_corpus.hpp"

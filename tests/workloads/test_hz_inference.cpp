@@ -1,9 +1,9 @@
-// HZ from a kernel trace's own jiffies (workloads/traces/hz_inference.hpp),
+// HZ from a kernel trace's own jiffies (workloads/traces/kernel/hz_inference.hpp),
 // on the committed real 6.1 HZ=250 capture and on copies of it rescaled in
 // time to 100, 300 and 1000 jiffies a second.
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/hz_inference.hpp"
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/kernel/hz_inference.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include "test_data_dir.hpp"
 #include "tests/xz_fixture.hpp"

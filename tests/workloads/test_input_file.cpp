@@ -1,13 +1,13 @@
-// InputFile (workloads/traces/input_file.hpp): one pass over a file, a pipe
+// InputFile (workloads/traces/input/input_file.hpp): one pass over a file, a pipe
 // or standard input; xz, gzip and zstd decompressed in-process, told apart by
 // their magic bytes and never by the name; errors that name the file. The
 // compressed inputs are made here with the same libraries (liblzma, zlib,
 // libzstd), so the tests need no tools.
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/loaded_trace_data.hpp"
-#include "workloads/traces/trace_error.hpp"
-#include "workloads/traces/trace_reader.hpp"
-#include "workloads/traces/trace_replay.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/layouts/trace_reader.hpp"
+#include "workloads/traces/replay/loaded_trace_data.hpp"
+#include "workloads/traces/replay/trace_replay.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>

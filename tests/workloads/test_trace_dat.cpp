@@ -3,9 +3,9 @@
 // reader, exactly the FtraceEvents the kernel's text of the same ring buffer
 // gives; it is known by its magic, never its name; a truncated or corrupt one
 // is an InputError, never a crash.
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/text_stream.hpp"
-#include "workloads/traces/trace_dat.hpp"
+#include "workloads/traces/input/text_stream.hpp"
+#include "workloads/traces/input/trace_dat.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include "test_data_dir.hpp"
 #include "tests/xz_fixture.hpp"

@@ -1,6 +1,6 @@
-// TraceFeed (workloads/traces/trace_feed.hpp): a trace a jiffy at a time, as
+// TraceFeed (workloads/traces/replay/trace_feed.hpp): a trace a jiffy at a time, as
 // `timersim step` reads it.
-#include "workloads/traces/trace_feed.hpp"
+#include "workloads/traces/replay/trace_feed.hpp"
 
 #include <doctest/doctest.h>
 

@@ -3,11 +3,11 @@
 // exactly the events a filter names, and the cost distributions of the
 // hand-written tests/data/costs/costs-small.txt, whose durations are
 // written into it (tests/data/costs/README.md).
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_costs.hpp"
-#include "workloads/traces/trace_filter.hpp"
-#include "workloads/traces/trace_reader.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/kernel/trace_costs.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
+#include "workloads/traces/layouts/trace_filter.hpp"
+#include "workloads/traces/layouts/trace_reader.hpp"
 
 #include "test_data_dir.hpp"
 

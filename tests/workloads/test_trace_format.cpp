@@ -1,9 +1,9 @@
 // Trace format v1 (docs/trace-format.md): TraceWriter -> TraceReader round
 // trips, the syntax a person may write by hand, and every error with its
 // exact message; plus the malformed traces in tests/data/bad-traces/.
-#include "workloads/traces/parse_util.hpp"
-#include "workloads/traces/trace_reader.hpp"
-#include "workloads/traces/trace_writer.hpp"
+#include "workloads/traces/input/parse_util.hpp"
+#include "workloads/traces/layouts/trace_reader.hpp"
+#include "workloads/traces/layouts/trace_writer.hpp"
 
 #include "test_data_dir.hpp"
 #include "tests/error_corpus.hpp"

@@ -1,15 +1,15 @@
-// Recording and replaying traces (workloads/traces/trace_recorder.hpp,
-// workloads/traces/trace_replay.hpp): a workload recorded on a design and replayed
+// Recording and replaying traces (workloads/traces/replay/trace_recorder.hpp,
+// workloads/traces/replay/trace_replay.hpp): a workload recorded on a design and replayed
 // on the same design and machine gives the same metrics as running it
 // directly; cb= blocks are applied inside their timer's callback, held until
 // it fires, or counted when it never does; long traces replay; bad traces fail
 // with FILE:LINE: what (field).
 #include "sim/machine/engine_run.hpp"
 #include "workloads/generators/generator_catalog.hpp"
-#include "workloads/traces/trace_error.hpp"
-#include "workloads/traces/trace_recorder.hpp"
-#include "workloads/traces/trace_replay.hpp"
-#include "workloads/traces/trace_writer.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/layouts/trace_writer.hpp"
+#include "workloads/traces/replay/trace_recorder.hpp"
+#include "workloads/traces/replay/trace_replay.hpp"
 
 #include "test_data_dir.hpp"
 

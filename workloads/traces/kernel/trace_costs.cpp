@@ -1,6 +1,6 @@
-#include "workloads/traces/trace_costs.hpp"
+#include "workloads/traces/kernel/trace_costs.hpp"
 
-#include "workloads/traces/input_file.hpp"
+#include "workloads/traces/input/input_file.hpp"
 
 #include <fmt/format.h>
 

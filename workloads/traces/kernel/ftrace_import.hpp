@@ -24,8 +24,8 @@
 // that window.
 #pragma once
 
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/trace_event.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
+#include "workloads/traces/layouts/trace_event.hpp"
 
 #include <cstdint>
 #include <memory>

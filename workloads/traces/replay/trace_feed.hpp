@@ -13,7 +13,7 @@
 #pragma once
 
 #include "wheel/core/timer_queue.hpp"
-#include "workloads/traces/trace_source.hpp"
+#include "workloads/traces/replay/trace_source.hpp"
 
 #include <cstdint>
 #include <cstdio>

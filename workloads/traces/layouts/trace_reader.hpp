@@ -11,10 +11,10 @@
 // Every problem with the input throws TraceError ("FILE:LINE: what (field)").
 #pragma once
 
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_error.hpp"
-#include "workloads/traces/trace_event.hpp"
-#include "workloads/traces/trace_filter.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/layouts/trace_event.hpp"
+#include "workloads/traces/layouts/trace_filter.hpp"
 
 #include <cstdint>
 #include <cstdio>

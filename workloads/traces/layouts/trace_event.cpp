@@ -1,5 +1,5 @@
-#include "workloads/traces/trace_event.hpp"
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/layouts/trace_event.hpp"
 
 #include <fmt/format.h>
 

@@ -1,9 +1,9 @@
 // Kernel text in any layout as a TraceSource (trace_source.hpp). Apart from
 // trace_source.cpp, which reads timersim traces: this one needs libtracecmd
 // (trace.dat), which the browser playground does without.
-#include "workloads/traces/trace_source.hpp"
+#include "workloads/traces/replay/trace_source.hpp"
 
-#include "workloads/traces/trace_dat.hpp"
+#include "workloads/traces/input/trace_dat.hpp"
 
 #include <optional>
 #include <utility>

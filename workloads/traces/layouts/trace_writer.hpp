@@ -8,7 +8,7 @@
 //   out.flush();   // then commit the file
 #pragma once
 
-#include "workloads/traces/trace_event.hpp"
+#include "workloads/traces/layouts/trace_event.hpp"
 
 #include <fmt/format.h>
 

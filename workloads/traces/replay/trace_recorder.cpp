@@ -1,4 +1,4 @@
-#include "workloads/traces/trace_recorder.hpp"
+#include "workloads/traces/replay/trace_recorder.hpp"
 
 #include <algorithm>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "workloads/traces/trace_feed.hpp"
+#include "workloads/traces/replay/trace_feed.hpp"
 
 #include <fmt/core.h>
 

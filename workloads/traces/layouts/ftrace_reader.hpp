@@ -5,10 +5,10 @@
 // into trace v1 events is the importer's (kernel/ftrace_import.hpp).
 #pragma once
 
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_error.hpp"
-#include "workloads/traces/trace_event.hpp"
-#include "workloads/traces/trace_filter.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/layouts/trace_event.hpp"
+#include "workloads/traces/layouts/trace_filter.hpp"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,6 +1,6 @@
-#include "workloads/traces/trace_filter.hpp"
+#include "workloads/traces/layouts/trace_filter.hpp"
 
-#include "workloads/traces/parse_util.hpp"
+#include "workloads/traces/input/parse_util.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "workloads/traces/input_file.hpp"
+#include "workloads/traces/input/input_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

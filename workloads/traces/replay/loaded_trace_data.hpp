@@ -5,10 +5,10 @@
 #pragma once
 
 #include "wheel/core/timer_pool.hpp"
-#include "workloads/traces/trace_costs.hpp"
-#include "workloads/traces/trace_event.hpp"
-#include "workloads/traces/trace_filter.hpp"
-#include "workloads/traces/trace_replay.hpp"
+#include "workloads/traces/kernel/trace_costs.hpp"
+#include "workloads/traces/layouts/trace_event.hpp"
+#include "workloads/traces/layouts/trace_filter.hpp"
+#include "workloads/traces/replay/trace_replay.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "workloads/traces/trace_dat.hpp"
+#include "workloads/traces/input/trace_dat.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
-#include "workloads/traces/trace_writer.hpp"
+#include "workloads/traces/layouts/trace_writer.hpp"
 
-#include "workloads/traces/parse_util.hpp"
+#include "workloads/traces/input/parse_util.hpp"
 
 #include <stdexcept>
 #include <utility>

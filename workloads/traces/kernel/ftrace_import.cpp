@@ -1,11 +1,11 @@
 // FtraceImporter: kernel timer events (FtraceReader) turned into timersim
 // trace events: timer pointers to dense ids, timer_start/cancel pairs to
 // arm, modify and cancel, events inside a callback marked cb=.
-#include "workloads/traces/ftrace_import.hpp"
-#include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/kernel/ftrace_import.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
 
-#include "workloads/traces/key_index.hpp"
-#include "workloads/traces/parse_util.hpp"
+#include "workloads/traces/input/parse_util.hpp"
+#include "workloads/traces/layouts/key_index.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
-#include "workloads/traces/line_source.hpp"
+#include "workloads/traces/input/line_source.hpp"
 
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/input/trace_error.hpp"
 
 #include <fmt/format.h>
 

@@ -29,7 +29,7 @@
 //   const TraceCosts c = costs.result();   // throws without the events
 #pragma once
 
-#include "workloads/traces/ftrace_reader.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <cstdint>
 #include <map>

@@ -53,7 +53,7 @@
 // reads it twice).
 #pragma once
 
-#include "workloads/traces/input_file.hpp"
+#include "workloads/traces/input/input_file.hpp"
 
 #include <cstddef>
 #include <string>

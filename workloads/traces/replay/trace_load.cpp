@@ -1,8 +1,8 @@
-// Reading a trace into memory (LoadedTrace, workloads/traces/trace_replay.hpp):
+// Reading a trace into memory (LoadedTrace, workloads/traces/replay/trace_replay.hpp):
 // any trace's events (trace_source.hpp), in one pass into LoadedTrace::Data.
-#include "workloads/traces/loaded_trace_data.hpp"
+#include "workloads/traces/replay/loaded_trace_data.hpp"
 
-#include "workloads/traces/trace_source.hpp"
+#include "workloads/traces/replay/trace_source.hpp"
 
 #include <memory>
 #include <stdexcept>

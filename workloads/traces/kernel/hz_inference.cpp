@@ -1,7 +1,7 @@
-#include "workloads/traces/hz_inference.hpp"
+#include "workloads/traces/kernel/hz_inference.hpp"
 
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <fmt/format.h>
 

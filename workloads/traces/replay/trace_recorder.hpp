@@ -23,8 +23,8 @@
 // before it is written 1 ns later, and one due at time 0 at 1 ns.
 #pragma once
 
+#include "workloads/traces/layouts/trace_writer.hpp"
 #include "workloads/workload.hpp"
-#include "workloads/traces/trace_writer.hpp"
 
 namespace timersim {
 

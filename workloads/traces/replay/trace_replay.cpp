@@ -1,12 +1,12 @@
-// Replaying a LoadedTrace (workloads/traces/trace_replay.hpp) on the
+// Replaying a LoadedTrace (workloads/traces/replay/trace_replay.hpp) on the
 // simulated machine: TraceReplay reads the stored events in order, groups
 // the top-level ones by time and CPU into engine actions and keeps the
 // callback blocks (cb=) until their timer fires. Loading: trace_load.cpp.
-#include "workloads/traces/trace_replay.hpp"
+#include "workloads/traces/replay/trace_replay.hpp"
 
-#include "workloads/traces/loaded_trace_data.hpp"
+#include "workloads/traces/replay/loaded_trace_data.hpp"
 
-#include "workloads/traces/trace_error.hpp"
+#include "workloads/traces/input/trace_error.hpp"
 
 #include <fmt/format.h>
 

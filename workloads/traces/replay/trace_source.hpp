@@ -17,12 +17,12 @@
 // (field)); an input that cannot be read, InputError.
 #pragma once
 
-#include "workloads/traces/ftrace_import.hpp"
-#include "workloads/traces/ftrace_reader.hpp"
-#include "workloads/traces/hz_inference.hpp"
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_event.hpp"
-#include "workloads/traces/trace_filter.hpp"
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/kernel/ftrace_import.hpp"
+#include "workloads/traces/kernel/hz_inference.hpp"
+#include "workloads/traces/layouts/ftrace_reader.hpp"
+#include "workloads/traces/layouts/trace_event.hpp"
+#include "workloads/traces/layouts/trace_filter.hpp"
 
 #include <cstdint>
 #include <cstdio>

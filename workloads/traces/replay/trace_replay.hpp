@@ -3,13 +3,13 @@
 // on its CPU, from the trace read once into memory (LoadedTrace).
 #pragma once
 
+#include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/kernel/hz_inference.hpp"
+#include "workloads/traces/kernel/trace_costs.hpp"
+#include "workloads/traces/layouts/trace_event.hpp"
+#include "workloads/traces/layouts/trace_filter.hpp"
+#include "workloads/traces/replay/trace_source.hpp"
 #include "workloads/workload.hpp"
-#include "workloads/traces/hz_inference.hpp"
-#include "workloads/traces/input_file.hpp"
-#include "workloads/traces/trace_costs.hpp"
-#include "workloads/traces/trace_event.hpp"
-#include "workloads/traces/trace_filter.hpp"
-#include "workloads/traces/trace_source.hpp"
 
 #include <cstddef>
 #include <cstdint>

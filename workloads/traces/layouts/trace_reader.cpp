@@ -1,8 +1,8 @@
-#include "workloads/traces/trace_reader.hpp"
+#include "workloads/traces/layouts/trace_reader.hpp"
 
-#include "workloads/traces/key_index.hpp"
-#include "workloads/traces/line_source.hpp"
-#include "workloads/traces/parse_util.hpp"
+#include "workloads/traces/input/line_source.hpp"
+#include "workloads/traces/input/parse_util.hpp"
+#include "workloads/traces/layouts/key_index.hpp"
 
 #include <fmt/format.h>
 

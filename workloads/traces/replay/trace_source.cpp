@@ -1,7 +1,7 @@
 // A timersim trace (format v1) as a TraceSource (trace_source.hpp).
-#include "workloads/traces/trace_source.hpp"
+#include "workloads/traces/replay/trace_source.hpp"
 
-#include "workloads/traces/trace_reader.hpp"
+#include "workloads/traces/layouts/trace_reader.hpp"
 
 #include <utility>
 
