@@ -69,7 +69,7 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     if (trace->filter().active()) {
         choice.spec.description += fmt::format("\nfilter {}: {}", describe_filter(trace->filter()),
                                                describe_filter_counts(trace->filter_counts(), ftrace ? "timer events" : "events"));
-        extra_json += fmt::format(", \"filter\": {}", filter_json(trace->filter(), trace->filter_counts()));
+        extra_json += fmt::format(", \"filter\": {}", write_json(filter_json(trace->filter(), trace->filter_counts()), {}));
     }
     bool callback_costs = false;
     if (const TraceCosts* c = trace->costs()) {
