@@ -77,7 +77,7 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
         choice.costs = chosen.fields;
         callback_costs = chosen.by_function;
         choice.spec.description += "\n" + chosen.text;
-        extra_json += ", \"costs_from_trace\": " + chosen.json;
+        extra_json += ", \"costs_from_trace\": " + write_json(chosen.json, {});
     }
     choice.spec.json = fmt::format("{{\"{}\": {}, \"events\": {}, \"hz\": {}, {}\"start_jiffies\": {}, \"cpus\": {}{}}}",
                                    ftrace ? "ftrace" : "trace", json_string(name), summary.events, summary.header.hz,
