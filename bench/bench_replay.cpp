@@ -154,7 +154,7 @@ void BM_replay(benchmark::State& state, Design design) {
     for (auto _ : state) {
         const double start = cpu_seconds();
         TraceReplayStats stats;
-        const WorkloadSpec spec{.name = "trace", .description = "trace", .json = "{}",
+        const WorkloadSpec spec{.name = "trace", .description = "trace",
                                 .factory = trace_replay(t.path, TraceKind::timersim,
                                                         TraceHeader{.hz = kHz, .start_jiffies = kStart}, &stats)};
         const RunResult r = run_machine(design, m, spec);

@@ -90,7 +90,7 @@ void run_every_design(const std::uint8_t* data, std::size_t size) {
             m.ticks = std::clamp<std::uint64_t>(ticks_at(s.header.hz, s.last_event_ns) + 64, 1, kMaxTicks);
             m.max_expiries_per_softirq = static_cast<std::uint32_t>(size % 4); // 0 (none) .. 3
             for (const Design d : all_designs()) {
-                const WorkloadSpec spec{.name = "trace", .description = "", .json = "{}", .factory = trace_replay(trace)};
+                const WorkloadSpec spec{.name = "trace", .description = "", .factory = trace_replay(trace)};
                 check_metrics(run_machine(d, m, spec));
             }
         }

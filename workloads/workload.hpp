@@ -17,6 +17,8 @@
 
 #include "wheel/core/timer_queue.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -131,7 +133,9 @@ using WorkloadFactory = std::function<std::unique_ptr<Workload>(Sim&)>;
 struct WorkloadSpec {
     std::string name;        // e.g. "tcp-retransmit,socket-timeouts", "trace"
     std::string description; // one line for text reports (a trace's filter and costs: further lines)
-    std::string json;        // a JSON object of its parameters, for JSON reports
+    // Its parameters, for JSON reports: a value, which the report writes
+    // in its own layout ({} when there are none to show).
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
     WorkloadFactory factory;
 };
 

@@ -11,6 +11,7 @@
 #include "sim/machine/design_queues.hpp"
 #include "sim/machine/stepper.hpp"
 #include "sim/report/format_time.hpp"
+#include "sim/report/json.hpp"
 #include "sim/report/step_report.hpp"
 #include "wheel/configurable/cascading_wheel.hpp"
 #include "wheel/configurable/in_place_wheel.hpp"
@@ -249,11 +250,14 @@ int run_step(std::span<const std::string> args) {
         step_workload(run, shown, feed ? &*feed : nullptr, clock, slack, geometry, design, wheel);
         // The trace is read only as far as the ticks shown: so are the counts.
         if (feed && filter.active()) {
-            if (json)
-                fmt::print("{{\"filter\": {}}}\n", filter_json(filter, feed->filter_counts()));
-            else
+            if (json) {
+                ordered_json line = ordered_json::object();
+                line["filter"] = filter_json(filter, feed->filter_counts());
+                fmt::print("{}\n", write_json(line, {}));
+            } else {
                 fmt::print("filter {}: {} (read up to the last tick shown)\n", describe_filter(filter),
                            describe_filter_counts(feed->filter_counts(), "events"));
+            }
         }
     } catch (const TraceError& e) {
         // Bad input: exactly one line, no hint (the file is at fault, not the command line).

@@ -16,9 +16,14 @@ std::string dist_text(const CostDistribution& d) {
     return fmt::format("{} samples, p50 {} ns, p90 {}, p99 {}, max {}", d.count, d.p50, d.p90, d.p99, d.max);
 }
 
-std::string dist_json(const CostDistribution& d) {
-    return fmt::format("{{\"count\": {}, \"p50\": {}, \"p90\": {}, \"p99\": {}, \"max\": {}}}", d.count, d.p50, d.p90,
-                       d.p99, d.max);
+ordered_json dist_json(const CostDistribution& d) {
+    ordered_json out = ordered_json::object();
+    out["count"] = d.count;
+    out["p50"] = d.p50;
+    out["p90"] = d.p90;
+    out["p99"] = d.p99;
+    out["max"] = d.max;
+    return out;
 }
 
 } // namespace
@@ -28,7 +33,8 @@ TraceCostChoice trace_cost_choice(const TraceCosts& c, const po::variables_map& 
     // --zero-cost (machine_config() applies explicit --cost-*-ns on top).
     const CostModel base = vm.count("zero-cost") && vm["zero-cost"].as<bool>() ? CostModel::zero() : CostModel{};
     TraceCostChoice r;
-    std::vector<std::string> lines, replaced, kept;
+    std::vector<std::string> lines;
+    ordered_json replaced = ordered_json::object(), kept = ordered_json::array();
     lines.push_back(fmt::format("costs from the trace: {} TIMER_SOFTIRQ runs, {} callbacks of {} functions{}",
                                 c.softirq_runs.count, c.callbacks.count, c.callback_by_function.size(),
                                 c.broken_pairs ? fmt::format(" ({} entries or exits without their pair skipped)",
@@ -39,11 +45,11 @@ TraceCostChoice trace_cost_choice(const TraceCosts& c, const po::variables_map& 
         if (vm.count(option)) {
             lines.push_back(fmt::format("  {} {} (--{}; the trace shows {}: {})", label, base.*field, option, what,
                                         dist_text(d)));
-            kept.push_back(json_string(key));
+            kept.push_back(key);
             return false;
         }
         r.fields.emplace_back(field, ns);
-        replaced.push_back(fmt::format("{}: {{\"was\": {}, \"now\": {}}}", json_string(key), base.*field, ns));
+        replaced[key] = {{"was", base.*field}, {"now", ns}};
         return true;
     };
     if (replace("cost-callback-ns", "callback_ns", "callback", &CostModel::callback_ns, c.callbacks.p50,
@@ -60,7 +66,7 @@ TraceCostChoice trace_cost_choice(const TraceCosts& c, const po::variables_map& 
     if (c.expiry_gaps.count == 0) {
         lines.push_back(fmt::format("  expiry {} kept: no run expired two timers, so no gap between callbacks",
                                     base.expiry_ns));
-        kept.push_back(json_string("expiry_ns"));
+        kept.push_back("expiry_ns");
     } else if (replace("cost-expiry-ns", "expiry_ns", "expiry", &CostModel::expiry_ns, c.expiry_gaps.p50,
                        "gaps between callbacks", c.expiry_gaps)) {
         lines.push_back(fmt::format("  expiry {} -> {}: p50 gap from one callback's exit to the next's entry ({})",
@@ -78,15 +84,19 @@ TraceCostChoice trace_cost_choice(const TraceCosts& c, const po::variables_map& 
         lines.push_back(fmt::format("  {}: {}", heavy[i].second, dist_text(c.callback_by_function.at(heavy[i].second))));
     r.text = fmt::format("{}", fmt::join(lines, "\n"));
 
-    std::vector<std::string> functions;
-    for (const auto& [f, d] : c.callback_by_function) functions.push_back(json_string(f) + ": " + dist_json(d));
-    r.json = fmt::format(
-        "{{\"replaced\": {{{}}}, \"kept\": [{}], \"callback_by_function\": {}, \"callbacks\": {}, "
-        "\"functions\": {{{}}}, \"softirq_runs\": {}, \"run_overhead\": {}, \"expiry_gaps\": {}, \"per_expiry\": {}, "
-        "\"broken_pairs\": {}}}",
-        fmt::join(replaced, ", "), fmt::join(kept, ", "), r.by_function ? "true" : "false", dist_json(c.callbacks),
-        fmt::join(functions, ", "), dist_json(c.softirq_runs), dist_json(c.run_overhead), dist_json(c.expiry_gaps),
-        dist_json(c.per_expiry), c.broken_pairs);
+    ordered_json functions = ordered_json::object();
+    for (const auto& [f, d] : c.callback_by_function) functions[f] = dist_json(d);
+    r.json = ordered_json::object();
+    r.json["replaced"] = std::move(replaced);
+    r.json["kept"] = std::move(kept);
+    r.json["callback_by_function"] = r.by_function;
+    r.json["callbacks"] = dist_json(c.callbacks);
+    r.json["functions"] = std::move(functions);
+    r.json["softirq_runs"] = dist_json(c.softirq_runs);
+    r.json["run_overhead"] = dist_json(c.run_overhead);
+    r.json["expiry_gaps"] = dist_json(c.expiry_gaps);
+    r.json["per_expiry"] = dist_json(c.per_expiry);
+    r.json["broken_pairs"] = c.broken_pairs;
     return r;
 }
 

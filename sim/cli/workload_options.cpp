@@ -65,11 +65,19 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
                                           summary.events, summary.header.hz,
                                           summary.hz_source.empty() ? "" : " from " + summary.hz_source,
                                           summary.cpus, summary.cpus == 1 ? "" : "s");
-    std::string extra_json;
+    // The trace's parameters, in the published order: the filter and the
+    // measured costs after what every trace has.
+    ordered_json& params = choice.spec.params;
+    params[ftrace ? "ftrace" : "trace"] = name;
+    params["events"] = summary.events;
+    params["hz"] = summary.header.hz;
+    if (!summary.hz_source.empty()) params["hz_source"] = summary.hz_source;
+    params["start_jiffies"] = summary.header.start_jiffies;
+    params["cpus"] = summary.cpus;
     if (trace->filter().active()) {
         choice.spec.description += fmt::format("\nfilter {}: {}", describe_filter(trace->filter()),
                                                describe_filter_counts(trace->filter_counts(), ftrace ? "timer events" : "events"));
-        extra_json += fmt::format(", \"filter\": {}", filter_json(trace->filter(), trace->filter_counts()));
+        params["filter"] = filter_json(trace->filter(), trace->filter_counts());
     }
     bool callback_costs = false;
     if (const TraceCosts* c = trace->costs()) {
@@ -77,12 +85,8 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
         choice.costs = chosen.fields;
         callback_costs = chosen.by_function;
         choice.spec.description += "\n" + chosen.text;
-        extra_json += ", \"costs_from_trace\": " + chosen.json;
+        params["costs_from_trace"] = chosen.json;
     }
-    choice.spec.json = fmt::format("{{\"{}\": {}, \"events\": {}, \"hz\": {}, {}\"start_jiffies\": {}, \"cpus\": {}{}}}",
-                                   ftrace ? "ftrace" : "trace", json_string(name), summary.events, summary.header.hz,
-                                   summary.hz_source.empty() ? "" : fmt::format("\"hz_source\": {}, ", json_string(summary.hz_source)),
-                                   summary.header.start_jiffies, summary.cpus, extra_json);
     choice.spec.factory = trace_replay(trace, nullptr, callback_costs);
     choice.clock = clock_of(summary.header);
     choice.cpus = summary.cpus;
@@ -179,7 +183,7 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz) {
     choice.workload = GeneratorRequest{.list = list,
                                        .params = params,
                                        .description = std::move(generators.description),
-                                       .json = std::move(generators.json)};
+                                       .params_json = std::move(generators.params)};
     return choice;
 }
 

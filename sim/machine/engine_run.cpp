@@ -26,7 +26,7 @@ RunResult drive(const QueueParams& params, Design design, const MachineConfig& c
     result.config = config;
     result.workload_name = spec.name;
     result.workload_description = spec.description;
-    result.workload_json = spec.json;
+    result.workload_params = spec.params;
     result.start_jiffies = queues.front().jiffies();
     result.bytes_per_timer = queues.front().bytes_per_timer();
     if constexpr (requires { Q::garbage_entry_bytes(); }) result.garbage_entry_bytes = Q::garbage_entry_bytes();

@@ -47,7 +47,7 @@ struct RunResult {
     MachineConfig config;
     std::string workload_name;
     std::string workload_description;
-    std::string workload_json;
+    nlohmann::ordered_json workload_params = nlohmann::ordered_json::object(); // WorkloadSpec::params
     Jiffies start_jiffies = 0;
     std::uint64_t end_ns = 0; // simulated time at the end of the run
     // Workload operations timed after the run's end (tick `ticks`, jitter

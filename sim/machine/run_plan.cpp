@@ -68,7 +68,7 @@ RunPlan plan_run(RunRequest request) {
         auto& generators = std::get<GeneratorRequest>(request.workload);
         plan.workload = {.name = generators.list,
                          .description = std::move(generators.description),
-                         .json = std::move(generators.json),
+                         .params = std::move(generators.params_json),
                          .factory = workload_list_factory(generators.list, generators.params, machine.ticks,
                                                           clock.hz, machine.tick_jitter_ns)};
     }

@@ -43,7 +43,7 @@ struct GeneratorRequest {
     std::string list;
     GeneratorParams params;
     std::string description;
-    std::string json;
+    nlohmann::ordered_json params_json; // GeneratorWorkload::params
 };
 
 // A trace read into memory and described; its clock and CPUs are its own.

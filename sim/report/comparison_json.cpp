@@ -208,8 +208,7 @@ ordered_json comparison_document(const Comparison& comparison) {
     ordered_json workload = ordered_json::object();
     workload["name"] = first.workload_name;
     workload["description"] = first.workload_description;
-    // Rendered by the workload (WorkloadSpec::json).
-    workload["params"] = raw_json(first.workload_json);
+    workload["params"] = first.workload_params;
     doc["workload"] = std::move(workload);
     doc["machine"] = machine_json(first);
     doc["cost_model_ns"] = cost_model_json(first.config.costs);

@@ -11,9 +11,6 @@ namespace timersim {
 
 namespace {
 
-// The binary subtype that marks raw_json(): the bytes are JSON text.
-constexpr std::uint64_t kRawJsonSubtype = 0x4a534f4e; // "JSON"
-
 using Path = std::vector<std::string>;
 
 // A layout path split at '/': "" -> {}, "/designs/*" -> {"designs", "*"}.
@@ -72,7 +69,7 @@ private:
         case ordered_json::value_t::number_integer: out_ += fmt::format("{}", v.get<std::int64_t>()); return;
         case ordered_json::value_t::number_unsigned: out_ += fmt::format("{}", v.get<std::uint64_t>()); return;
         case ordered_json::value_t::number_float: number(v.get<double>()); return;
-        case ordered_json::value_t::binary: raw(v.get_binary()); return;
+        case ordered_json::value_t::binary: throw std::logic_error("write_json: a binary value has no JSON text");
         case ordered_json::value_t::null:
         case ordered_json::value_t::discarded: out_ += "null"; return;
         }
@@ -81,12 +78,6 @@ private:
     void number(double v) {
         const auto decimals = std::isfinite(v) ? decimals_here() : std::nullopt;
         out_ += decimals ? fmt::format("{:.{}f}", v, *decimals) : json_number(v);
-    }
-
-    void raw(const ordered_json::binary_t& b) {
-        if (!b.has_subtype() || b.subtype() != kRawJsonSubtype)
-            throw std::logic_error("write_json: a binary value that is not raw_json()");
-        out_.append(b.begin(), b.end());
     }
 
     void container(const ordered_json& v, unsigned level, char open, char close) {
@@ -130,11 +121,6 @@ private:
 } // namespace
 
 std::string write_json(const ordered_json& doc, const JsonLayout& layout) { return Writer(layout).write(doc); }
-
-ordered_json raw_json(std::string_view text) {
-    if (text.empty()) return ordered_json::object();
-    return ordered_json::binary(ordered_json::binary_t::container_type(text.begin(), text.end()), kRawJsonSubtype);
-}
 
 std::string json_string(std::string_view s) {
     return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

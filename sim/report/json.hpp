@@ -32,11 +32,10 @@
 // them by path, so the document keeps the exact value and only the text is
 // rounded.
 //
-// JSON that another module hands over as text (a workload's parameters,
-// WorkloadSpec::json; a trace filter's, filter_json()) goes into a
-// document as raw_json(text) and is written as it is: parsing it into
-// values could change its bytes (nlohmann reads "-0" as 0, and the filter
-// escapes control characters its own way).
+// What another module hands a report (a workload's parameters,
+// WorkloadSpec::params; a trace filter's, filter_json()) is an
+// ordered_json value too, inserted as a member and written by the same
+// rules: no JSON text is rendered anywhere else.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -65,10 +64,6 @@ struct JsonLayout {
 
 // `doc` as JSON text in `layout`, with no line break at the end.
 std::string write_json(const ordered_json& doc, const JsonLayout& layout);
-
-// JSON text rendered elsewhere, as a value write_json() writes verbatim.
-// `text` must be one JSON value; empty stands for {}.
-ordered_json raw_json(std::string_view text);
 
 // s as a JSON string literal, quotes included.
 std::string json_string(std::string_view s);

@@ -272,8 +272,7 @@ ordered_json run_document(const RunResult& r) {
     doc["machine"] = machine_json(r);
     ordered_json workload = ordered_json::object();
     workload["name"] = r.workload_name;
-    // Rendered by the workload (WorkloadSpec::json).
-    workload["params"] = raw_json(r.workload_json);
+    workload["params"] = r.workload_params;
     workload["operations_past_end"] = r.operations_past_end;
     doc["workload"] = std::move(workload);
     doc["cost_model_ns"] = cost_model_json(r.config.costs);

@@ -173,8 +173,7 @@ ordered_json validate_document(const ReplayResult& r, std::size_t max_listed, do
     doc["cpus"] = r.cpus;
     doc["timer_events"] = r.timer_events;
     doc["timers"] = r.timers;
-    // Rendered by the trace filter itself (workloads/traces/layouts/trace_filter.hpp).
-    if (r.filter.active()) doc["filter"] = raw_json(filter_json(r.filter, r.filter_counts));
+    if (r.filter.active()) doc["filter"] = filter_json(r.filter, r.filter_counts);
     doc["workload_start_line"] = r.workload_start_line ? ordered_json(*r.workload_start_line) : ordered_json(nullptr);
     doc["idx"] = check_counts(r.idx);
     doc["expiry"] = check_counts(r.expiry);

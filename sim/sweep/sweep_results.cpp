@@ -1,5 +1,6 @@
 #include "sim/sweep/sweep_results.hpp"
 
+#include "sim/report/json.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -10,8 +11,6 @@
 namespace timersim::sweep {
 
 namespace {
-
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
 // CSV field: quoted when it holds a comma or a quote.
 std::string csv_field(const std::string& s) {
@@ -29,17 +28,34 @@ constexpr const char* kCsvHeader =
 
 std::string cell_json(const Cell& cell, const RunResult& r) {
     const CpuMetrics& m = r.total;
-    return fmt::format(
-        "{{\"schema\": \"{}\", \"id\": \"{}\", \"args\": {}, \"design\": {}, \"hz\": {}, \"workload\": {}, \"seed\": {}, "
-        "\"options\": {}, \"ticks\": {}, \"fired\": {}, \"early\": {}, "
-        "\"late_jiffies\": {{\"p50\": {}, \"p99\": {}, \"max\": {}}}, \"late_ns\": {{\"p50\": {}, \"p99\": {}, \"max\": {}}}, "
-        "\"timer_work_ns\": {}, \"softirq_work_ns\": {}, \"max_softirq_ns\": {}, \"cascade_moves\": {}, "
-        "\"bytes_per_timer\": {}}}\n",
-        kSweepCellSchema, cell.id, quoted(cell.line), quoted(design_name(r)), r.config.hz, quoted(cell.workload),
-        cell.seed, quoted(cell.options), r.config.ticks, m.fired, m.early, m.error_jiffies.percentile(50),
-        m.error_jiffies.percentile(99), m.error_jiffies.max(), m.error_ns.percentile(50), m.error_ns.percentile(99),
-        m.error_ns.max(), m.timer_work_ns(), m.softirq_work_ns, m.max_softirq_ns, m.counters.cascade_moves,
-        r.bytes_per_timer);
+    const auto lateness = [](const auto& histogram) {
+        ordered_json out = ordered_json::object();
+        out["p50"] = histogram.percentile(50);
+        out["p99"] = histogram.percentile(99);
+        out["max"] = histogram.max();
+        return out;
+    };
+    ordered_json doc = ordered_json::object();
+    doc["schema"] = kSweepCellSchema;
+    doc["id"] = cell.id;
+    doc["args"] = cell.line;
+    doc["design"] = design_name(r);
+    doc["hz"] = r.config.hz;
+    doc["workload"] = cell.workload;
+    doc["seed"] = cell.seed;
+    doc["options"] = cell.options;
+    doc["ticks"] = r.config.ticks;
+    doc["fired"] = m.fired;
+    doc["early"] = m.early;
+    doc["late_jiffies"] = lateness(m.error_jiffies);
+    doc["late_ns"] = lateness(m.error_ns);
+    doc["timer_work_ns"] = m.timer_work_ns();
+    doc["softirq_work_ns"] = m.softirq_work_ns;
+    doc["max_softirq_ns"] = m.max_softirq_ns;
+    doc["cascade_moves"] = m.counters.cascade_moves;
+    doc["bytes_per_timer"] = r.bytes_per_timer;
+    // One line: the default layout expands nothing.
+    return write_json(doc, {}) + "\n";
 }
 
 CellRecord parse_cell_record(const std::string& line) {

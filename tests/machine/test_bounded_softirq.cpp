@@ -186,7 +186,7 @@ TEST_CASE("no design fires a timer early under any --max-expiries-per-softirq bo
             m.hz = kHz;
             m.ticks = 60 * kHz;
             m.max_expiries_per_softirq = bound;
-            const WorkloadSpec spec{.name = "default", .description = "", .json = "{}",
+            const WorkloadSpec spec{.name = "default", .description = "",
                                     .factory = workload_list_factory("tcp-retransmit,socket-timeouts",
                                                                      GeneratorParams{}, m.ticks, m.hz)};
             const RunResult r = run_machine(d, m, spec);

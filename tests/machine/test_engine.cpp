@@ -38,7 +38,7 @@ WorkloadSpec small_churn(const MachineConfig& m, std::uint64_t seed = 7) {
     w.connections = 1000;
     w.message_interval_ms = 500;
     w.seed = seed;
-    return WorkloadSpec{.name = "connection-churn", .description = "churn", .json = "{}",
+    return WorkloadSpec{.name = "connection-churn", .description = "churn",
                         .factory = churn_workload(w, m.ticks, m.tick_jitter_ns)};
 }
 
@@ -611,7 +611,7 @@ TEST_CASE("series windows hold every softirq run, and their buckets add up to th
         m.hz = 250;
         m.ticks = 3000;
         m.cpus = 2;
-        const WorkloadSpec spec{.name = "t", .description = "", .json = "{}",
+        const WorkloadSpec spec{.name = "t", .description = "",
                                 .factory = workload_list_factory("tcp-retransmit,socket-timeouts", GeneratorParams{},
                                                                  m.ticks, m.hz)};
         const RunResult r = run_machine(design, m, spec);

@@ -314,7 +314,7 @@ TEST_CASE("explain agrees with what compare --events records for the same timer"
     ConnectionChurnConfig churn;
     churn.hz = machine.hz;
     churn.connections = 300;
-    const WorkloadSpec workload{.name = "connection-churn", .description = "churn", .json = "{}",
+    const WorkloadSpec workload{.name = "connection-churn", .description = "churn",
                                 .factory = churn_workload(churn, machine.ticks, 0)};
     const unsigned hz = machine.hz;
     const std::vector<LogRow> rows =

@@ -26,7 +26,7 @@ const std::string kCapture = std::string(TEST_DATA_DIR) + "/kernel/capture-6.1-h
 WorkloadSpec generated(std::string_view list, std::uint32_t connections, std::uint64_t ticks) {
     GeneratorParams p;
     p.connections = connections;
-    return WorkloadSpec{.name = std::string(list), .description = "", .json = "{}",
+    return WorkloadSpec{.name = std::string(list), .description = "",
                         .factory = workload_list_factory(list, p, ticks, kHz)};
 }
 
@@ -135,7 +135,7 @@ TEST_CASE("groups sum to the totals on the real kernel capture, and function gro
             m.group_by = by;
             const RunResult r = run_machine(
                 d, m,
-                WorkloadSpec{.name = "ftrace", .description = "", .json = "{}",
+                WorkloadSpec{.name = "ftrace", .description = "",
                              .factory = trace_replay(kCapture, TraceKind::ftrace, summary.header)});
             REQUIRE(r.total.fired > 0);
             check_partition(r);

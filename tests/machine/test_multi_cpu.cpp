@@ -150,7 +150,7 @@ private:
 };
 
 WorkloadSpec scatter_spec(std::uint64_t seed, Scatter::Shape shape = {}) {
-    return WorkloadSpec{.name = "scatter", .description = "scatter", .json = "{}",
+    return WorkloadSpec{.name = "scatter", .description = "scatter",
                         .factory = [=](Sim& sim) { return std::make_unique<Scatter>(sim, seed, shape); }};
 }
 

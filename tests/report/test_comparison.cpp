@@ -29,7 +29,7 @@ WorkloadSpec churn(const MachineConfig& m, std::uint64_t seed = 42, double inter
     w.seed = seed;
     return WorkloadSpec{.name = "connection-churn",
                         .description = "churn, \"quoted\"",
-                        .json = fmt::format("{{\"seed\": {}}}", seed),
+                        .params = {{"seed", seed}},
                         .factory = churn_workload(w, m.ticks, m.tick_jitter_ns)};
 }
 
@@ -142,7 +142,7 @@ TEST_CASE("softirq cost per tick counts the ticks that ran no softirq as zero") 
     w.hz = m.hz;
     w.connections = 5;
     w.message_interval_ms = 20000;
-    const WorkloadSpec sparse{.name = "sparse", .description = "sparse", .json = "{}",
+    const WorkloadSpec sparse{.name = "sparse", .description = "sparse",
                               .factory = churn_workload(w, m.ticks, 0)};
     const auto c = compare_designs(modern, m, sparse);
     const auto& r = c.runs.front();

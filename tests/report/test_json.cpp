@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -151,13 +152,19 @@ TEST_CASE("write_json: fixed decimals where the layout says, by path") {
           R"({"cpus": [{"mean": 1.000000, "ratio": 1}], "total": {"mean": 0.0, "count": 3}, "groups": [{"mean": 1}]})");
 }
 
-TEST_CASE("write_json: strings and names through json_string(); raw_json() verbatim") {
+TEST_CASE("write_json: strings and names through json_string(), nested values by the same rules") {
     ordered_json doc = ordered_json::object();
     doc["a\"b"] = "line\nbreak \xff";
-    doc["params"] = raw_json(R"({"loss": -0, "f": "\u000a"})");
-    doc["none"] = raw_json("");
-    CHECK(write_json(doc, {}) ==
-          "{\"a\\\"b\": \"line\\nbreak \xef\xbf\xbd\", \"params\": {\"loss\": -0, \"f\": \"\\u000a\"}, \"none\": {}}");
+    // As a workload hands over its parameters: a value, not JSON text.
+    ordered_json params = ordered_json::object();
+    params["loss"] = -0.0;
+    params["f"] = "\n";
+    params["connections"] = 10000u;
+    doc["params"] = params;
+    doc["none"] = ordered_json::object();
+    CHECK(write_json(doc, {}) == "{\"a\\\"b\": \"line\\nbreak \xef\xbf\xbd\", \"params\": {\"loss\": -0, \"f\": \"\\n\", "
+                                 "\"connections\": 10000}, \"none\": {}}");
+    CHECK_THROWS_AS(write_json(ordered_json::binary({1, 2}), {}), std::logic_error);
 }
 
 TEST_CASE("write_json: python3's json module reads back what it wrote") {

@@ -29,13 +29,13 @@ WorkloadSpec churn(const MachineConfig& m) {
     w.connections = 1000;
     w.message_interval_ms = 500;
     w.seed = 7;
-    return WorkloadSpec{.name = "connection-churn", .description = "churn", .json = "{}",
+    return WorkloadSpec{.name = "connection-churn", .description = "churn",
                         .factory = churn_workload(w, m.ticks, m.tick_jitter_ns)};
 }
 
 // Connections spread over the CPUs (the generators place connection c on CPU c % cpus).
 WorkloadSpec retransmits(const MachineConfig& m) {
-    return WorkloadSpec{.name = "tcp-retransmit", .description = "tcp-retransmit", .json = "{}",
+    return WorkloadSpec{.name = "tcp-retransmit", .description = "tcp-retransmit",
                         .factory = generator_factory("tcp-retransmit", GeneratorParams{}, 400, m.ticks, m.hz)};
 }
 

@@ -28,7 +28,7 @@ MachineConfig machine(unsigned cpus, bool nohz, std::uint32_t bound) {
 }
 
 WorkloadSpec retransmits(const MachineConfig& m) {
-    return WorkloadSpec{.name = "tcp-retransmit", .description = "tcp-retransmit", .json = "{}",
+    return WorkloadSpec{.name = "tcp-retransmit", .description = "tcp-retransmit",
                         .factory = generator_factory("tcp-retransmit", GeneratorParams{}, 400, m.ticks, m.hz)};
 }
 
@@ -38,7 +38,7 @@ WorkloadSpec churn(const MachineConfig& m) {
     w.connections = 800;
     w.message_interval_ms = 300;
     w.seed = 9;
-    return WorkloadSpec{.name = "connection-churn", .description = "churn", .json = "{}",
+    return WorkloadSpec{.name = "connection-churn", .description = "churn",
                         .factory = churn_workload(w, m.ticks, m.tick_jitter_ns)};
 }
 

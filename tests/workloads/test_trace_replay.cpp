@@ -165,7 +165,7 @@ private:
 };
 
 WorkloadSpec spec_of(WorkloadFactory factory) {
-    return WorkloadSpec{.name = "test", .description = "test", .json = "{}", .factory = std::move(factory)};
+    return WorkloadSpec{.name = "test", .description = "test", .factory = std::move(factory)};
 }
 
 WorkloadFactory backoff_workload(std::uint64_t ticks, bool use_pending = true,

@@ -171,10 +171,6 @@ const std::vector<GeneratorParameterGroup>& generator_parameter_groups() {
 
 namespace {
 
-// A generator name or a checked --workload list as a JSON string: both are
-// made of generator names and commas only, so nothing needs escaping.
-std::string quoted(std::string_view s) { return fmt::format("\"{}\"", s); }
-
 bool applies_to(const GeneratorParameter& p, std::string_view generator) {
     std::string_view list = p.generators;
     while (!list.empty()) {
@@ -187,24 +183,28 @@ bool applies_to(const GeneratorParameter& p, std::string_view generator) {
 
 // The parameters as the JSON report shows them: per generator, the options
 // that apply to it (names with underscores).
-std::string params_json(const std::vector<std::pair<std::string, std::uint32_t>>& parts, const GeneratorParams& params,
-                        std::string_view list) {
-    std::string out = fmt::format("{{\"workload\": {}, \"connections\": {}, \"seed\": {}", quoted(list),
-                                  params.connections, params.seed);
+// Values as the options hold them: counts as integers, every other
+// parameter a double (20, not 20.0, once written).
+nlohmann::ordered_json params_json(const std::vector<std::pair<std::string, std::uint32_t>>& parts,
+                                   const GeneratorParams& params, std::string_view list) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    out["workload"] = list;
+    out["connections"] = params.connections;
+    out["seed"] = params.seed;
     for (const auto& [name, count] : parts) {
-        std::vector<std::string> fields;
-        if (name != "burst") fields.push_back(fmt::format("\"connections\": {}", count));
+        nlohmann::ordered_json fields = nlohmann::ordered_json::object();
+        if (name != "burst") fields["connections"] = count;
         for (const GeneratorParameterGroup& g : generator_parameter_groups())
             for (const GeneratorParameter& p : g.parameters)
                 if (applies_to(p, name)) {
                     std::string key = p.name;
                     for (char& ch : key)
                         if (ch == '-') ch = '_';
-                    fields.push_back(fmt::format("\"{}\": {}", key, p.get(params)));
+                    fields[key] = p.get(params);
                 }
-        out += fmt::format(", {}: {{{}}}", quoted(name), fmt::join(fields, ", "));
+        out[name] = std::move(fields);
     }
-    return out + "}";
+    return out;
 }
 
 // A bound or value as the user would type it: 50000000, not 5e+07.
@@ -297,7 +297,7 @@ GeneratorWorkload generator_workload(std::string_view list, const GeneratorParam
     std::vector<std::string> phrases;
     for (const auto& [name, n] : out.parts) phrases.push_back(describe(name, n, params));
     out.description = fmt::format("{}, seed {}", fmt::join(phrases, " + "), params.seed);
-    out.json = params_json(out.parts, params, list);
+    out.params = params_json(out.parts, params, list);
     return out;
 }
 

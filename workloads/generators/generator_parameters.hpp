@@ -8,6 +8,8 @@
 
 #include "workloads/generators/generator_params.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -46,7 +48,7 @@ void set_generator_parameter(GeneratorParams& params, const GeneratorParameter& 
 struct GeneratorWorkload {
     std::vector<std::pair<std::string, std::uint32_t>> parts; // expand_workload_list()
     std::string description; // one line: a phrase per generator, then the seed
-    std::string json;        // the parameters that apply to each generator
+    nlohmann::ordered_json params; // for JSON reports: per generator, the parameters that apply to it
 };
 
 // Throws std::invalid_argument naming the option at fault: parameters that

@@ -3,6 +3,7 @@
 #include "workloads/traces/input/parse_util.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <stdexcept>
 
@@ -208,21 +209,6 @@ std::string time_text(const TraceTime& t) {
     return fmt::format("{}{}{}s", t.ns / 1'000'000'000, frac.empty() ? "" : ".", frac);
 }
 
-std::string json_quoted(std::string_view s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
-
 } // namespace
 
 std::string describe_filter(const TraceFilter& f) {
@@ -234,19 +220,18 @@ std::string describe_filter(const TraceFilter& f) {
     return fmt::format("{}", fmt::join(parts, " "));
 }
 
-std::string filter_json(const TraceFilter& f, const TraceFilterCounts& c) {
-    std::vector<std::string> parts;
-    if (f.cpus) parts.push_back("\"cpu\": " + json_quoted(cpu_list_text(*f.cpus)));
-    if (f.function) parts.push_back("\"function\": " + json_quoted(*f.function));
+nlohmann::ordered_json filter_json(const TraceFilter& f, const TraceFilterCounts& c) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    if (f.cpus) out["cpu"] = cpu_list_text(*f.cpus);
+    if (f.function) out["function"] = *f.function;
     const auto time = [&](const char* name, const TraceTime& t) {
-        parts.push_back(fmt::format("\"{}_{}\": {}", name, t.absolute ? "timestamp_ns" : "ns", t.ns));
+        out[fmt::format("{}_{}", name, t.absolute ? "timestamp_ns" : "ns")] = t.ns;
     };
     if (f.from) time("from", *f.from);
     if (f.to) time("to", *f.to);
-    parts.push_back(fmt::format("\"kept\": {}", c.kept));
-    parts.push_back(fmt::format("\"dropped\": {{\"time\": {}, \"cpu\": {}, \"function\": {}}}", c.dropped_by_time,
-                                c.dropped_by_cpu, c.dropped_by_function));
-    return fmt::format("{{{}}}", fmt::join(parts, ", "));
+    out["kept"] = c.kept;
+    out["dropped"] = {{"time", c.dropped_by_time}, {"cpu", c.dropped_by_cpu}, {"function", c.dropped_by_function}};
+    return out;
 }
 
 } // namespace timersim

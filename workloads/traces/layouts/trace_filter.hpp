@@ -19,6 +19,8 @@
 // time, cpu, function.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -88,7 +90,8 @@ std::string describe_filter(const TraceFilter& filter);
 // The filter and its counts as a JSON object: {"cpu": "0,2-3", "function":
 // "tcp_*", "from_ns": N, "to_ns": N (or "from_timestamp_ns" for @), "kept":
 // N, "dropped": {"time": N, "cpu": N, "function": N}}; absent options are
-// left out.
-std::string filter_json(const TraceFilter& filter, const TraceFilterCounts& counts);
+// left out. A value: the report that shows it writes it (its strings
+// escaped as every report's are).
+nlohmann::ordered_json filter_json(const TraceFilter& filter, const TraceFilterCounts& counts);
 
 } // namespace timersim
