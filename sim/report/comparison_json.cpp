@@ -77,17 +77,6 @@ ordered_json error_ms_json(const Summary& s) {
     return o;
 }
 
-// Without the buckets; max exact rather than a bucket's bound.
-ordered_json log2_stats_json(const Log2Histogram& h) {
-    const bool known = !h.empty();
-    ordered_json o = ordered_json::object();
-    o["count"] = h.count();
-    o["mean"] = json_or_null(known, h.mean());
-    o["min"] = json_or_null(known, h.min());
-    for (double p : kPercentiles) o[percentile_name(p)] = json_or_null(known, p == 100 ? h.max() : h.percentile(p));
-    return o;
-}
-
 ordered_json timers_json(const Summary& s) {
     const CpuMetrics& m = *s.m;
     ordered_json o = ordered_json::object();
@@ -113,7 +102,7 @@ ordered_json softirq_json(const Summary& s) {
     o["per_tick_p99_ns"] = s.softirq_p99_per_tick_ns;
     o["max_stall_ns"] = json_or_null(s.softirq_runs > 0, s.max_stall_ns);
     o["max_expired_per_run"] = m.max_expired_per_softirq;
-    o["run_ns"] = log2_stats_json(m.softirq_ns);
+    o["run_ns"] = log2_stats_json(m.softirq_ns, true);
     return o;
 }
 
@@ -143,7 +132,7 @@ ordered_json design_json(const Summary& s) {
     o["timers"] = timers_json(s);
     o["error_jiffies"] = error_jiffies_json(s);
     o["error_ms"] = error_ms_json(s);
-    o["error_ns"] = log2_stats_json(m.error_ns);
+    o["error_ns"] = log2_stats_json(m.error_ns, true);
     ordered_json cascades = ordered_json::object();
     cascades["moves"] = m.counters.cascade_moves;
     cascades["cascades"] = m.counters.cascades;

@@ -4,6 +4,17 @@
 
 namespace timersim {
 
+ordered_json log2_stats_json(const Log2Histogram& h, bool exact_max) {
+    const bool known = !h.empty();
+    ordered_json o = ordered_json::object();
+    o["count"] = h.count();
+    o["mean"] = json_or_null(known, h.mean());
+    o["min"] = json_or_null(known, h.min());
+    for (double p : kPercentiles)
+        o[percentile_name(p)] = json_or_null(known, exact_max && p == 100 ? h.max() : h.percentile(p));
+    return o;
+}
+
 ordered_json error_stats_json(const ErrorHistogram& h) {
     const bool known = !h.empty();
     ordered_json o = ordered_json::object();

@@ -154,12 +154,7 @@ ordered_json log2_buckets_json(const Log2Histogram& h) {
 }
 
 ordered_json ns_stats_json(const Log2Histogram& h) {
-    const bool known = !h.empty();
-    ordered_json o = ordered_json::object();
-    o["count"] = h.count();
-    o["mean"] = json_or_null(known, h.mean());
-    o["min"] = json_or_null(known, h.min());
-    for (double p : kPercentiles) o[percentile_name(p)] = json_or_null(known, h.percentile(p));
+    ordered_json o = log2_stats_json(h, false);
     o["histogram"] = log2_buckets_json(h);
     return o;
 }
