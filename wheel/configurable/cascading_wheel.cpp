@@ -11,7 +11,7 @@
 namespace timersim {
 
 CascadingWheel::CascadingWheel(Config config)
-    : hz_(config.hz), g_(config.geometry), slack_(config.slack),
+    : g_(config.geometry), slack_(config.slack),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))), timer_jiffies_(jiffies_),
       next_timer_(jiffies_), lists_(config.geometry.buckets() + 2) {
     if (config.hz == 0) throw std::invalid_argument("hz must be positive");
@@ -52,15 +52,7 @@ ArmOutcome CascadingWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     Node& n = pool_.at(id);
     if (!n.pending) pool_.check_live(n, id);
     ++counters_.arms;
-    if (call == ArmCall::mod_timer && slack_) expires = with_slack(expires);
-    if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
-        ++counters_.same_expiry_shortcuts;
-        return ArmOutcome::same_expiry;
-    }
-    if (n.pending)
-        detach(n, id);
-    else if (call == ArmCall::mod_timer_pending)
-        return ArmOutcome::not_pending;
+    if (const auto ended = mod_timer_detach(n, id, expires, call)) return *ended;
     n.expires = expires;
     if (all_timers_++ == 0) timer_jiffies_ = jiffies_;
     place(n, id);

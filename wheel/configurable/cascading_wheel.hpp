@@ -76,13 +76,6 @@ public:
 
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
 
-    template <class F>
-    void run_softirq(F&& on_fire) {
-        ++counters_.softirq_runs;
-        std::uint64_t unlimited = ~std::uint64_t{0};
-        if (!lists_.empty(work_list()) || time_after_eq(jiffies_, timer_jiffies_)) run_timers(on_fire, unlimited);
-    }
-    using CascadeSteps<CascadingWheel>::run_softirq;
     // level is 1-based, as ClassicWheel's tv arrays.
     Placement placement(TimerId id) const;
     // What `timersim step` draws: one row per level, L1.. as placement()
@@ -90,73 +83,42 @@ public:
     QueueLayout layout() const;
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
     const WheelGeometry& geometry() const noexcept { return g_; }
-    unsigned hz() const noexcept { return hz_; }
-    void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
     friend class QueueBasics<CascadingWheel>;
     friend class CascadeSteps<CascadingWheel>;
 
-    std::size_t work_list() const noexcept { return g_.buckets(); }
-    std::size_t cascade_list() const noexcept { return g_.buckets() + 1; }
+    std::size_t wheel_lists() const noexcept { return g_.buckets(); }
     // What the next-event search and next_timer report: the expiry (exact
     // rounding down, as 4.x), or the step it runs at (rounding up).
     Jiffies due(const Node& n) const noexcept { return g_.round == WheelRound::up ? n.runs_at : n.expires; }
     Jiffies with_slack(Jiffies expires) const noexcept { return classic::apply_slack(expires, jiffies_, *slack_); }
-    template <class F>
-    bool run_bounded(F& on_fire, std::uint64_t& budget) {
-        return run_timers(on_fire, budget);
-    }
     void place(Node& n, TimerId id) noexcept;
     void detach(Node& n, TimerId id) noexcept;
     void cascade(unsigned level, unsigned slot) noexcept;
     Jiffies next_timer_scan() noexcept;
 
-    // 4.x __run_timers(); the unbounded pass has an endless budget.
-    template <class F>
-    bool run_timers(F& on_fire, std::uint64_t& budget) {
-        if (!lists_.empty(work_list()) && expire_work_list(on_fire, budget)) return true;
-        const unsigned mask0 = g_.slots(0) - 1;
-        while (time_after_eq(jiffies_, timer_jiffies_)) {
-            if (all_timers_ == 0) {
-                timer_jiffies_ = jiffies_;
-                break;
-            }
-            ++counters_.jiffies_walked;
-            const unsigned index = static_cast<unsigned>(timer_jiffies_ & mask0);
-            if (index == 0) {
-                for (unsigned level = 1; level < g_.depth; ++level) {
-                    const unsigned slot =
-                        static_cast<unsigned>((timer_jiffies_ >> g_.shift[level]) & (g_.slots(level) - 1));
-                    cascade(level, slot);
-                    if (slot != 0) break;
-                }
-            }
-            ++timer_jiffies_;
-            ++counters_.buckets_scanned;
-            lists_.move_list(pool_.nodes(), index, work_list());
-            if (expire_work_list(on_fire, budget)) return true;
+    // The geometry's part of a 4.x __run_timers() step (CascadeSteps).
+    unsigned first_level_index(Jiffies t) const noexcept { return static_cast<unsigned>(t & (g_.slots(0) - 1)); }
+    // Level 1's slot cascades; only when that slot number is 0 does the
+    // level above cascade too.
+    void cascade_levels(Jiffies t) noexcept {
+        for (unsigned level = 1; level < g_.depth; ++level) {
+            const unsigned slot = static_cast<unsigned>((t >> g_.shift[level]) & (g_.slots(level) - 1));
+            cascade(level, slot);
+            if (slot != 0) break;
         }
-        return false;
     }
-    template <class F>
-    bool expire_work_list(F& on_fire, std::uint64_t& budget) {
-        auto& nodes = pool_.nodes();
-        while (!lists_.empty(work_list())) {
-            const TimerId id = lists_.front(work_list());
-            lists_.unlink(nodes, id);
-            Node& n = nodes[id];
-            n.pending = false;
-            if (!n.deferrable) --active_timers_;
-            --all_timers_;
-            ++counters_.expired;
-            on_fire(FiredTimer{id, n.expires, timer_jiffies_ - 1});
-            if (--budget == 0) return true;
-        }
-        return false;
+    void collect(unsigned index, std::size_t work) noexcept { lists_.move_list(pool_.nodes(), index, work); }
+    template <class Nodes>
+    TimerId pop_work(Nodes& nodes, std::size_t work) noexcept {
+        if (lists_.empty(work)) return kNoTimer;
+        const TimerId id = lists_.front(work);
+        lists_.unlink(nodes, id);
+        return id;
     }
+    FiredTimer fired(TimerId id, const Node& n) const noexcept { return FiredTimer{id, n.expires, timer_jiffies_ - 1}; }
 
-    unsigned hz_;
     WheelGeometry g_;
     std::optional<std::int64_t> slack_;
     Jiffies jiffies_;

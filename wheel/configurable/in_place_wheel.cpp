@@ -21,7 +21,7 @@ constexpr std::uint64_t rotate(std::uint64_t map, unsigned start, unsigned bits)
 } // namespace
 
 InPlaceWheel::InPlaceWheel(Config config)
-    : hz_(config.hz), g_(config.geometry), deferrable_base_(config.deferrable_base),
+    : g_(config.geometry), deferrable_base_(config.deferrable_base),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
       bases_{Base(g_.buckets() + g_.depth, jiffies_), Base(g_.buckets() + g_.depth, jiffies_)} {
     if (config.hz == 0) throw std::invalid_argument("hz must be positive");
@@ -90,26 +90,14 @@ ArmOutcome InPlaceWheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     Base& b = bases_[n.base];
     if (n.pending) {
         ++counters_.arms;
-        if (n.expires == expires) {
-            ++counters_.same_expiry_shortcuts;
-            return ArmOutcome::same_expiry;
-        }
-        forward_timer_base(b);
-        const Index ix = index_of(g_, expires, b.clk);
-        if (same_bucket(b, n, ix.idx)) {
-            n.expires = expires;
-            ++counters_.same_bucket_shortcuts;
-            return ArmOutcome::same_bucket;
-        }
+        Index ix{};
+        if (const auto shortcut = pending_shortcuts(b, n, expires, ix)) return *shortcut;
         unlink(b, id, n);
         n.expires = expires;
         link(b, id, n, ix);
         return ArmOutcome::queued;
     }
-    pool_.check_live(n, id);
-    ++counters_.arms;
-    forward_timer_base(b);
-    if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
+    if (!idle_may_queue(b, n, id, call)) return ArmOutcome::not_pending;
     n.expires = expires;
     link(b, id, n, index_of(g_, expires, b.clk));
     n.pending = true;

@@ -120,8 +120,6 @@ public:
     QueueLayout layout() const;
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
     const WheelGeometry& geometry() const noexcept { return g_; }
-    unsigned hz() const noexcept { return hz_; }
-    void reserve(std::size_t timers) { pool_.reserve(timers); }
 
     // calc_wheel_index() for this geometry (also what explain shows).
     static Index index_of(const WheelGeometry& g, Jiffies expires, Jiffies clk) noexcept;
@@ -143,7 +141,7 @@ private:
     void forward_timer_base(Base& b) noexcept;
     // Is n in its bucket (not collected into a work list)?
     bool in_bucket(const Base& b, const Node& n) const noexcept { return b.buckets.holds(pool_.nodes(), n.idx, n); }
-    unsigned bucket_of(Jiffies expires, Jiffies clk) const noexcept { return index_of(g_, expires, clk).idx; }
+    Index index_for(Jiffies expires, Jiffies clk) const noexcept { return index_of(g_, expires, clk); }
     void link(Base& b, TimerId id, Node& n, const Index& ix) noexcept;
     void unlink(Base& b, TimerId id, const Node& n) noexcept;
     void detach(Base& b, TimerId id, Node& n) noexcept;
@@ -188,7 +186,6 @@ private:
         });
     }
 
-    unsigned hz_;
     WheelGeometry g_;
     bool deferrable_base_;
     Jiffies jiffies_;

@@ -87,10 +87,7 @@ public:
     Placement placement(TimerId id) const;
     // The node plus its 4-byte slot in the heap array.
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + sizeof(TimerId); }
-    void reserve(std::size_t timers) {
-        pool_.reserve(timers);
-        heap_.reserve(timers);
-    }
+    void reserve_beside_pool(std::size_t timers) { heap_.reserve(timers); }
 
 private:
     friend class QueueBasics<HeapQueue>;

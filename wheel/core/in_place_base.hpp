@@ -18,7 +18,7 @@
 //       TimerPool<Node> pool_;        // Node with pending, expires, idx, base
 //       QueueCounters counters_;
 //       void forward_timer_base(Base&);
-//       unsigned bucket_of(Jiffies expires, Jiffies clk) const;  // calc_wheel_index()
+//       Index index_for(Jiffies expires, Jiffies clk) const;    // calc_wheel_index(): .idx
 //       void detach(Base&, TimerId, Node&);                       // detach_if_pending()
 //       Jiffies next_timer_search(Base&);                         // __next_timer_interrupt()
 //   };
@@ -151,18 +151,10 @@ public:
         auto& n = q.pool_[id];
         auto& b = q.bases_[n.base];
         if (n.pending) {
-            if (n.expires == expires) {
+            decltype(q.index_for(expires, b.clk)) ix{};
+            if (const auto shortcut = pending_shortcuts(b, n, expires, ix)) {
                 ++q.counters_.arms;
-                ++q.counters_.same_expiry_shortcuts;
-                return ArmOutcome::same_expiry;
-            }
-            q.forward_timer_base(b);
-            // Same bucket: only ->expires changes and the timer stays on its CPU.
-            if (q.same_bucket(b, n, q.bucket_of(expires, b.clk))) {
-                n.expires = expires;
-                ++q.counters_.arms;
-                ++q.counters_.same_bucket_shortcuts;
-                return ArmOutcome::same_bucket;
+                return *shortcut;
             }
             q.detach(b, id, n);
             return ArmOutcome::queued;
@@ -221,6 +213,40 @@ protected:
     // timers of a running pass again, as in the kernel.
     void release_carry_over() noexcept {
         for (auto& b : self().bases_) b.carry_held = false;
+    }
+    // 6.1 __mod_timer() for a pending timer, up to the requeue: the
+    // same-expiry return, forward_timer_base(), calc_wheel_index() (the
+    // queue's index_for()) and the same-bucket return, where only ->expires
+    // changes and the timer keeps its bucket (and its CPU). Gives the outcome
+    // that ends the call, or nothing: requeue at `ix`. Counts the shortcut,
+    // not the arm.
+    template <class Base, class Node, class Index>
+    [[gnu::always_inline]] std::optional<ArmOutcome> pending_shortcuts(Base& b, Node& n, Jiffies expires, Index& ix) {
+        Q& q = self();
+        if (n.expires == expires) {
+            ++q.counters_.same_expiry_shortcuts;
+            return ArmOutcome::same_expiry;
+        }
+        q.forward_timer_base(b);
+        ix = q.index_for(expires, b.clk);
+        if (same_bucket(b, n, ix.idx)) {
+            n.expires = expires;
+            ++q.counters_.same_bucket_shortcuts;
+            return ArmOutcome::same_bucket;
+        }
+        return std::nullopt;
+    }
+    // 6.1 __mod_timer() for an idle timer, up to the enqueue: the base is
+    // locked and forwarded before the MOD_TIMER_PENDING_ONLY check, so an
+    // idle timer forwards it too. Counts the arm; false: mod_timer_pending()
+    // of an idle timer, which ends there.
+    template <class Base, class Node>
+    [[gnu::always_inline]] bool idle_may_queue(Base& b, Node& n, TimerId id, ArmCall call) {
+        Q& q = self();
+        q.pool_.check_live(n, id);
+        ++q.counters_.arms;
+        q.forward_timer_base(b);
+        return call != ArmCall::mod_timer_pending;
     }
     // May a re-arm of pending timer n to bucket `idx` keep it where it is
     // (6.1 __mod_timer()'s same-bucket shortcut)? Not when n is held

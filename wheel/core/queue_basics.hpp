@@ -11,9 +11,11 @@
 //       QueueCounters counters_;
 //   };
 //
-// and gets create(), jiffies(), set_jiffies(), destroy(), is_pending() and
-// counters(). A queue whose answer differs (the heap's is_pending()) keeps
-// its own member, which hides this one.
+// and gets create(), jiffies(), set_jiffies(), destroy(), is_pending(),
+// counters() and reserve() (of the pool, and of what the queue's own
+// reserve_beside_pool(), if it has one, reserves per timer). A queue whose
+// answer differs (the heap's is_pending()) keeps its own member, which
+// hides this one.
 //
 // Two helpers for the queues' own code: del_timer() is the shape of every
 // queue's cancel(), and placement_of() the start of every placement().
@@ -50,6 +52,11 @@ public:
         return self().pool_[id].pending;
     }
     const QueueCounters& counters() const noexcept { return self().counters_; }
+    // Room for `timers` timers before the run, so that none allocates in it.
+    void reserve(std::size_t timers) {
+        self().pool_.reserve(timers);
+        if constexpr (requires { self().reserve_beside_pool(timers); }) self().reserve_beside_pool(timers);
+    }
     // For a queue that says where a timer last was (the kernel wheels'
     // last_placement(), also after it fired or was cancelled): only a
     // pending timer has a place. A queue without last_placement() declares

@@ -9,7 +9,7 @@ using namespace classic;
 ClassicWheel::ClassicWheel() : ClassicWheel(Config{}) {}
 
 ClassicWheel::ClassicWheel(Config config)
-    : hz_(config.hz), geometry_(config.geometry), slack_(config.slack), slot_table_(geometry_),
+    : geometry_(config.geometry), slack_(config.slack), slot_table_(geometry_),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
       timer_jiffies_(jiffies_), next_timer_(jiffies_), // 4.x init_timer_cpu()
       lists_(geometry_.wheel_lists() + 2) {

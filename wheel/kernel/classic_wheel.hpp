@@ -103,16 +103,7 @@ public:
     // A budgeted pass left the rest of a step in the work list.
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
 
-    // 4.x run_timer_softirq(): run the loop if jiffies has reached T.
-    template <class F>
-    void run_softirq(F&& on_fire) {
-        ++counters_.softirq_runs;
-        std::uint64_t unused = 0;
-        if (!lists_.empty(work_list()) || time_after_eq(jiffies_, timer_jiffies_))
-            run_timers<false>(on_fire, unused);
-    }
-    // The same pass with a budget of expiries: CascadeSteps.
-    using CascadeSteps<ClassicWheel>::run_softirq;
+    // run_softirq(), unbounded and with a budget of expiries: CascadeSteps.
     // A hint for a simulator that knows its next operations: timer `id` is
     // armed or cancelled soon, so fetch its node (the only line either
     // writes that may be cold). Changes nothing.
@@ -142,15 +133,12 @@ public:
         return lists_.count(geometry_.list_id(array, slot));
     }
     std::optional<std::int64_t> slack() const noexcept { return slack_; }
-    unsigned hz() const noexcept { return hz_; }
-    void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
     friend class QueueBasics<ClassicWheel>;
     friend class CascadeSteps<ClassicWheel>;
 
-    std::size_t work_list() const noexcept { return geometry_.wheel_lists(); }
-    std::size_t cascade_list() const noexcept { return geometry_.wheel_lists() + 1; }
+    std::size_t wheel_lists() const noexcept { return geometry_.wheel_lists(); }
 
     // arm()'s short path.
     [[gnu::always_inline]] ArmOutcome arm_fast(TimerId id, Jiffies expires, ArmCall call) {
@@ -180,17 +168,7 @@ private:
         Node& n = pool_.at(id);
         if (!n.pending) pool_.check_live(n, id);
         ++counters_.arms;
-        if (call == ArmCall::mod_timer && slack_) expires = with_slack(expires);
-        // mod_timer() and mod_timer_pinned() return early on an identical
-        // expiry; mod_timer_pending() always requeues.
-        if (call != ArmCall::mod_timer_pending && n.pending && n.expires == expires) {
-            ++counters_.same_expiry_shortcuts;
-            return ArmOutcome::same_expiry;
-        }
-        if (n.pending)
-            detach(n);
-        else if (call == ArmCall::mod_timer_pending)
-            return ArmOutcome::not_pending;
+        if (const auto ended = mod_timer_detach(n, id, expires, call)) return *ended;
         n.expires = expires;
         internal_add_timer(n, id, expires);
         return ArmOutcome::queued;
@@ -249,21 +227,31 @@ private:
         if (--all_timers_ == 0) timer_jiffies_ = jiffies_;
     }
     void detach(Node& n, TimerId) noexcept { detach(n); }
-    template <class F>
-    bool run_bounded(F& on_fire, std::uint64_t& budget) {
-        return run_timers<true>(on_fire, budget);
-    }
     void cascade(unsigned array, unsigned slot);
     Jiffies next_timer_scan() noexcept;       // __next_timer_interrupt()
     Jiffies runs_at(const Node& n) const noexcept;
 
-    // Returns true when the budget ran out (Bounded only).
-    template <bool Bounded, class F>
-    bool run_timers(F& on_fire, std::uint64_t& budget);
-    template <bool Bounded, class F>
-    bool expire_work_list(F& on_fire, std::uint64_t& budget);
+    // The geometry's part of a 4.x __run_timers() step (CascadeSteps).
+    unsigned first_level_index(Jiffies t) const noexcept {
+        return static_cast<unsigned>(t & (geometry_.tvr_size() - 1));
+    }
+    // tv1 wrapped: pull the next tv2 slot down; only when that slot number
+    // is 0 does tv3 cascade too, and so on up to tv5.
+    void cascade_levels(Jiffies t) {
+        const unsigned tvn_mask = geometry_.tvn_size() - 1;
+        for (unsigned array = 2; array <= classic::kArrays; ++array) {
+            const unsigned slot = static_cast<unsigned>((t >> geometry_.shift(array)) & tvn_mask);
+            cascade(array, slot);
+            if (slot != 0) break;
+        }
+    }
+    void collect(unsigned index, std::size_t work) noexcept { lists_.collect(index, work); }
+    template <class Nodes>
+    TimerId pop_work(Nodes& nodes, std::size_t work) noexcept { return lists_.pop_live(nodes, work); }
+    FiredTimer fired(TimerId id, const Node& n) const noexcept {
+        return FiredTimer{id, n.expires, timer_jiffies_ - 1, lists_.fire_hint(work_list())};
+    }
 
-    unsigned hz_;
     classic::Geometry geometry_;
     std::optional<std::int64_t> slack_;
     classic::SlotTable slot_table_;
@@ -278,56 +266,5 @@ private:
     CascadeObserver cascade_observer_ = nullptr;
     void* cascade_context_ = nullptr;
 };
-
-// 4.x __run_timers(): one step per jiffy from T up to jiffies.
-template <bool Bounded, class F>
-bool ClassicWheel::run_timers(F& on_fire, std::uint64_t& budget) {
-    // A budgeted pass's carry-over: the rest of the step it stopped in.
-    if (!lists_.empty(work_list()) && expire_work_list<Bounded>(on_fire, budget)) return true;
-    const unsigned tv1_mask = geometry_.tvr_size() - 1;
-    const unsigned tvn_mask = geometry_.tvn_size() - 1;
-    while (time_after_eq(jiffies_, timer_jiffies_)) {
-        // Nothing queued: catch up in one step instead of walking.
-        if (all_timers_ == 0) {
-            timer_jiffies_ = jiffies_;
-            break;
-        }
-        ++counters_.jiffies_walked;
-        const unsigned index = static_cast<unsigned>(timer_jiffies_ & tv1_mask);
-        // tv1 wrapped: pull the next tv2 slot down; only when that slot
-        // number is 0 does tv3 cascade too, and so on up to tv5.
-        if (index == 0) {
-            for (unsigned array = 2; array <= classic::kArrays; ++array) {
-                const unsigned slot =
-                    static_cast<unsigned>((timer_jiffies_ >> geometry_.shift(array)) & tvn_mask);
-                cascade(array, slot);
-                if (slot != 0) break;
-            }
-        }
-        ++timer_jiffies_;
-        ++counters_.buckets_scanned;
-        lists_.collect(index, work_list());
-        if (expire_work_list<Bounded>(on_fire, budget)) return true;
-    }
-    return false;
-}
-
-// The expiry half of a __run_timers() step: the work list from its head.
-template <bool Bounded, class F>
-bool ClassicWheel::expire_work_list(F& on_fire, std::uint64_t& budget) {
-    auto& nodes = pool_.nodes();
-    for (TimerId id; (id = lists_.pop_live(nodes, work_list())) != kNoTimer;) {
-        Node& n = nodes[id];
-        n.pending = false;
-        if (!n.deferrable) --active_timers_;
-        --all_timers_;
-        ++counters_.expired;
-        const FiredTimer fired{id, n.expires, timer_jiffies_ - 1, lists_.fire_hint(work_list())};
-        on_fire(fired);
-        if constexpr (Bounded)
-            if (--budget == 0) return true;
-    }
-    return false;
-}
 
 } // namespace timersim

@@ -9,7 +9,7 @@ using namespace modern;
 ModernWheel::ModernWheel() : ModernWheel(Config{}) {}
 
 ModernWheel::ModernWheel(Config config)
-    : hz_(config.hz), depth_(depth_for_hz(config.hz)), cutoff_(timeout_cutoff(depth_)),
+    : depth_(depth_for_hz(config.hz)), cutoff_(timeout_cutoff(depth_)),
       deferrable_base_(config.deferrable_base),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
       bases_{Base(wheel_size(depth_) + depth_, jiffies_), Base(wheel_size(depth_) + depth_, jiffies_)} {

@@ -181,7 +181,6 @@ public:
     // average, 2.6 at peak: docs/performance.md, "Bucket arrays").
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + 2 * sizeof(TimerId); }
 
-    unsigned hz() const noexcept { return hz_; }
     unsigned depth() const noexcept { return depth_; }
     const Base& base(BaseIndex b) const noexcept { return bases_[b]; }
     // Timers queued in bucket idx (0 .. 64*depth-1) of a base.
@@ -195,7 +194,6 @@ public:
     std::vector<TimerId> bucket_timers(BaseIndex b, unsigned idx) const {
         return bases_[b].buckets.live_entries(pool_.nodes(), idx);
     }
-    void reserve(std::size_t timers) { pool_.reserve(timers); }
 
 private:
     friend class QueueBasics<ModernWheel>;
@@ -260,10 +258,6 @@ private:
 
     // Is n in its bucket (not collected into a work list)?
     static bool in_bucket(const Base& b, const Node& n) noexcept { return b.buckets.holds(n.idx, n); }
-    // calc_wheel_index() for arm_detach().
-    unsigned bucket_of(Jiffies expires, Jiffies clk) const noexcept {
-        return modern::calc_wheel_index(expires, clk, depth_).idx;
-    }
     // 6.1 forward_timer_base(): catch an idle base's clk up with jiffies, but
     // never past a bucket that is already due (then only up to next_expiry).
     [[gnu::always_inline]] void forward_timer_base(Base& b) noexcept {
@@ -279,19 +273,8 @@ private:
         Base& b = bases_[B];
         if (n.pending) {
             ++counters_.arms;
-            if (n.expires == expires) {
-                ++counters_.same_expiry_shortcuts;
-                return ArmOutcome::same_expiry;
-            }
-            forward_timer_base(b);
-            const modern::WheelIndex wi = index_for(expires, b.clk);
-            // Same bucket: only ->expires changes; the timer keeps the bucket's
-            // expiry and does not move (not even to another CPU).
-            if (same_bucket(b, n, wi.idx)) {
-                n.expires = expires;
-                ++counters_.same_bucket_shortcuts;
-                return ArmOutcome::same_bucket;
-            }
+            modern::WheelIndex wi{};
+            if (const auto shortcut = pending_shortcuts(b, n, expires, wi)) return *shortcut;
             // Same base, and detaching does not move clk: the index stands.
             // The timer stays pending throughout, so the base's count and the
             // peak do not move either. The target bucket makes room first:
@@ -302,12 +285,7 @@ private:
             link_timer<true>(b, id, n, wi);
             return ArmOutcome::queued;
         }
-        pool_.check_live(n, id);
-        ++counters_.arms;
-        // 6.1 __mod_timer(): the base is locked and forwarded before the
-        // MOD_TIMER_PENDING_ONLY check, so an idle timer forwards it too.
-        forward_timer_base(b);
-        if (call == ArmCall::mod_timer_pending) return ArmOutcome::not_pending;
+        if (!idle_may_queue(b, n, id, call)) return ArmOutcome::not_pending;
         n.expires = expires;
         link_timer(b, id, n, index_for(expires, b.clk));
         n.pending = true;
@@ -402,7 +380,6 @@ private:
     template <bool Bounded, class F>
     bool expire_carry(Base& b, F& on_fire, std::uint64_t& budget);
 
-    unsigned hz_;
     unsigned depth_;
     Jiffies cutoff_; // WHEEL_TIMEOUT_CUTOFF for depth_
     bool deferrable_base_;

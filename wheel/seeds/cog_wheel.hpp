@@ -100,10 +100,7 @@ public:
     }
     // What one tombstone keeps (counters().garbage counts them).
     static constexpr std::size_t garbage_entry_bytes() noexcept { return sizeof(Entry); }
-    void reserve(std::size_t timers) {
-        pool_.reserve(timers);
-        generation_.reserve(timers);
-    }
+    void reserve_beside_pool(std::size_t timers) { generation_.reserve(timers); }
     QueueLayout layout() const;
     unsigned rings() const noexcept { return rings_; }
     Jiffies clk() const noexcept { return clk_; }

@@ -92,7 +92,6 @@ public:
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }
 
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node); }
-    void reserve(std::size_t timers) { pool_.reserve(timers); }
     QueueLayout layout() const { return rules_.layout(*this); }
     const Rules& rules() const noexcept { return rules_; }
 

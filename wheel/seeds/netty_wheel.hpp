@@ -104,10 +104,7 @@ public:
     static constexpr std::size_t bytes_per_timer() noexcept { return sizeof(Node) + sizeof(Timeout); }
     // What one held cancelled timeout keeps (counters().garbage counts them).
     static constexpr std::size_t garbage_entry_bytes() noexcept { return sizeof(Timeout); }
-    void reserve(std::size_t timers) {
-        pool_.reserve(timers);
-        timeouts_.reserve(timers);
-    }
+    void reserve_beside_pool(std::size_t timers) { timeouts_.reserve(timers); }
     QueueLayout layout() const;
     unsigned wheel_length() const noexcept { return wheel_length_; }
     Jiffies tick_clock() const noexcept { return clk_; }
