@@ -236,6 +236,23 @@ struct HashedRing {
     }
     template <class Q>
     QueueLayout layout(const Q& q) const;
+    // The slot of the tick a timer runs on: its expiry's, or for an expiry
+    // already past, clk's (the next tick).
+    std::uint32_t start_slot(Jiffies expires, Jiffies clk) const noexcept {
+        return static_cast<std::uint32_t>((time_before(expires, clk) ? clk : expires) & mask);
+    }
+    // The least of every slot's earliest expiry (`earliest(s)`: none for an
+    // empty slot), each slot counted as a search step; 0 when all are empty.
+    template <class Q, class F>
+    Jiffies least_over_slots(Q& q, F&& earliest) const {
+        std::optional<Jiffies> best;
+        for (std::size_t s = 0; s < slots; ++s) {
+            ++q.stats().next_expiry_search_steps;
+            const std::optional<Jiffies> e = earliest(s);
+            if (e && (!best || time_before(*e, *best))) best = e;
+        }
+        return best.value_or(0);
+    }
 
     unsigned slots;
     Jiffies mask;

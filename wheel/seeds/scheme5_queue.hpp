@@ -26,8 +26,7 @@ struct Scheme5Rules : HashedRing {
 
     template <class Q>
     void start(Q& q, ListNode& n, TimerId id) {
-        const Jiffies at = time_before(n.expires, q.clk()) ? q.clk() : n.expires;
-        insert_sorted(q, at & mask, n, id);
+        insert_sorted(q, start_slot(n.expires, q.clk()), n, id);
     }
     template <class Q>
     void tick(Q& q, Jiffies t) {
@@ -36,17 +35,11 @@ struct Scheme5Rules : HashedRing {
     // Each slot's head is its earliest timer: the least head.
     template <class Q>
     Jiffies next_event(Q& q) {
-        Jiffies best = 0;
-        bool found = false;
-        for (std::size_t s = 0; s < slots; ++s) {
-            ++q.stats().next_expiry_search_steps;
+        return least_over_slots(q, [&](std::size_t s) -> std::optional<Jiffies> {
             const TimerId head = q.lists().front(s);
-            if (head == kNoTimer) continue;
-            const Jiffies e = q.nodes()[head].expires;
-            if (!found || time_before(e, best)) best = e;
-            found = true;
-        }
-        return best;
+            if (head == kNoTimer) return std::nullopt;
+            return q.nodes()[head].expires;
+        });
     }
 };
 

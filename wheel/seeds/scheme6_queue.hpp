@@ -28,9 +28,8 @@ struct Scheme6Rules : HashedRing {
     template <class Q>
     void start(Q& q, ListNode& n, TimerId id) {
         const Jiffies clk = q.clk();
-        const bool past = time_before(n.expires, clk);
-        n.list = static_cast<std::uint32_t>((past ? clk : n.expires) & mask);
-        n.count = past ? 0 : (n.expires - clk) / slots;
+        n.list = start_slot(n.expires, clk);
+        n.count = time_before(n.expires, clk) ? 0 : (n.expires - clk) / slots;
         q.lists().push_front(q.nodes(), n.list, id);
     }
     template <class Q>
@@ -40,16 +39,12 @@ struct Scheme6Rules : HashedRing {
     // Every entry of every slot: unsorted, so the whole wheel.
     template <class Q>
     Jiffies next_event(Q& q) {
-        Jiffies best = 0;
-        bool found = false;
-        for (std::size_t s = 0; s < slots; ++s) {
-            ++q.stats().next_expiry_search_steps;
+        return least_over_slots(q, [&](std::size_t s) -> std::optional<Jiffies> {
             bool any = false;
             const Jiffies e = earliest_expiry(q, s, &any);
-            if (any && (!found || time_before(e, best))) best = e;
-            found = found || any;
-        }
-        return best;
+            if (!any) return std::nullopt;
+            return e;
+        });
     }
 };
 
