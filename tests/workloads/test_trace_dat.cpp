@@ -5,6 +5,7 @@
 // is an InputError, never a crash.
 #include "workloads/traces/input/text_stream.hpp"
 #include "workloads/traces/input/trace_dat.hpp"
+#include "workloads/traces/kernel/trace_costs.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include "test_data_dir.hpp"
@@ -80,6 +81,24 @@ std::string input_error(std::string_view bytes) {
         return e.what();
     }
     return "";
+}
+
+// What --costs-from-trace measures from a text.
+TraceCosts costs_of(const std::string& text) {
+    TextStream stream(text);
+    FtraceReader reader(stream, "in", 250);
+    TraceCostCollector costs;
+    reader.set_observer(&costs);
+    FtraceEvent e;
+    while (reader.next(e)) {
+    }
+    return costs.result("in");
+}
+
+std::string describe(const CostDistribution& d) {
+    std::ostringstream s;
+    s << d.count << ' ' << d.p50 << ' ' << d.p90 << ' ' << d.p99 << ' ' << d.max;
+    return s.str();
 }
 
 } // namespace
@@ -180,4 +199,16 @@ TEST_CASE("a truncated or corrupt trace.dat is an InputError, never a crash") {
     for (std::size_t at : {905216u + 100u, 937984u + 100u}) flipped[at] = static_cast<char>(~flipped[at]);
     const std::string error = input_error(flipped);
     CHECK(error.starts_with("bad.dat: a trace.dat (trace-cmd) that cannot be read: "));
+}
+
+TEST_CASE("the trace.dat's softirq_entry/exit give the costs the text gives (--costs-from-trace)") {
+    const TraceCosts from_dat = costs_of(dat_text());
+    const TraceCosts from_text = costs_of(test::read_xz(kText));
+    REQUIRE(from_text.softirq_runs.count > 0);
+    CHECK(describe(from_dat.softirq_runs) == describe(from_text.softirq_runs));
+    CHECK(describe(from_dat.callbacks) == describe(from_text.callbacks));
+    CHECK(describe(from_dat.run_overhead) == describe(from_text.run_overhead));
+    CHECK(describe(from_dat.per_expiry) == describe(from_text.per_expiry));
+    CHECK(from_dat.expiries_in_runs == from_text.expiries_in_runs);
+    CHECK(from_dat.callback_by_function.size() == from_text.callback_by_function.size());
 }

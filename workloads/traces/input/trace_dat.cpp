@@ -150,6 +150,26 @@ bool is_timer_event(tep_event* event) {
            n == "timer_expire_exit";
 }
 
+// irq:softirq_entry/softirq_exit, as the kernel's print fmt shows them
+// (6.1 include/trace/events/irq.h, softirq_name[] of
+// kernel/softirq.c): "vec=N [action=NAME]". The cost measurement
+// (trace_costs.hpp) reads them as it reads the text's.
+bool is_softirq_event(tep_event* event) {
+    if (!event->system || std::strcmp(event->system, "irq") != 0) return false;
+    const std::string_view n = event->name;
+    return n == "softirq_entry" || n == "softirq_exit" || n == "softirq_raise";
+}
+
+bool softirq_fields(std::string& out, tep_event* event, const tep_record& r) {
+    static constexpr const char* kSoftirqNames[] = {"HI",      "TIMER", "NET_TX",  "NET_RX",  "BLOCK",
+                                                    "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"};
+    const auto vec = field(event, r, "vec");
+    if (!vec) return false;
+    fmt::format_to(std::back_inserter(out), "vec={} [action={}]", *vec,
+                   *vec < std::size(kSoftirqNames) ? kSoftirqNames[*vec] : "UNKNOWN");
+    return true;
+}
+
 // A trace_marker write, as the text shows it ("timersim: workload start"
 // marks the workload for validate): the buf field up to its NUL, one line.
 void append_marker_text(std::string& out, tep_event* event, const tep_record& r) {
@@ -182,6 +202,10 @@ void render_record(std::string& out, tep_handle* tep, const tep_record& r, const
     if (is_timer_event(event)) {
         out += ' ';
         if (!timer_fields(out, tep, event, r))
+            unreadable(name, fmt::format("record {} ({}) lacks its fields", ordinal, event->name));
+    } else if (is_softirq_event(event)) {
+        out += ' ';
+        if (!softirq_fields(out, event, r))
             unreadable(name, fmt::format("record {} ({}) lacks its fields", ordinal, event->name));
     } else if (marker) {
         append_marker_text(out, event, r);
