@@ -74,7 +74,10 @@ int run_validate(std::span<const std::string> args) {
         // checked against what the trace shows (hz_inference.hpp).
         const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
         result = replay_kernel_trace(text, in.name(),
-                                     ReplayOptions{.hz = resolved.hz, .max_notes_per_class = max_listed, .filter = filter});
+                                     ReplayOptions{.hz = resolved.hz,
+                                                   .force_hz = resolved.forced,
+                                                   .max_notes_per_class = max_listed,
+                                                   .filter = filter});
         result.hz_source = resolved.source;
     } catch (const TraceError& e) {
         fmt::print(stderr, "timersim: {}\n", e.what());

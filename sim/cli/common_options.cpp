@@ -38,7 +38,7 @@ void add_kernel_hz_options(po::options_description& options) {
     options.add_options()
         ("hz", po::value<unsigned>(), fmt::format("the traced kernel's CONFIG_HZ (1..{}); without it, the trace's '# hz=N' line, "
                                                   "else the HZ its jiffies show (refused when they show none or several)", kMaxHz).c_str())
-        ("force-hz", po::bool_switch(), "use --hz even where the trace's jiffies show another HZ");
+        ("force-hz", po::bool_switch(), "use --hz even where the trace's jiffies or its '# hz=' line show another HZ");
 }
 
 HzChoice kernel_hz_choice(const po::variables_map& vm) {

@@ -139,7 +139,7 @@ void add_workload_options(po::options_description& options, const char* default_
                 ("ftrace", po::value<std::string>(), "replay kernel ftrace text or trace.dat FILE (timer events) instead of generators; "
                  "its HZ is --hz, else its '# hz=' line, else what its jiffies show (never assumed); "
                  "- is standard input, xz, gzip and zstd are read as they are")
-                ("force-hz", po::bool_switch(), "with --ftrace and --hz: replay at --hz even where the trace's jiffies show another HZ");
+                ("force-hz", po::bool_switch(), "with --ftrace and --hz: replay at --hz even where the trace's jiffies or its '# hz=' line show another HZ");
         }
         options.add(group);
         first = false;

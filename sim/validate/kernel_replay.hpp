@@ -148,6 +148,7 @@ struct ReplayResult {
 
 struct ReplayOptions {
     std::optional<unsigned> hz;     // --hz; else the input's "# hz=N"
+    bool force_hz = false;          // --force-hz: hz even where a "# hz=N" line says otherwise
     std::size_t max_notes_per_class = 20;
     // Run our softirq at each jiffy where a wheel's softirq is due but no
     // timer is (a stale next_expiry), as the kernel's tick does unseen.

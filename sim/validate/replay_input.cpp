@@ -94,6 +94,7 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
     result.workload_start_line = find_marker_line(text, "timersim: workload start");
 
     FtraceReader reader(text, std::move(file_name), options.hz);
+    if (options.force_hz) reader.force_hz();
     reader.set_filter(options.filter);
     ReplayInput input;
     std::vector<Event>& events = input.events;

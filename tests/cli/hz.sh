@@ -45,6 +45,18 @@ expect_stdout_line 'HZ=1000 from --hz \(forced\)'
 run validate "$dir/raw.txt" --hz 1000 --force-hz --min 0
 expect_status 0
 expect_stdout_line 'hz=1000 \(from --hz \(forced\)\)'
+# A '# hz=' line that contradicts --hz is refused with the way out, and
+# --force-hz takes it (run, step and validate read it alike).
+{ echo '# hz=250'; cat "$dir/raw.txt"; } >"$dir/header.txt"
+run run --ftrace "$dir/header.txt" --duration 5 --hz 1000
+expect_status 2
+[[ $err == *"'# hz=250' contradicts --hz 1000; pass --force-hz"*"(hz)" ]] || fail "wrong error: $err"
+run run --ftrace "$dir/header.txt" --duration 5 --hz 1000 --force-hz
+expect_status 0
+expect_stdout_line 'HZ=1000 from --hz \(forced\)'
+run validate "$dir/header.txt" --hz 1000 --force-hz --min 0
+expect_status 0
+expect_stdout_line 'hz=1000 \(from --hz \(forced\)\)'
 run run --ftrace "$dir/raw.txt" --force-hz
 expect_status 2
 [[ $err == *"--force-hz: give the HZ to force with --hz"* ]] || fail "wrong error: $err"

@@ -68,7 +68,7 @@ expect_status 0
 rm -f -- "$dir/x.trace"
 run import "$data/ftrace/habits-ftrace.txt" -o "$dir/x.trace" --hz 1000
 expect_status 2
-[[ $err == "timersim: $data/ftrace/habits-ftrace.txt:1: '# hz=250' contradicts --hz 1000 (hz)" ]] || fail "wrong error line"
+[[ $err == "timersim: $data/ftrace/habits-ftrace.txt:1: '# hz=250' contradicts --hz 1000; pass --force-hz to replay at --hz anyway (hz)" ]] || fail "wrong error line"
 [[ ! -e $dir/x.trace ]] || fail "an output was left behind"
 
 # Command-line mistakes are usage errors with the hint.

@@ -308,7 +308,7 @@ TEST_CASE("HZ comes from --hz or a '# hz=' line, and they must agree") {
     CHECK(import_text(events, 100).starts_with("# timersim-trace v1 hz=100 "));
     CHECK(import_error(events, std::nullopt) ==
           "in.txt:1: HZ unknown: pass --hz or put a line '# hz=N' before the first event (hz)");
-    CHECK(import_error("# hz=250\n" + events, 1000) == "in.txt:1: '# hz=250' contradicts --hz 1000 (hz)");
+    CHECK(import_error("# hz=250\n" + events, 1000) == "in.txt:1: '# hz=250' contradicts --hz 1000; pass --force-hz to replay at --hz anyway (hz)");
     CHECK(import_error("# hz=250\n# hz=300\n" + events, std::nullopt) ==
           "in.txt:2: '# hz=300' contradicts the earlier '# hz=250' (hz)");
     CHECK(import_error("# hz=250\n" + events + "# hz=250\n", std::nullopt) ==

@@ -105,6 +105,7 @@ HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_na
     if (choice.option && choice.force) {
         r.hz = *choice.option;
         r.source = "--hz (forced)";
+        r.forced = true;
         return r;
     }
     // A first pass over the events for their jiffies (no HZ needed).

@@ -89,6 +89,7 @@ struct HzChoice {
 struct HzResolution {
     unsigned hz = 0;
     std::string source;      // "--hz", "the trace's '# hz=' line", "the trace's jiffies", "--hz (forced)"
+    bool forced = false;     // --force-hz: readers of the trace must not check its '# hz=' line against hz
     HzInference inference;   // what the jiffies say
 };
 HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice);

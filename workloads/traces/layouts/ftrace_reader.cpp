@@ -82,6 +82,7 @@ struct FtraceReader::Impl {
     std::optional<unsigned> hz_line; // from "# hz=N"
     unsigned hz = 0;                 // resolved at the first event line
     bool unknown_hz_ok = false;      // allow_unknown_hz(): a first pass that finds HZ
+    bool hz_forced = false;          // force_hz(): --hz wins over a '# hz=' line
     bool seen_event = false;
     std::optional<std::uint64_t> first_ts;
     std::uint64_t last_ts = 0;
@@ -129,8 +130,9 @@ void FtraceReader::Impl::comment_line(std::string_view text) {
     if (seen_event) fail("hz", "'# hz=' line after the first event: put it at the top");
     if (hz_line && *hz_line != hz_value)
         fail("hz", fmt::format("'# hz={}' contradicts the earlier '# hz={}'", hz_value, *hz_line));
-    if (hz_option && *hz_option != hz_value)
-        fail("hz", fmt::format("'# hz={}' contradicts --hz {}", hz_value, *hz_option));
+    if (hz_option && *hz_option != hz_value && !hz_forced)
+        fail("hz", fmt::format("'# hz={}' contradicts --hz {}; pass --force-hz to replay at --hz anyway", hz_value,
+                               *hz_option));
     hz_line = hz_value;
 }
 
@@ -463,6 +465,7 @@ void FtraceReader::set_filter(TraceFilter filter) {
 const TraceFilterCounts& FtraceReader::filter_counts() const noexcept { return impl_->filter_counts; }
 void FtraceReader::set_observer(FtraceObserver* observer) noexcept { impl_->observer = observer; }
 void FtraceReader::allow_unknown_hz() noexcept { impl_->unknown_hz_ok = true; }
+void FtraceReader::force_hz() noexcept { impl_->hz_forced = true; }
 std::optional<unsigned> FtraceReader::header_hz() const noexcept { return impl_->hz_line; }
 std::optional<std::uint64_t> FtraceReader::first_timestamp_ns() const noexcept { return impl_->first_ts; }
 const FtraceReaderStats& FtraceReader::stats() const noexcept { return impl_->stats; }

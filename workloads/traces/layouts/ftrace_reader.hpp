@@ -125,6 +125,10 @@ public:
     // For a first pass that finds HZ from the trace itself (hz_inference):
     // a missing HZ is then no error and hz() stays 0. Call before next().
     void allow_unknown_hz() noexcept;
+    // --force-hz: the `hz` given wins over a '# hz=' line that says
+    // otherwise (header_hz() still tells what the line said). Call before
+    // next().
+    void force_hz() noexcept;
     // Keep only the events `filter` names (trace_filter.hpp): --from/--to
     // against the first event line's timestamp (or the timestamp as printed,
     // for '@'), --cpu against the [CPU] column, --function against the

@@ -19,6 +19,7 @@ public:
     KernelSource(std::string text, const std::string& name, HzResolution hz, const TraceFilter& filter,
                  FtraceObserver* observer)
         : text_(std::move(text)), hz_(std::move(hz)), reader_(text_, name, hz_.hz), importer_(reader_) {
+        if (hz_.forced) reader_.force_hz();
         reader_.set_filter(filter);
         reader_.set_observer(observer);
     }
