@@ -125,6 +125,7 @@ int run_import(std::span<const std::string> args) {
         TraceEvent event;
         while (source->next(event)) naming_output([&] { writer.write(event); });
         naming_output([&] { writer.flush(); });
+        require_kept(filter, source->filter_counts(), in.name(), "timer events");
         file.commit();
         fmt::print(output == "-" ? stderr : stdout, "{}",
                    format_summary(in.name(), output, source->header(), writer.events(), *source->kernel_reader(),

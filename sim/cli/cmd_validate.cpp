@@ -79,6 +79,7 @@ int run_validate(std::span<const std::string> args) {
                                                    .max_notes_per_class = max_listed,
                                                    .filter = filter});
         result.hz_source = resolved.source;
+        require_kept(filter, result.filter_counts, in.name(), "timer events");
     } catch (const TraceError& e) {
         fmt::print(stderr, "timersim: {}\n", e.what());
         return kExitUsage;

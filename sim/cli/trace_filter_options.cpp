@@ -1,6 +1,7 @@
 #include "sim/cli/trace_filter_options.hpp"
 
 #include "sim/cli/cli.hpp"
+#include "workloads/traces/input/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -56,6 +57,16 @@ TraceFilter trace_filter_option(const po::variables_map& vm, bool kernel_trace, 
                                      names.to, vm[names.to].as<std::string>(), names.from,
                                      vm[names.from].as<std::string>()));
     return f;
+}
+
+void require_kept(const TraceFilter& filter, const TraceFilterCounts& counts, const std::string& file,
+                  std::string_view what) {
+    if (!filter.active() || counts.kept > 0) return;
+    // "kept 0 of N timer events; dropped N by --cpu": the second half says why.
+    const std::string why = describe_filter_counts(counts, what);
+    const std::size_t semicolon = why.find("; ");
+    throw InputError(fmt::format("{}: {} keeps none of its {} {}{}", file, describe_filter(filter), counts.dropped(), what,
+                                 semicolon == std::string::npos ? "" : " (" + why.substr(semicolon + 2) + ")"));
 }
 
 } // namespace timersim::cli

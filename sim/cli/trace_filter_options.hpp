@@ -23,4 +23,10 @@ void add_trace_filter_options(boost::program_options::options_description& optio
 TraceFilter trace_filter_option(const boost::program_options::variables_map& vm, bool kernel_trace,
                                 FilterOptionNames names = {});
 
+// A filter that kept none of a trace's events leaves nothing to replay,
+// check or write: InputError (one line, exit 2) "FILE: --cpu 7 keeps none of its 3225 timer
+// events (dropped 3225 by --cpu)". `what` names the events.
+void require_kept(const TraceFilter& filter, const TraceFilterCounts& counts, const std::string& file,
+                  std::string_view what);
+
 } // namespace timersim::cli

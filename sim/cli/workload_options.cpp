@@ -57,6 +57,7 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     InputFile in(path);
     const auto trace = load_trace(in, kind, HzChoice{.option = hz_given ? std::optional<unsigned>(hz) : std::nullopt,
                                                      .force = force}, load);
+    require_kept(trace->filter(), trace->filter_counts(), trace->file(), ftrace ? "timer events" : "events");
     const TraceSummary& summary = trace->summary();
     const std::string& name = trace->file(); // "<stdin>" for "-"
     TraceRequest choice;

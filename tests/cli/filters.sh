@@ -240,3 +240,16 @@ run run --cpu 1
 expect_usage_error '^timersim: --cpu: a trace filter, only with --trace or --ftrace$' "try 'timersim run --help'"
 run step --timeouts 5 --ticks 2 --function 'x*'
 expect_usage_error '^timersim: --function: a trace filter, only with --trace or --ftrace$' "try 'timersim step --help'"
+
+# A filter that keeps nothing leaves nothing to replay, check or write: one
+# line naming the file and the filter, exit 2, no output file.
+for command in "import $capture -o $dir/none.trace" "validate $capture" "run --ftrace $capture" \
+  "compare --ftrace $capture" "run --trace $dir/all.trace"; do
+  read -ra cmd <<<"$command"
+  run "${cmd[@]}" --cpu 7
+  expect_status 2
+  expect_empty_stdout
+  [[ $(wc -l <<<"$err") == 1 && $err == "timersim: "*": --cpu 7 keeps none of its "*" (dropped "*" by --cpu)" ]] ||
+    fail "$command --cpu 7: wrong error: $err"
+done
+[[ ! -e $dir/none.trace ]] || fail "an import that kept nothing left its output"
