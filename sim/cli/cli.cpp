@@ -113,6 +113,14 @@ std::optional<po::variables_map> parse_command_line(std::span<const std::string>
       return std::nullopt;
     }
     po::notify(vm);
+  } catch (const po::required_option& e) {
+    // A positional argument has an option name only inside the parser:
+    // the user is told what the usage line calls it, not "--input".
+    const std::string missing = e.get_option_name();
+    for (unsigned i = 0; i < positional.max_total_count() && i < 8; ++i)
+      if (missing == "--" + positional.name_for_position(i))
+        throw UsageError(fmt::format("the input FILE is missing (- reads standard input); usage: {}", help.usage));
+    throw UsageError(e.what());
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }

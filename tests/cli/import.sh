@@ -78,7 +78,9 @@ expect_file_error "^timersim: $dir/missing\.txt: No such file or directory\$"
 run import "$data/ftrace/habits-ftrace.txt"
 expect_usage_error "output" "try 'timersim import --help'"
 run import -o "$dir/x.trace"
-expect_usage_error "input" "try 'timersim import --help'"
+expect_usage_error "^timersim: the input FILE is missing \\(- reads standard input\\); usage: timersim import FILE" \
+  "try 'timersim import --help'"
+[[ $err != *"--input"* ]] || fail "the error names the parser's --input: $err"
 run import "$data/ftrace/habits-ftrace.txt" -o "$dir/x.trace" --hz 0
 expect_usage_error '--hz' "try 'timersim import --help'"
 

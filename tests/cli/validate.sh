@@ -50,6 +50,11 @@ expect_stdout_line "^  line $line: timer=[0-9a-f]{16} [a-z_]+ idx: ours idx $idx
 # Usage errors.
 run validate "$dir/missing.trace"
 expect_file_error "^timersim: $dir/missing\.trace: No such file or directory\$"
+# Without FILE: the usage line says what is missing, not the parser's --input.
+run validate
+expect_usage_error "^timersim: the input FILE is missing \\(- reads standard input\\); usage: timersim validate FILE" \
+  "try 'timersim validate --help'"
+[[ $err != *"--input"* ]] || fail "the error names the parser's --input: $err"
 run validate "$capture" --min 101
 expect_usage_error '--min' "try 'timersim validate --help'"
 run validate "$capture" --format xml
