@@ -155,6 +155,8 @@ int sweep_command(std::span<const std::string> args) {
     const std::vector<Cell> cells = expand(grid);
     for (const Cell& c : cells) prepare(c); // every cell's options checked before anything runs
     if (vm->count("emit-jobs")) {
+        // No results are made here to plot: the merge that gathers them does.
+        if (plot) throw UsageError("--plot: not with --emit-jobs (plot when merging: sweep --merge FILE -o DIR --plot)");
         std::string jobs_text;
         const std::string self = self_path();
         for (const Cell& c : cells) jobs_text += fmt::format("'{}' sweep --cell '{}'\n", self, c.line);

@@ -70,7 +70,12 @@ void run_plot_script(const std::string& name, const std::vector<std::string>& sc
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     const auto found = exe.parent_path() / name;
     if (ec || ::access(found.c_str(), X_OK) != 0) {
-        fmt::print(stderr, "timersim: --plot: {} is not installed next to timersim; plots skipped\n", name);
+        // The build tree copies it beside the binary as a target of its own
+        // (sim/meson.build): a build of the binary alone leaves it out.
+        fmt::print(stderr,
+                   "timersim: --plot: {} is not next to timersim ({}); plots skipped (build it: ninja -C BUILDDIR "
+                   "sim/{}, or meson install)\n",
+                   name, exe.parent_path().string(), name);
         return;
     }
     const std::string script = found.string();

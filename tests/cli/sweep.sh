@@ -99,3 +99,18 @@ fi
 # A cell cannot ask for help: that would print instead of running.
 run sweep --design classic --set help -o bad
 expect_usage_error "^timersim: --set: 'help' is not a run option of a cell" "try 'timersim sweep --help'"
+
+# --plot is never dropped without a word: refused with --emit-jobs (nothing
+# to plot there), and a binary without its plot script beside it says where
+# it looked and how to build the script.
+run sweep "${grid[@]}" --emit-jobs jobs-plot.txt --plot
+expect_usage_error "^timersim: --plot: not with --emit-jobs" "try 'timersim sweep --help'"
+[[ ! -e jobs-plot.txt ]] || fail "a refused --emit-jobs wrote its file"
+mkdir alone
+cp -- "$timersim" alone/timersim
+status=0
+out=$(alone/timersim sweep --merge one -o alone-merged --plot 2>alone.err) || status=$?
+[[ $status -eq 0 ]] || fail "the merge failed (exit $status)"
+grep -q "^timersim: --plot: timersim-plot-sweep is not next to timersim (.*alone); plots skipped (build it: ninja -C BUILDDIR sim/timersim-plot-sweep" alone.err ||
+  fail "no line saying the plot was skipped and how to build it: $(cat alone.err)"
+diff one/results.csv alone-merged/results.csv >/dev/null || fail "the merge without plots changed results.csv"
