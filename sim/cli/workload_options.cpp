@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,6 +60,13 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
                                                      .force = force}, load);
     require_kept(trace->filter(), trace->filter_counts(), trace->file(), ftrace ? "timer events" : "events");
     const TraceSummary& summary = trace->summary();
+    double tail_s = 0;
+    if (vm.count("tail")) {
+        if (vm.count("duration") || vm.count("ticks"))
+            throw UsageError("--tail: not with --duration or --ticks (they fix the run's length)");
+        tail_s = vm["tail"].as<double>();
+        if (!(tail_s >= 0 && tail_s <= 1e6)) throw UsageError(fmt::format("--tail: seconds 0..1000000, got {}", tail_s));
+    }
     const std::string& name = trace->file(); // "<stdin>" for "-"
     TraceRequest choice;
     choice.spec.name = ftrace ? "ftrace" : "trace";
@@ -75,6 +83,16 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     if (!summary.hz_source.empty()) params["hz_source"] = summary.hz_source;
     params["start_jiffies"] = summary.header.start_jiffies;
     params["cpus"] = summary.cpus;
+    // Where the run ends when no --duration/--ticks says otherwise.
+    const bool length_given = vm.count("duration") || vm.count("ticks");
+    if (!length_given) {
+        choice.spec.description +=
+            fmt::format("\nreplay ends with the trace: its last event at {:.6f} s{}",
+                        static_cast<double>(summary.last_event_ns) / 1e9,
+                        tail_s > 0 ? fmt::format(", then --tail {:g} s", tail_s) : std::string());
+        params["last_event_s"] = static_cast<double>(summary.last_event_ns) / 1e9;
+        params["tail_s"] = tail_s;
+    }
     if (trace->filter().active()) {
         choice.spec.description += fmt::format("\nfilter {}: {}", describe_filter(trace->filter()),
                                                describe_filter_counts(trace->filter_counts(), ftrace ? "timer events" : "events"));
@@ -91,17 +109,21 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     choice.spec.factory = trace_replay(trace, nullptr, callback_costs);
     choice.clock = clock_of(summary.header);
     choice.cpus = summary.cpus;
-    // Time after the last event for the timers it armed to fire: TCP_RTO_MAX
-    // (120 s), enough for retransmit and TIME_WAIT timers.
-    choice.natural_ticks = ticks_at(summary.header.hz, summary.last_event_ns) + 120ull * summary.header.hz;
+    // The replay ends with the trace, at the first tick after its last
+    // event: what the recording saw. Timers pending there are pending at
+    // end, not fired at times the trace never covered, unless --tail asks
+    // for that much more.
+    const std::uint64_t tail_ticks =
+        static_cast<std::uint64_t>(std::ceil(tail_s * static_cast<double>(summary.header.hz)));
+    choice.natural_ticks = ticks_at(summary.header.hz, summary.last_event_ns) + 1 + tail_ticks;
     // Without --duration/--ticks the run goes that far: a last event past
     // what the machine can simulate is the trace's fault, at its line.
     constexpr std::uint64_t kMaxRunTicks = 10'000'000'000ull; // run_machine()'s bound
-    if (choice.natural_ticks > kMaxRunTicks && !vm.count("duration") && !vm.count("ticks"))
+    if (choice.natural_ticks > kMaxRunTicks && !length_given)
         throw TraceError(name, summary.last_event_line, "time",
-                         fmt::format("time {} ns is past the longest run the machine simulates (1e10 ticks at "
-                                     "HZ={}, with 120 s for the last timers); give --duration or --ticks",
-                                     summary.last_event_ns, summary.header.hz));
+                         fmt::format("time {} ns{} is past the longest run the machine simulates (1e10 ticks at "
+                                     "HZ={}); give --duration or --ticks",
+                                     summary.last_event_ns, tail_s > 0 ? " plus --tail" : "", summary.header.hz));
     return {.workload = std::move(choice), .memory = {}};
 }
 
@@ -140,7 +162,10 @@ void add_workload_options(po::options_description& options, const char* default_
                 ("ftrace", po::value<std::string>(), "replay kernel ftrace text or trace.dat FILE (timer events) instead of generators; "
                  "its HZ is --hz, else its '# hz=' line, else what its jiffies show (never assumed); "
                  "- is standard input, xz, gzip and zstd are read as they are")
-                ("force-hz", po::bool_switch(), "with --ftrace and --hz: replay at --hz even where the trace's jiffies or its '# hz=' line show another HZ");
+                ("force-hz", po::bool_switch(), "with --ftrace and --hz: replay at --hz even where the trace's jiffies or its '# hz=' line show another HZ")
+                ("tail", po::value<double>(), "with --trace or --ftrace: simulate SECONDS past the trace's last event, for "
+                 "the timers still pending there to fire (default 0: the replay ends with the trace, and those timers "
+                 "are reported as pending at end)");
         }
         options.add(group);
         first = false;

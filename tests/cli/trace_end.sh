@@ -1,0 +1,54 @@
+# A replay ends with its trace (#35): at the first tick after the last
+# event, with the timers still pending there reported as pending at end, not
+# fired at times the recording never covered; --tail SECONDS goes on past it
+# and the header says so. The length is computed here from the capture's own
+# timestamps, not taken from timersim.
+# shellcheck source=tests/cli/common.bash
+source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
+
+data=$(cd "$(dirname -- "${BASH_SOURCE[0]}")/../data/kernel" && pwd)
+capture=$data/capture-6.1-hz250-softirq.trace.xz
+# First and last timer event timestamps (seconds) of the capture.
+read -r first last <<<"$(xz -dc -- "$capture" | awk '
+  / timer_(init|start|cancel|expire_entry|expire_exit):/ {
+    for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1); break }
+    if (first == "") first = t; last = t }
+  END { print first, last }')"
+span=$(python3 -c "print(f'{$last - $first:.6f}')")
+ticks=$(python3 -c "import math; print(math.floor(round(($last - $first) * 1e9) * 250 / 1e9) + 1)")
+
+run run --ftrace "$capture" --format json
+expect_status 0
+printf '%s\n' "$out" >ends.json
+run run --ftrace "$capture" --tail 120 --format json
+expect_status 0
+printf '%s\n' "$out" >tail.json
+python3 - ends.json tail.json "$span" "$ticks" <<'PY' || fail "the replay's length"
+import json, sys
+ends, tail = (json.load(open(p)) for p in sys.argv[1:3])
+span, ticks = float(sys.argv[3]), int(sys.argv[4])
+p = ends["workload"]["params"]
+assert abs(p["last_event_s"] - span) < 1e-6 and p["tail_s"] == 0, p
+assert ends["machine"]["ticks"] == ticks, (ends["machine"]["ticks"], ticks)
+assert tail["machine"]["ticks"] == ticks + 120 * 250, tail["machine"]["ticks"]
+assert tail["workload"]["params"]["tail_s"] == 120
+e, t = ends["total"]["timers"], tail["total"]["timers"]
+# The same events: the tail only lets pending timers fire.
+assert e["arms"] == t["arms"] and e["cancelled"] == t["cancelled"], (e, t)
+assert e["pending_at_end"] > 0 and t["fired"] > e["fired"], (e, t)
+PY
+
+run run --ftrace "$capture"
+expect_status 0
+expect_stdout_line "^replay ends with the trace: its last event at $span s\$"
+run run --ftrace "$capture" --tail 1.5
+expect_stdout_line "^replay ends with the trace: its last event at $span s, then --tail 1.5 s\$"
+# A length asked for is the length: no line about the trace's end.
+run run --ftrace "$capture" --duration 5
+expect_status 0
+! grep -q 'replay ends' <<<"$out" || fail "--duration still says the replay ends with the trace"
+
+run run --ftrace "$capture" --tail 5 --duration 5
+expect_usage_error '^timersim: --tail: not with --duration or --ticks' "try 'timersim run --help'"
+run run --ftrace "$capture" --tail -1
+expect_status 2
