@@ -36,6 +36,10 @@ e, t = ends["total"]["timers"], tail["total"]["timers"]
 # The same events: the tail only lets pending timers fire.
 assert e["arms"] == t["arms"] and e["cancelled"] == t["cancelled"], (e, t)
 assert e["pending_at_end"] > 0 and t["fired"] > e["fired"], (e, t)
+# A del_timer() is the work of the CPU that traced it: both CPUs of the
+# capture cancel timers (all were charged to CPU 0 before).
+per_cpu = [c["timers"]["cancelled"] for c in ends["cpus"]]
+assert len(per_cpu) == 2 and min(per_cpu) > 0 and sum(per_cpu) == e["cancelled"], per_cpu
 PY
 
 run run --ftrace "$capture"

@@ -226,15 +226,15 @@ TEST_CASE("cancel and start far apart, or on other CPUs, are a cancel and an arm
     // Same CPU, 20 ms apart: del_timer() then add_timer().
     const std::string apart =
         import_text(line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") + line("1.021000", start), 250);
-    CHECK(apart.find("1000000 cancel 0x000000000000000a\n21000000 arm ") != std::string::npos);
+    CHECK(apart.find("1000000 cancel 0x000000000000000a cpu=1\n21000000 arm ") != std::string::npos);
     // Another CPU.
     const std::string other = import_text(
         line("1.000000", start) + line("1.001000", "timer_cancel: timer=a", 1) + line("1.001001", start, 2), 250);
-    CHECK(other.find("1000000 cancel 0x000000000000000a\n1001000 arm ") != std::string::npos);
+    CHECK(other.find("1000000 cancel 0x000000000000000a cpu=1\n1001000 arm ") != std::string::npos);
     // A narrower window turns the 2 ms pair into cancel + arm.
     const std::string narrow = import_text(
         line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") + line("1.003000", start), 250, 1000000);
-    CHECK(narrow.find("1000000 cancel 0x000000000000000a\n3000000 arm ") != std::string::npos);
+    CHECK(narrow.find("1000000 cancel 0x000000000000000a cpu=1\n3000000 arm ") != std::string::npos);
 }
 
 TEST_CASE("starts and cancels between a timer's expire_entry and expire_exit on its CPU get cb= that timer") {
@@ -253,8 +253,8 @@ TEST_CASE("starts and cancels between a timer's expire_entry and expire_exit on 
           std::string::npos);
     CHECK(text.find("250000 modify 0x000000000000000c at=4294967500 cpu=1 label=f kidx=1 know=4294967400\n") !=
           std::string::npos);
-    CHECK(text.find("300000 cancel 0x000000000000000c cb=" + a + "\n") != std::string::npos);
-    CHECK(text.find("500000 cancel 0x000000000000000b\n") != std::string::npos); // after the exit: no cb=
+    CHECK(text.find("300000 cancel 0x000000000000000c cpu=1 cb=" + a + "\n") != std::string::npos);
+    CHECK(text.find("500000 cancel 0x000000000000000b cpu=1\n") != std::string::npos); // after the exit: no cb=
 
     // mod_timer() inside a callback of a timer whose cancel came before the
     // entry: one modify, at the cancel's time, with cb= (found by fuzzing:

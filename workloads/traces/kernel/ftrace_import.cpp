@@ -283,6 +283,9 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
         out.time_ns = rel;
         out.timer = ti;
         out.slot = Slot::held;
+        // del_timer() runs on the CPU that traced it (the timer may be
+        // queued on another): the cancel is that CPU's work.
+        out.cpu = e.line_cpu;
         mark_callback(out, e.line_cpu, queue.tail());
         s.held_seq = queue.push(out);
         s.held = true;
@@ -331,11 +334,11 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
             out.kind = f.kind;
             out.timer = f.timer;
             out.key = TimerKey{true, 0, std::string_view(token, 18)};
+            out.cpu = f.cpu;
             if (f.kind != TraceEventKind::cancel) {
                 out.expiry = ExpiryForm::at_jiffies;
                 out.expiry_value = f.at;
                 out.flags = f.flags;
-                out.cpu = f.cpu;
                 if (f.label != OutEvent::kNoLabel) out.label = labels[f.label];
                 out.kidx = f.kidx;
                 out.know = f.know;
