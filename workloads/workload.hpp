@@ -55,6 +55,26 @@ struct FireRecord {
     std::uint32_t cpu = 0; // the CPU whose softirq ran it
 };
 
+// How a replay's fires compare with the fires the recording kernel traced
+// (workloads/traces/kernel/kernel_fires.hpp).
+struct FireAgreement {
+    std::uint64_t kernel_fires = 0; // the kernel's, of timers the replay has
+    std::uint64_t replay_fires = 0;
+    std::uint64_t same_jiffy_cpu = 0; // replay fires the kernel made too: same timer, jiffy and CPU
+    // The kernel's fires of timers no kept event of the trace arms (armed
+    // before tracing, or dropped by a filter): no replay can make them, so
+    // they are outside kernel_fires.
+    std::uint64_t kernel_fires_unreplayable = 0;
+    // same_jiffy_cpu over kernel_fires and over replay_fires (1 when none).
+    double recall() const noexcept { return ratio(same_jiffy_cpu, kernel_fires); }
+    double precision() const noexcept { return ratio(same_jiffy_cpu, replay_fires); }
+
+private:
+    static double ratio(std::uint64_t n, std::uint64_t d) noexcept {
+        return d == 0 ? 1.0 : static_cast<double>(n) / static_cast<double>(d);
+    }
+};
+
 // What a workload sees of the machine.
 class Sim {
 public:
@@ -112,6 +132,9 @@ public:
     // that goes on past the run's end). Generators stop scheduling at the
     // run's end: none.
     virtual std::uint64_t operations_past(std::uint64_t /*end_ns*/) const { return 0; }
+    // A replay of a kernel trace: its fires against the kernel's, once it
+    // has run. Anything else: none.
+    virtual std::optional<FireAgreement> kernel_fire_agreement() const { return std::nullopt; }
     // A hint: the call action with this tag runs soon (a few actions ahead,
     // as the machine's calendar says). A workload may fetch its own state
     // for it and pass Sim::prefetch_timer() the timers it will touch. Must

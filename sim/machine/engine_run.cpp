@@ -54,6 +54,7 @@ RunResult drive(const QueueParams& params, Design design, const MachineConfig& c
     result.end_ns = engine.now_ns();
     result.operations_past_end =
         workload->operations_past(tick_time_ns(config.ticks, config.hz) + config.tick_jitter_ns);
+    result.kernel_fires = workload->kernel_fire_agreement();
     for (unsigned c = 0; c < config.cpus; ++c) result.per_cpu.push_back(engine.metrics(c));
     result.groups = engine.group_table();
     result.total = result.per_cpu.front();

@@ -53,6 +53,9 @@ struct RunResult {
     // Workload operations timed after the run's end (tick `ticks`, jitter
     // included) that it did not simulate: a trace longer than the run.
     std::uint64_t operations_past_end = 0;
+    // A replay of a kernel trace: its fires against the kernel's
+    // (Workload::kernel_fire_agreement()).
+    std::optional<FireAgreement> kernel_fires;
     std::size_t bytes_per_timer = 0;        // the queue's node (what the design costs)
     std::size_t engine_bytes_per_timer = 0; // the simulator's own record of a timer, on top
     std::size_t garbage_entry_bytes = 0;    // netty, cog: bytes one held cancelled entry keeps

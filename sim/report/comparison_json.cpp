@@ -5,6 +5,7 @@
 #include "sim/report/comparison_summary.hpp"
 #include "sim/report/group_report.hpp"
 #include "sim/report/json.hpp"
+#include "sim/report/kernel_fires_report.hpp"
 #include "sim/report/metrics_json.hpp"
 #include "sim/report/percentiles.hpp"
 #include "sim/report/relative_summary.hpp"
@@ -130,6 +131,7 @@ ordered_json design_json(const Summary& s) {
     ordered_json o = ordered_json::object();
     o["name"] = s.name;
     o["timers"] = timers_json(s);
+    if (s.run->kernel_fires) o["kernel_fires"] = kernel_fires_json(*s.run);
     o["error_jiffies"] = error_jiffies_json(s);
     o["error_ms"] = error_ms_json(s);
     o["error_ns"] = log2_stats_json(m.error_ns, true);

@@ -4,6 +4,7 @@
 #include "sim/report/format_time.hpp"
 #include "sim/report/group_report.hpp"
 #include "sim/report/json.hpp"
+#include "sim/report/kernel_fires_report.hpp"
 #include "sim/report/percentiles.hpp"
 #include "sim/report/relative_summary.hpp"
 
@@ -415,6 +416,31 @@ std::string past_end_text(const Comparison& comparison) {
                 "  note      ", "            ");
 }
 
+// A replay of a kernel trace: how far each design's replay gives back the
+// fires the kernel recorded (the recording kernel's own design should give
+// them all back; the others differ by themselves).
+std::string kernel_fires_notes(const Comparison& comparison) {
+    std::vector<std::string> parts;
+    const FireAgreement* any = nullptr;
+    for (const RunResult& r : comparison.runs) {
+        if (!r.kernel_fires) continue;
+        const FireAgreement& a = *r.kernel_fires;
+        any = &a;
+        parts.push_back(fmt::format("{} {} of its {} ({:.1f}% of the kernel's, {:.1f}% of its own)", design_name(r),
+                                    grouped(a.same_jiffy_cpu), grouped(a.replay_fires), a.recall() * 100.0,
+                                    a.precision() * 100.0));
+    }
+    if (!any) return "";
+    std::string text = fmt::format("the kernel recorded {} fires{}; each replay's fires on the same jiffy and CPU: {}",
+                                   grouped(any->kernel_fires),
+                                   any->kernel_fires_unreplayable
+                                       ? fmt::format(" (and {} of timers no replayed event arms)",
+                                                     grouped(any->kernel_fires_unreplayable))
+                                       : std::string(),
+                                   fmt::join(parts, ", "));
+    return wrap(text, kWidth, "  kernel    ", "            ");
+}
+
 std::string format_comparison_text(const Comparison& comparison, std::size_t group_rows) {
     if (comparison.runs.empty()) return "";
     const auto summaries = summarize(comparison);
@@ -422,7 +448,7 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
     const unsigned hz = first.config.hz;
     const bool with_classic = std::any_of(comparison.runs.begin(), comparison.runs.end(),
                                           [](const RunResult& r) { return r.design == Design::classic; });
-    std::string out = header_text(first, with_classic) + past_end_text(comparison) + "\n";
+    std::string out = header_text(first, with_classic) + past_end_text(comparison) + kernel_fires_notes(comparison) + "\n";
     // A design's column fits its name (a wheel's spec may be longer).
     std::vector<std::size_t> column;
     for (const Summary& s : summaries) column.push_back(std::max<std::size_t>(kColumnWidth, s.name.size() + 1));
@@ -509,6 +535,7 @@ std::string format_comparison_csv(const Comparison& comparison) {
             row("garbage_peak", m.counters.peak_garbage);
             row("garbage_at_end", m.counters.garbage);
         }
+        out += kernel_fires_csv_rows(name, *s.run);
     }
     return out;
 }

@@ -3,6 +3,7 @@
 #include "sim/report/format_time.hpp"
 #include "sim/report/group_report.hpp"
 #include "sim/report/json.hpp"
+#include "sim/report/kernel_fires_report.hpp"
 #include "sim/report/percentiles.hpp"
 #include "sim/report/seed_costs.hpp"
 #include "sim/report/metrics_json.hpp"
@@ -27,6 +28,7 @@ std::string format_run_text(const RunResult& r, std::size_t group_rows) {
     out += fmt::format("workload: {}\n", r.workload_description);
     if (r.operations_past_end)
         out += fmt::format("{} operations past the end of the run were not simulated\n", r.operations_past_end);
+    out += kernel_fires_text(r);
     out += fmt::format(
         "cost model (ns): enqueue {}, dequeue {}, cascade move {}, bucket scan {}, expiry {}, callback {}, "
         "next-expiry step {}, softirq entry {}\n",
@@ -269,6 +271,7 @@ ordered_json run_document(const RunResult& r) {
     workload["name"] = r.workload_name;
     workload["params"] = r.workload_params;
     workload["operations_past_end"] = r.operations_past_end;
+    if (r.kernel_fires) workload["kernel_fires"] = kernel_fires_json(r);
     doc["workload"] = std::move(workload);
     doc["cost_model_ns"] = cost_model_json(r.config.costs);
     ordered_json cpus = ordered_json::array();

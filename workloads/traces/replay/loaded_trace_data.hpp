@@ -5,6 +5,7 @@
 #pragma once
 
 #include "wheel/core/timer_pool.hpp"
+#include "workloads/traces/kernel/kernel_fires.hpp"
 #include "workloads/traces/kernel/trace_costs.hpp"
 #include "workloads/traces/layouts/trace_event.hpp"
 #include "workloads/traces/layouts/trace_filter.hpp"
@@ -72,6 +73,11 @@ struct LoadedTrace::Data {
     // its first event that has one (the event log's name and label).
     std::vector<std::string> names;
     std::vector<std::string> labels;
+    // A kernel trace: its timer_expire_entry lines (all of them, unfiltered),
+    // and the dense id of each timer pointer a kept event names, for the
+    // replay's FireTally.
+    std::vector<KernelFire> kernel_fires;
+    std::unordered_map<std::uint64_t, std::uint32_t> id_by_pointer;
 
     // `done` (by id, while loading: kNamed, kLabelled) answers "already
     // set?" from one byte per timer: names and labels take 32 bytes each,

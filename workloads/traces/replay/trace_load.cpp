@@ -4,6 +4,7 @@
 
 #include "workloads/traces/replay/trace_source.hpp"
 
+#include <charconv>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -57,6 +58,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     auto data = std::make_unique<LoadedTrace::Data>();
     data->filter = options.filter;
     TraceCostCollector collector;
+    KernelFireCollector fires(options.costs_from_trace ? &collector : nullptr);
     // Dense id -> its first label's function, while reading (costs only).
     std::vector<std::string> timer_functions;
     data->file = in.name();
@@ -65,7 +67,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     // hz_inference.hpp), the second imports it. A timersim trace's header
     // fixes its clock.
     const std::unique_ptr<TraceSource> source =
-        open_trace_source(in, kind, hz, options.filter, options.costs_from_trace ? &collector : nullptr);
+        open_trace_source(in, kind, hz, options.filter, kind == TraceKind::ftrace ? &fires : nullptr);
     data->summary.hz_source = source->hz_source();
     TraceSummary& summary = data->summary;
     TraceEvent e;
@@ -98,6 +100,16 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
         }
     }
     summary.header = source->header();
+    if (kind == TraceKind::ftrace) {
+        data->kernel_fires = fires.fires();
+        // The importer names each timer by its pointer, "0x%016x".
+        for (std::uint32_t id = 0; id < data->names.size(); ++id) {
+            const std::string& name = data->names[id];
+            std::uint64_t pointer = 0;
+            if (name.size() > 2 && std::from_chars(name.data() + 2, name.data() + name.size(), pointer, 16).ec == std::errc{})
+                data->id_by_pointer.emplace(pointer, id);
+        }
+    }
     data->skipped_lines = source->skipped_lines();
     data->filter_counts = source->filter_counts();
     if (options.costs_from_trace) {

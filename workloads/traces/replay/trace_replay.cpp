@@ -93,6 +93,12 @@ public:
                             "start_jiffies={})",
                             data_.file, header_.hz, header_.start_jiffies, sim.hz(), sim.start_jiffies()));
         cpus_ = sim.cpus();
+        if (data_.kind == TraceKind::ftrace)
+            kernel_fires_.emplace(data_.kernel_fires, [&](std::uint64_t pointer) -> std::optional<std::uint32_t> {
+                const auto it = data_.id_by_pointer.find(pointer);
+                if (it == data_.id_by_pointer.end()) return std::nullopt;
+                return it->second;
+            });
         // Every timer the trace names, so look_ahead() can fetch a
         // TimerState before its timer's first event.
         timers_.resize(data_.names.size());
@@ -139,6 +145,7 @@ public:
     void on_fire(Sim& sim, const FireRecord& fired) override {
         const std::uint32_t x = trace_id_of(fired.id);
         if (x == kNone) return;
+        if (kernel_fires_) kernel_fires_->replayed(x, fired.fired_jiffies, fired.cpu);
         TimerState& t = timers_[x];
         // This fire supersedes an older one nobody used: a block of x reached
         // now belongs to this callback.
@@ -177,6 +184,11 @@ public:
     // scheduled but not run, and callback events whose time never came or
     // whose timer did not fire by then (those at or before end_ns that
     // never ran are callback_events_unmatched).
+    std::optional<FireAgreement> kernel_fire_agreement() const override {
+        if (!kernel_fires_) return std::nullopt;
+        return kernel_fires_->agreement();
+    }
+
     std::uint64_t operations_past(std::uint64_t end_ns) const override {
         std::uint64_t n = 0;
         for (std::size_t i = next_; i < data_.count; ++i) n += data_.at(i).time_ns > end_ns;
@@ -482,6 +494,8 @@ private:
     TraceReplayStats* stats_out_;
     bool callback_costs_ = false;
     TraceReplayStats stats_;
+    // A kernel trace: the kernel's fires, matched against ours as they come.
+    std::optional<FireTally> kernel_fires_;
     unsigned cpus_ = 1;
     std::size_t next_ = 0; // the next event of data_ to read
     bool eof_ = false;
