@@ -8,14 +8,22 @@ source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
 
 data=$(cd "$(dirname -- "${BASH_SOURCE[0]}")/../data/kernel" && pwd)
 capture=$data/capture-6.1-hz250-softirq.trace.xz
-# First and last timer event timestamps (seconds) of the capture.
-read -r first last <<<"$(xz -dc -- "$capture" | awk '
+# The capture's last timer event: its timestamp, and the kernel's last
+# jiffies sample (timer_start: expires - timeout; timer_expire_entry: now)
+# with its timestamp. The replay lands events on the kernel's jiffies
+# (kernel_clock.hpp), so its last event is at most a tick plus the time
+# since that sample past the sample's jiffy.
+read -r last sample_ts sample_j <<<"$(xz -dc -- "$capture" | awk '
   / timer_(init|start|cancel|expire_entry|expire_exit):/ {
     for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1); break }
-    if (first == "") first = t; last = t }
-  END { print first, last }')"
-span=$(python3 -c "print(f'{$last - $first:.6f}')")
-ticks=$(python3 -c "import math; print(math.floor(round(($last - $first) * 1e9) * 250 / 1e9) + 1)")
+    last = t
+    if (match($0, /expires=[0-9]+ \[timeout=-?[0-9]+\]/)) {
+      split(substr($0, RSTART, RLENGTH), p, /[=\[\] ]+/); j = p[2] - p[4]
+      if (j > sj) { sj = j; sts = t }
+    }
+    if (match($0, /now=[0-9]+/)) { j = substr($0, RSTART + 4, RLENGTH - 4) + 0; if (j > sj) { sj = j; sts = t } }
+  }
+  END { printf "%s %s %.0f\n", last, sts, sj }')"
 
 run run --ftrace "$capture" --format json
 expect_status 0
@@ -23,14 +31,19 @@ printf '%s\n' "$out" >ends.json
 run run --ftrace "$capture" --tail 120 --format json
 expect_status 0
 printf '%s\n' "$out" >tail.json
-python3 - ends.json tail.json "$span" "$ticks" <<'PY' || fail "the replay's length"
-import json, sys
+python3 - ends.json tail.json "$last" "$sample_ts" "$sample_j" <<'PY' || fail "the replay's length"
+import json, math, sys
 ends, tail = (json.load(open(p)) for p in sys.argv[1:3])
-span, ticks = float(sys.argv[3]), int(sys.argv[4])
+last, sample_ts, sample_j = float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+hz = 250
 p = ends["workload"]["params"]
-assert abs(p["last_event_s"] - span) < 1e-6 and p["tail_s"] == 0, p
-assert ends["machine"]["ticks"] == ticks, (ends["machine"]["ticks"], ticks)
-assert tail["machine"]["ticks"] == ticks + 120 * 250, tail["machine"]["ticks"]
+ticks = ends["machine"]["ticks"]
+# The run ends at the first tick after the last event.
+assert ticks == math.floor(p["last_event_s"] * hz) + 1 and p["tail_s"] == 0, (ticks, p)
+# Its last jiffy is the kernel's at the last event.
+last_jiffy = ends["machine"]["start_jiffies"] + ticks - 1
+assert sample_j <= last_jiffy <= sample_j + math.floor((last - sample_ts) * hz) + 1, (last_jiffy, sample_j)
+assert tail["machine"]["ticks"] == ticks + 120 * hz, tail["machine"]["ticks"]
 assert tail["workload"]["params"]["tail_s"] == 120
 e, t = ends["total"]["timers"], tail["total"]["timers"]
 # The same events: the tail only lets pending timers fire.
@@ -44,9 +57,9 @@ PY
 
 run run --ftrace "$capture"
 expect_status 0
-expect_stdout_line "^replay ends with the trace: its last event at $span s\$"
+expect_stdout_line "^replay ends with the trace: its last event at [0-9.]+ s\$"
 run run --ftrace "$capture" --tail 1.5
-expect_stdout_line "^replay ends with the trace: its last event at $span s, then --tail 1.5 s\$"
+expect_stdout_line "^replay ends with the trace: its last event at [0-9.]+ s, then --tail 1.5 s\$"
 # A length asked for is the length: no line about the trace's end.
 run run --ftrace "$capture" --duration 5
 expect_status 0

@@ -3,6 +3,8 @@
 // back into arm/modify/cancel (tests/data/ftrace/), and the malformed inputs of
 // tests/data/bad-ftrace/.
 #include "workloads/traces/kernel/ftrace_import.hpp"
+#include "workloads/traces/kernel/hz_inference.hpp"
+#include "workloads/traces/kernel/kernel_clock.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/traces/layouts/trace_reader.hpp"
 #include "workloads/traces/layouts/trace_writer.hpp"
@@ -35,12 +37,21 @@ std::string slurp(const std::filesystem::path& path) {
     return s.str();
 }
 
-// The trace v1 text an import of `text` writes (no comment line).
+// The trace v1 text an import of `text` writes (no comment line). The
+// importer alone keeps the trace's times (from the first event);
+// `on_kernel_clock` lands them on the kernel's jiffies as `timersim import`
+// does (kernel_clock.hpp).
 std::string import_text(const std::string& text, std::optional<unsigned> hz = {},
-                        std::uint64_t window = FtraceImporter::kDefaultPairWindowNs) {
+                        std::uint64_t window = FtraceImporter::kDefaultPairWindowNs, bool on_kernel_clock = false) {
     std::istringstream in(text);
     FtraceReader reader(in, "in.txt", hz);
     FtraceImporter importer(reader, window);
+    KernelClock clock;
+    if (on_kernel_clock) {
+        HzResolution resolved = resolve_ftrace_hz(text, "in.txt", HzChoice{.option = hz});
+        clock = KernelClock(std::move(resolved.samples), resolved.hz);
+        importer.use_clock(&clock);
+    }
     std::ostringstream out;
     std::optional<TraceWriter> writer;
     TraceEvent e;
@@ -89,10 +100,11 @@ TEST_CASE("the kernel's habits import to the same events from every rendering") 
     const std::string expected = slurp(kData / "ftrace" / "habits.expected.trace");
     REQUIRE(!expected.empty());
     // /sys/kernel/tracing/trace, with '# hz=250' at the top.
-    CHECK(import_text(slurp(kData / "ftrace" / "habits-ftrace.txt")) == expected);
+    constexpr auto window = FtraceImporter::kDefaultPairWindowNs;
+    CHECK(import_text(slurp(kData / "ftrace" / "habits-ftrace.txt"), {}, window, true) == expected);
     // trace-cmd report and trace-cmd report -l, with --hz.
-    CHECK(import_text(slurp(kData / "ftrace" / "habits-trace-cmd.txt"), 250) == expected);
-    CHECK(import_text(slurp(kData / "ftrace" / "habits-trace-cmd-l.txt"), 250) == expected);
+    CHECK(import_text(slurp(kData / "ftrace" / "habits-trace-cmd.txt"), 250, window, true) == expected);
+    CHECK(import_text(slurp(kData / "ftrace" / "habits-trace-cmd-l.txt"), 250, window, true) == expected);
 }
 
 TEST_CASE("the real 6.1 capture imports to the same events from its trace-cmd renderings") {

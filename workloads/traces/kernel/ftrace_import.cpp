@@ -108,6 +108,8 @@ struct FtraceImporter::Impl {
     FtraceImportStats stats;
     bool eof = false;
     std::optional<Jiffies> start_jiffies;
+    const KernelClock* clock = nullptr;
+    std::optional<ReplayTimes> times; // with a clock, from the first event on
     std::uint64_t latest = 0; // relative time of the last event read
     detail::KeyIndex index;
     std::vector<TimerState> timers;
@@ -218,6 +220,10 @@ struct FtraceImporter::Impl {
 void FtraceImporter::Impl::process(const FtraceEvent& e) {
     const std::uint64_t rel = e.timestamp_ns - *reader.first_timestamp_ns();
     latest = rel;
+    if (clock && !times) {
+        times.emplace(*clock, *reader.first_timestamp_ns());
+        start_jiffies = times->start_jiffies();
+    }
     if (!start_jiffies) {
         if (const auto j = e.jiffies()) start_jiffies = *j - ticks_at(reader.hz(), rel);
     }
@@ -330,7 +336,9 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
             const TimerState& s = timers[f.timer];
             fmt::format_to_n(token, sizeof token - 1, "0x{:016x}", s.pointer);
             out = TraceEvent{};
-            out.time_ns = f.time_ns;
+            out.time_ns = times ? times->next(*reader.first_timestamp_ns() + f.time_ns,
+                                              f.kind == TraceEventKind::cancel ? std::nullopt : f.know)
+                                : f.time_ns;
             out.kind = f.kind;
             out.timer = f.timer;
             out.key = TimerKey{true, 0, std::string_view(token, 18)};
@@ -373,6 +381,8 @@ FtraceImporter::FtraceImporter(FtraceReader& reader, std::uint64_t pair_window_n
 FtraceImporter::~FtraceImporter() = default;
 
 bool FtraceImporter::next(TraceEvent& event) { return impl_->next(event); }
+
+void FtraceImporter::use_clock(const KernelClock* clock) { impl_->clock = clock && !clock->empty() ? clock : nullptr; }
 
 TraceHeader FtraceImporter::header() const {
     TraceHeader h;

@@ -24,6 +24,7 @@
 // that window.
 #pragma once
 
+#include "workloads/traces/kernel/kernel_clock.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/traces/layouts/trace_event.hpp"
 
@@ -59,6 +60,13 @@ public:
     // key the pointer as a token "0x%016x"; expiry at=expires; kidx/know
     // annotations). string_views are valid until the next call.
     bool next(TraceEvent& event);
+
+    // Replay times on the kernel's own jiffies (kernel_clock.hpp): each
+    // event's time is the one that lands it, on the machine's tick grid, on
+    // the jiffy the kernel was at, and start_jiffies the kernel's at the
+    // first event. Without a clock, times are the trace's, from the first
+    // event. `clock` must outlive the importer; call before next().
+    void use_clock(const KernelClock* clock);
 
     // Valid once next() returned an event or false: hz, and start_jiffies
     // derived from the first event that shows jiffies (INITIAL_JIFFIES(hz) if

@@ -102,21 +102,23 @@ HzInference infer_hz(std::span<const JiffiesSample> samples) {
 
 HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice) {
     HzResolution r;
-    if (choice.option && choice.force) {
-        r.hz = *choice.option;
-        r.source = "--hz (forced)";
-        r.forced = true;
-        return r;
-    }
-    // A first pass over the events for their jiffies (no HZ needed).
+    // A first pass over the events for their jiffies (no HZ needed): they
+    // decide HZ, and they are the kernel's clock for the replay.
     FtraceReader reader(text, file_name, choice.option);
     reader.allow_unknown_hz();
-    std::vector<JiffiesSample> samples;
+    if (choice.option && choice.force) reader.force_hz();
+    std::vector<JiffiesSample>& samples = r.samples;
     std::uint64_t first_line = 0;
     FtraceEvent e;
     while (reader.next(e)) {
         if (first_line == 0) first_line = e.line;
         if (const auto j = e.jiffies()) samples.push_back({e.timestamp_ns, *j});
+    }
+    if (choice.option && choice.force) {
+        r.hz = *choice.option;
+        r.source = "--hz (forced)";
+        r.forced = true;
+        return r;
     }
     r.inference = infer_hz(samples);
     const std::uint64_t line = first_line ? first_line : 1;

@@ -90,6 +90,7 @@ struct HzResolution {
     unsigned hz = 0;
     std::string source;      // "--hz", "the trace's '# hz=' line", "the trace's jiffies", "--hz (forced)"
     bool forced = false;     // --force-hz: readers of the trace must not check its '# hz=' line against hz
+    std::vector<JiffiesSample> samples; // every event that shows jiffies, in trace order (kernel_clock.hpp)
     HzInference inference;   // what the jiffies say
 };
 HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice);

@@ -18,8 +18,10 @@ class KernelSource final : public TraceSource {
 public:
     KernelSource(std::string text, const std::string& name, HzResolution hz, const TraceFilter& filter,
                  FtraceObserver* observer)
-        : text_(std::move(text)), hz_(std::move(hz)), reader_(text_, name, hz_.hz), importer_(reader_) {
+        : text_(std::move(text)), hz_(std::move(hz)), clock_(std::move(hz_.samples), hz_.hz),
+          reader_(text_, name, hz_.hz), importer_(reader_) {
         if (hz_.forced) reader_.force_hz();
+        importer_.use_clock(&clock_);
         reader_.set_filter(filter);
         reader_.set_observer(observer);
     }
@@ -58,6 +60,7 @@ public:
 private:
     std::string text_; // read whole: its HZ was decided from all of it
     HzResolution hz_;
+    KernelClock clock_; // the kernel's jiffies: ops land on them
     FtraceReader reader_;
     FtraceImporter importer_;
     TraceHeader header_;

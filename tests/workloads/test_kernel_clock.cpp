@@ -1,0 +1,86 @@
+// The kernel's clock through a trace (kernel_clock.hpp): jiffies fitted from
+// every sample, and replay times that land each event on the jiffy the
+// kernel was at. The last case checks the committed captures end to end:
+// every arm a kernel trace source gives lands, on the machine's tick grid,
+// on the jiffies its timer_start printed (know=, expires - timeout).
+#include "workloads/traces/kernel/kernel_clock.hpp"
+#include "workloads/traces/replay/trace_source.hpp"
+
+#include "test_data_dir.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace timersim;
+
+namespace {
+
+constexpr std::uint64_t kMs = 1'000'000;
+
+} // namespace
+
+TEST_CASE("jiffies between samples advance at HZ, never past the next sample") {
+    // HZ=250 (4 ms a tick); jiffies ran ahead of time: +5 over 8 ms.
+    const KernelClock clock({{100 * kMs, 1000}, {108 * kMs, 1005}}, 250);
+    CHECK(clock.jiffies_at(100 * kMs) == 1000);
+    CHECK(clock.jiffies_at(103 * kMs) == 1000);
+    CHECK(clock.jiffies_at(104 * kMs) == 1001);
+    CHECK(clock.jiffies_at(107 * kMs) == 1001); // at most the next sample's, at HZ from the last
+    CHECK(clock.jiffies_at(108 * kMs) == 1005); // the sample itself
+    CHECK(clock.jiffies_at(120 * kMs) == 1008); // after the last: at HZ
+    CHECK(clock.jiffies_at(96 * kMs) == 999);   // before the first: back at HZ
+}
+
+TEST_CASE("samples printed out of order never make jiffies go back") {
+    // CPU skew: a later timestamp with a smaller jiffies value.
+    const KernelClock clock({{10 * kMs, 500}, {9 * kMs, 503}, {11 * kMs, 501}}, 1000);
+    Jiffies last = 0;
+    for (std::uint64_t t = 8 * kMs; t < 14 * kMs; t += kMs / 4) {
+        const Jiffies j = clock.jiffies_at(t);
+        CHECK(j >= last);
+        last = j;
+    }
+    CHECK(clock.jiffies_at(11 * kMs) == 503);
+}
+
+TEST_CASE("replay times land each event on its jiffy, in order, half way into the jiffy's tick") {
+    const KernelClock clock({{100 * kMs, 1000}, {104 * kMs, 1003}, {110 * kMs, 1004}}, 250);
+    ReplayTimes times(clock, 100 * kMs);
+    CHECK(times.start_jiffies() == 1000);
+    const auto jiffy_of = [](std::uint64_t replay_ns) { return 1000 + replay_ns / (4 * kMs); };
+    const std::uint64_t a = times.next(100 * kMs);
+    const std::uint64_t b = times.next(101 * kMs); // same jiffy: spaced as in the trace
+    const std::uint64_t c = times.next(104 * kMs); // jiffies jumped by 3
+    const std::uint64_t d = times.next(104 * kMs + 10, 1004); // its own jiffies win over the fit
+    const std::uint64_t e = times.next(104 * kMs + 20);       // never back to an earlier jiffy
+    CHECK(a == 2 * kMs);
+    CHECK(b == 3 * kMs);
+    CHECK(jiffy_of(c) == 1003);
+    CHECK(c == 3 * 4 * kMs + 2 * kMs);
+    CHECK(jiffy_of(d) == 1004);
+    CHECK(jiffy_of(e) == 1004);
+    CHECK((a < b && b < c && c < d && d <= e));
+}
+
+TEST_CASE("the committed captures: every replayed arm lands on the jiffies its timer_start printed") {
+    for (const char* name : {"capture-6.1-hz250.trace.xz", "capture-6.1-hz250-softirq.trace.xz"}) {
+        INFO(std::string(name));
+        InputFile in((std::filesystem::path(TEST_DATA_DIR) / "kernel" / name).string());
+        const auto source = open_trace_source(in, TraceKind::ftrace, HzChoice{});
+        const TraceHeader header = source->header();
+        TraceEvent e;
+        std::uint64_t arms = 0;
+        std::uint64_t last = 0;
+        while (source->next(e)) {
+            CHECK(e.time_ns >= last);
+            last = e.time_ns;
+            if (e.kind == TraceEventKind::cancel || !e.know) continue;
+            ++arms;
+            CHECK(jiffies_at(header, e.time_ns) == *e.know);
+        }
+        CHECK(arms > 800); // 2273 and 856 timer_start lines
+    }
+}
