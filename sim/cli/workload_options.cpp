@@ -93,6 +93,28 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
         params["last_event_s"] = static_cast<double>(summary.last_event_ns) / 1e9;
         params["tail_s"] = tail_s;
     }
+    // The machine: as recorded (a kernel trace's default) or ticking.
+    const std::string machine = vm.count("machine") ? vm["machine"].as<std::string>() : (ftrace ? "recorded" : "ticking");
+    if (machine != "recorded" && machine != "ticking")
+        throw UsageError(fmt::format("--machine: recorded or ticking, got '{}'", machine));
+    if (machine == "recorded") {
+        if (!ftrace) throw UsageError("--machine recorded: only with --ftrace (a kernel trace records its machine)");
+        if (vm.count("nohz") && vm["nohz"].as<bool>())
+            throw UsageError("--nohz: not with --machine recorded (the recording says when each CPU ran its "
+                             "softirq; --machine ticking for the simulated NOHZ)");
+        choice.recorded = trace->recorded_machine();
+        const RecordedMachine& rec = *choice.recorded;
+        std::vector<std::string> per_cpu;
+        for (std::size_t c = 0; c < rec.runs.size(); ++c)
+            per_cpu.push_back(fmt::format("CPU {}: {} runs, own wakes after {} jiffies unless a run follows within {}", c,
+                                          rec.runs[c].size(), rec.wake_delay[c], rec.wake_window[c]));
+        choice.spec.description +=
+            fmt::format("\nmachine as recorded: TIMER_SOFTIRQ where the trace ran it ({})", fmt::join(per_cpu, "; "));
+        params["machine"] = "recorded";
+        params["recorded_runs"] = rec.total_runs();
+    } else if (ftrace) {
+        params["machine"] = "ticking";
+    }
     if (trace->filter().active()) {
         choice.spec.description += fmt::format("\nfilter {}: {}", describe_filter(trace->filter()),
                                                describe_filter_counts(trace->filter_counts(), ftrace ? "timer events" : "events"));
@@ -163,6 +185,10 @@ void add_workload_options(po::options_description& options, const char* default_
                  "its HZ is --hz, else its '# hz=' line, else what its jiffies show (never assumed); "
                  "- is standard input, xz, gzip and zstd are read as they are")
                 ("force-hz", po::bool_switch(), "with --ftrace and --hz: replay at --hz even where the trace's jiffies or its '# hz=' line show another HZ")
+                ("machine", po::value<std::string>(),
+                 "with --ftrace: recorded (the default: each CPU runs its timer softirq where the trace shows the "
+                 "kernel ran it, and wakes for a design's own timer where the trace shows no run; docs/machine.md) "
+                 "or ticking (every CPU ticks every jiffy, as for generators)")
                 ("tail", po::value<double>(), "with --trace or --ftrace: simulate SECONDS past the trace's last event, for "
                  "the timers still pending there to fire (default 0: the replay ends with the trace, and those timers "
                  "are reported as pending at end)");
@@ -178,6 +204,12 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz) {
     for (const char* name : {"cpu", "function", "from", "to"})
         if (vm.count(name)) throw UsageError(fmt::format("--{}: a trace filter, only with --trace or --ftrace", name));
     if (vm["costs-from-trace"].as<bool>()) throw UsageError("--costs-from-trace: only with --ftrace");
+    if (vm.count("machine")) {
+        const std::string machine = vm["machine"].as<std::string>();
+        if (machine == "recorded")
+            throw UsageError("--machine recorded: only with --ftrace (a kernel trace records its machine)");
+        if (machine != "ticking") throw UsageError(fmt::format("--machine: recorded or ticking, got '{}'", machine));
+    }
 
     GeneratorParams params;
     params.seed = vm["seed"].as<std::uint64_t>();

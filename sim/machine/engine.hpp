@@ -37,10 +37,12 @@
 #include "wheel/core/clock.hpp"
 #include "wheel/core/timer_pool.hpp"
 #include "wheel/core/timer_queue.hpp"
+#include "workloads/traces/kernel/recorded_machine.hpp"
 #include "workloads/workload.hpp"
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,6 +69,11 @@ struct EngineConfig {
     // CONFIG_NO_HZ_IDLE: stop the tick while the CPU is idle and the next
     // timer is more than one tick away.
     bool nohz_idle = false;
+    // The machine a kernel trace was recorded on (--machine recorded,
+    // workloads/traces/kernel/recorded_machine.hpp): a CPU's tick raises
+    // TIMER_SOFTIRQ only at the jiffies the recording ran it there, or where
+    // the design's own due timer wakes the CPU. None: every tick may raise.
+    std::shared_ptr<const RecordedMachine> recorded;
     // At most this many expiries per handle_softirqs() run (all its passes
     // together); the rest stays collected and runs first in the next run,
     // and the tick raises TIMER_SOFTIRQ while any is left. 0: no bound, the
@@ -272,6 +279,7 @@ private:
     std::size_t window_of(std::uint64_t t);
     void nohz_idle_enter(CpuState& c);
     void nohz_wake(CpuState& c);
+    bool recorded_tick_raises(CpuState& c);
 
     EngineConfig config_;
     Workload* workload_;

@@ -132,6 +132,9 @@ struct Engine<Q>::CpuState {
     std::uint64_t next_tick_ns = 0;    // its time (UINT64_MAX: none programmed)
     std::uint64_t last_tick_ns = 0;
     bool tick_stopped = false;
+    // --machine recorded: the first tick at which the design had a timer
+    // due that should wake this CPU, while no softirq served it.
+    std::optional<Jiffies> wake_due_since;
     // task context: how far this CPU has got
     std::uint64_t now_ns = 0;
     // charging: work_ns() of the queue's counters already charged, and

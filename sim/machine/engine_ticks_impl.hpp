@@ -31,7 +31,8 @@ void Engine<Q>::tick(CpuState& c) {
     sync(c);
     // A bounded run's carry-over is due too (not the pass in progress: it
     // stops after every expiry only to let the other CPUs' events in).
-    if (c.queue->softirq_due() || (!c.in_softirq && c.queue->carry_over())) {
+    const bool due = c.queue->softirq_due() || (!c.in_softirq && c.queue->carry_over());
+    if (due && (!config_.recorded || recorded_tick_raises(c))) {
         c.softirq.raise(timer_softirq);
         ++c.metrics.ticks_raised;
     } else {
@@ -261,6 +262,36 @@ void Engine<Q>::nohz_idle_enter(CpuState& c) {
         c.next_tick_index = UINT64_MAX;
         c.next_tick_ns = UINT64_MAX;
     }
+}
+
+// --machine recorded (recorded_machine.hpp): the recording's CPU ran its
+// TIMER_SOFTIRQ at this jiffy, or the design's own due timer wakes it. A
+// timer that should wake the CPU (the design's next_timer_interrupt(), 6.1
+// get_next_timer_interrupt(): deferrable timers do not count) waits for a
+// recorded run up to the recording's longest wake delay; with none in that
+// window the CPU wakes for it after the recording's median wake delay.
+template <TimerQueue Q>
+bool Engine<Q>::recorded_tick_raises(CpuState& c) {
+    const RecordedMachine& rec = *config_.recorded;
+    const auto cpu = static_cast<unsigned>(&c - cpus_.data());
+    const Jiffies j = jiffies_;
+    if (rec.ran(cpu, j)) {
+        c.wake_due_since.reset();
+        return true;
+    }
+    const std::optional<Jiffies> next = c.queue->next_timer_interrupt();
+    if (!next || time_after(*next, j)) {
+        c.wake_due_since.reset();
+        return false;
+    }
+    if (!c.wake_due_since) c.wake_due_since = j;
+    const Jiffies due = *c.wake_due_since;
+    const Jiffies window = cpu < rec.wake_window.size() ? rec.wake_window[cpu] : 0;
+    const Jiffies delay = cpu < rec.wake_delay.size() ? rec.wake_delay[cpu] : 0;
+    if (rec.runs_within(cpu, due, due + window)) return false; // the recorded CPU woke for it then
+    if (time_before(j, due + delay)) return false;
+    c.wake_due_since.reset();
+    return true;
 }
 
 template <TimerQueue Q>

@@ -57,6 +57,7 @@ RunPlan plan_run(RunRequest request) {
             machine.cpus = trace->cpus;
         }
         for (const auto& [field, ns] : trace->costs) machine.costs.*field = ns;
+        machine.recorded = trace->recorded;
         natural_ticks = trace->natural_ticks;
     }
     machine.ticks = requested_ticks(request.length, clock.hz)

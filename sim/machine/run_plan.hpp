@@ -54,6 +54,8 @@ struct TraceRequest {
     // length when none is asked for.
     std::uint64_t natural_ticks = 0;
     unsigned cpus = 1;
+    // --machine recorded: the machine the kernel trace was recorded on.
+    std::shared_ptr<const RecordedMachine> recorded;
     // Cost model fields measured from the trace (--costs-from-trace).
     std::vector<std::pair<std::uint64_t CostModel::*, std::uint64_t>> costs;
 };

@@ -258,7 +258,7 @@ std::string header_text(const RunResult& r, bool with_classic) {
         }
     }
     out += wrap(fmt::format("{} ticks, {}, ksoftirqd delay {}, tick jitter {}, {}", grouped(c.ticks),
-                       c.nohz_idle ? "NOHZ idle" : "tick always on",
+                       c.recorded ? "timer softirq as recorded" : c.nohz_idle ? "NOHZ idle" : "tick always on",
                        ns_time(static_cast<double>(c.ksoftirqd_delay_ns)),
                        c.tick_jitter_ns ? ns_time(static_cast<double>(c.tick_jitter_ns)) : "none",
                        c.max_expiries_per_softirq

@@ -36,7 +36,8 @@ std::string format_run_text(const RunResult& r, std::size_t group_rows) {
         k.next_expiry_step_ns, k.softirq_entry_ns);
     out += fmt::format("ksoftirqd delay {}, tick jitter {}, NOHZ idle {}",
                        format_ns(static_cast<std::int64_t>(c.ksoftirqd_delay_ns)),
-                       format_ns(static_cast<std::int64_t>(c.tick_jitter_ns)), c.nohz_idle ? "on" : "off");
+                       format_ns(static_cast<std::int64_t>(c.tick_jitter_ns)),
+                       c.recorded ? "as recorded" : c.nohz_idle ? "on" : "off");
     if (c.max_expiries_per_softirq) out += fmt::format(", at most {} expiries per softirq run", c.max_expiries_per_softirq);
     out += "\n";
     if (cpus > 1) out += "(all CPUs together; per-CPU figures at the end)\n";

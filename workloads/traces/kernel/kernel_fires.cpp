@@ -5,7 +5,11 @@ namespace timersim {
 void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // 6.1 call_timer_fn(): trace_timer_expire_entry(timer, baseclk) prints
     // now=jiffies as the callback starts, on the CPU running the softirq.
-    if (e.type == FtraceEventType::timer_expire_entry && e.now) fires_.push_back({e.timer, *e.now, e.line_cpu});
+    if (e.type == FtraceEventType::timer_start) deferrable_[e.timer] = (e.flags & kFtraceDeferrable) != 0;
+    if (e.type == FtraceEventType::timer_expire_entry && e.now) {
+        const auto d = deferrable_.find(e.timer);
+        fires_.push_back({e.timer, *e.now, e.line_cpu, e.baseclk, d != deferrable_.end() && d->second});
+    }
     if (next_) next_->timer_event(e);
 }
 

@@ -30,6 +30,8 @@ struct KernelFire {
     std::uint64_t timer = 0; // the timer_list pointer as printed
     Jiffies now = 0;
     std::uint32_t cpu = 0;
+    std::optional<Jiffies> baseclk; // 6.1+: the clock of the bucket it was expired from
+    bool deferrable = false;        // its last timer_start said TIMER_DEFERRABLE
 };
 
 // Collects the fires (every timer_expire_entry the reader reads, before
@@ -45,6 +47,7 @@ public:
 private:
     FtraceObserver* next_;
     std::vector<KernelFire> fires_;
+    std::unordered_map<std::uint64_t, bool> deferrable_; // by timer pointer, from its last timer_start
 };
 
 // The kernel's fires by the replay's timer ids, matched against the

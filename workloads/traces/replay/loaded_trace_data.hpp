@@ -6,6 +6,7 @@
 
 #include "wheel/core/timer_pool.hpp"
 #include "workloads/traces/kernel/kernel_fires.hpp"
+#include "workloads/traces/kernel/recorded_machine.hpp"
 #include "workloads/traces/kernel/trace_costs.hpp"
 #include "workloads/traces/layouts/trace_event.hpp"
 #include "workloads/traces/layouts/trace_filter.hpp"
@@ -77,6 +78,7 @@ struct LoadedTrace::Data {
     // and the dense id of each timer pointer a kept event names, for the
     // replay's FireTally.
     std::vector<KernelFire> kernel_fires;
+    std::shared_ptr<const RecordedMachine> recorded; // from kernel_fires
     std::unordered_map<std::uint64_t, std::uint32_t> id_by_pointer;
 
     // `done` (by id, while loading: kNamed, kLabelled) answers "already

@@ -38,6 +38,7 @@ std::size_t LoadedTrace::memory_bytes() const noexcept {
 const TraceFilter& LoadedTrace::filter() const noexcept { return data_->filter; }
 const TraceFilterCounts& LoadedTrace::filter_counts() const noexcept { return data_->filter_counts; }
 const TraceCosts* LoadedTrace::costs() const noexcept { return data_->costs ? &*data_->costs : nullptr; }
+std::shared_ptr<const RecordedMachine> LoadedTrace::recorded_machine() const noexcept { return data_->recorded; }
 
 std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz) {
     return load_trace(in, kind, hz, TraceLoadOptions{});
@@ -102,6 +103,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     summary.header = source->header();
     if (kind == TraceKind::ftrace) {
         data->kernel_fires = fires.fires();
+        data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(data->kernel_fires));
         // The importer names each timer by its pointer, "0x%016x".
         for (std::uint32_t id = 0; id < data->names.size(); ++id) {
             const std::string& name = data->names[id];

@@ -5,6 +5,7 @@
 
 #include "workloads/traces/input/input_file.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
+#include "workloads/traces/kernel/recorded_machine.hpp"
 #include "workloads/traces/kernel/trace_costs.hpp"
 #include "workloads/traces/layouts/trace_event.hpp"
 #include "workloads/traces/layouts/trace_filter.hpp"
@@ -63,6 +64,9 @@ public:
     const TraceFilterCounts& filter_counts() const noexcept;
     // With TraceLoadOptions::costs_from_trace: the costs the trace shows.
     const TraceCosts* costs() const noexcept;
+    // A kernel trace: the machine it was recorded on (recorded_machine.hpp);
+    // else null.
+    std::shared_ptr<const RecordedMachine> recorded_machine() const noexcept;
     std::size_t memory_bytes() const noexcept; // what the events and the timers' names take
     const Data& data() const noexcept { return *data_; }
 

@@ -1,0 +1,92 @@
+// The machine as recorded (EngineConfig::recorded, recorded_machine.hpp):
+// a CPU raises TIMER_SOFTIRQ at the jiffies the recording ran it; a design's
+// timer that should wake the CPU waits for a recorded run up to the
+// recording's longest wake delay, and without one the CPU wakes for it after
+// the median delay; deferrable timers wait for a run. Every expected jiffy
+// below follows from those rules and the 6.1 bucket rule (a level-0 timer
+// at expires E runs at E + 1: calc_index() rounds up by the granularity),
+// not from a run.
+#include "sim/machine/engine.hpp"
+#include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern_wheel.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+using namespace timersim;
+
+namespace {
+
+constexpr unsigned kHz = 250;
+constexpr Jiffies kJ0 = 0xfffedb08; // INITIAL_JIFFIES at HZ=250
+
+struct Recorder final : Workload {
+    std::vector<FireRecord> fired;
+    void on_fire(Sim&, const FireRecord& r) override { fired.push_back(r); }
+};
+
+// Recorded runs on CPU 0 at J0+20 and J0+50; wake delays seen: 0, 1, 3
+// (window 3, median 1).
+std::shared_ptr<const RecordedMachine> recording() {
+    std::vector<KernelFire> fires = {
+        {.timer = 1, .now = kJ0 + 20, .cpu = 0, .baseclk = kJ0 + 20},
+        {.timer = 2, .now = kJ0 + 20, .cpu = 0, .baseclk = kJ0 + 19},
+        {.timer = 3, .now = kJ0 + 50, .cpu = 0, .baseclk = kJ0 + 47},
+        // A deferrable timer's lateness is not a wake delay.
+        {.timer = 4, .now = kJ0 + 50, .cpu = 0, .baseclk = kJ0 + 10, .deferrable = true},
+    };
+    return std::make_shared<const RecordedMachine>(RecordedMachine::from(fires));
+}
+
+template <class Q>
+std::vector<Jiffies> fire_jiffies(Q queue, std::vector<std::pair<Jiffies, bool>> timers) {
+    EngineConfig config{.hz = kHz};
+    config.recorded = recording();
+    Engine<Q> engine(queue, config);
+    Recorder rec;
+    engine.set_workload(&rec);
+    for (const auto& [expires, deferrable] : timers) {
+        const TimerId t = engine.create_timer(TimerFlags{.deferrable = deferrable});
+        engine.arm(t, expires);
+    }
+    engine.run_until(tick_time_ns(100, kHz));
+    std::vector<Jiffies> out;
+    for (const FireRecord& r : rec.fired) out.push_back(r.fired_jiffies);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("the recording's runs, window and median delay come from non-deferrable expiries alone") {
+    const auto m = recording();
+    REQUIRE(m->runs.size() == 1);
+    CHECK(m->runs[0] == std::vector<Jiffies>{kJ0 + 20, kJ0 + 50});
+    CHECK(m->wake_window[0] == 3);
+    CHECK(m->wake_delay[0] == 1);
+    CHECK(m->ran(0, kJ0 + 20));
+    CHECK_FALSE(m->ran(0, kJ0 + 21));
+    CHECK_FALSE(m->ran(1, kJ0 + 20));
+    CHECK(m->runs_within(0, kJ0 + 48, kJ0 + 50));
+    CHECK_FALSE(m->runs_within(0, kJ0 + 21, kJ0 + 49));
+}
+
+TEST_CASE("a due timer fires at the recorded run within the wake window, else at its own wake") {
+    // modern: expires J0+18 runs at J0+19 (bucket), the recorded run J0+20
+    // is within 3: fires there. Expires J0+30 runs at J0+31: no run in
+    // J0+31..J0+34, so the CPU wakes for it at J0+31+1.
+    CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), {{kJ0 + 18, false}, {kJ0 + 30, false}}) ==
+          std::vector<Jiffies>{kJ0 + 20, kJ0 + 32});
+    // classic (4.x: due at expires itself): J0+18 waits for J0+20; J0+30
+    // wakes at J0+31.
+    CHECK(fire_jiffies(ClassicWheel(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt}),
+                       {{kJ0 + 18, false}, {kJ0 + 30, false}}) == std::vector<Jiffies>{kJ0 + 20, kJ0 + 31});
+}
+
+TEST_CASE("a deferrable timer never wakes the CPU: it waits for the next recorded run") {
+    // Due at J0+31 (modern bucket), no wake of its own: the run at J0+50.
+    CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), {{kJ0 + 30, true}}) ==
+          std::vector<Jiffies>{kJ0 + 50});
+}

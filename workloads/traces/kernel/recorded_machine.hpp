@@ -1,0 +1,39 @@
+// The machine a kernel trace was recorded on, as far as timers go: on each
+// CPU, the jiffies at which it ran its TIMER_SOFTIRQ, and how late after a
+// bucket's clock it woke to run it. Derived from the trace's
+// timer_expire_entry lines (each shows a run on its CPU at now=), never from
+// which timer fired in it, and the same for every design a comparison runs.
+//
+// On it (--machine recorded, docs/machine.md) a CPU raises TIMER_SOFTIRQ
+// where the recording ran it; a design whose own timer should wake the CPU
+// where the recording has no run nearby wakes it itself (its own NOHZ rule:
+// 6.1 tick_nohz_stop_tick() programs the next non-deferrable expiry), after
+// the wake delay the recording shows. Deferrable timers wait for a run.
+#pragma once
+
+#include "wheel/core/jiffies.hpp"
+#include "workloads/traces/kernel/kernel_fires.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace timersim {
+
+struct RecordedMachine {
+    // Per CPU: the jiffies it ran TIMER_SOFTIRQ at, ascending, once each.
+    std::vector<std::vector<Jiffies>> runs;
+    // Per CPU: the delays (now - baseclk) of the runs that expired a
+    // non-deferrable timer: the longest (wake_window) and the median
+    // (wake_delay). A design's due timer waits up to wake_window for a
+    // recorded run; without one, the CPU wakes wake_delay after it is due.
+    std::vector<Jiffies> wake_window;
+    std::vector<Jiffies> wake_delay;
+
+    static RecordedMachine from(const std::vector<KernelFire>& fires);
+    bool ran(unsigned cpu, Jiffies j) const noexcept;
+    // A recorded run on `cpu` at a jiffy in [from, to]?
+    bool runs_within(unsigned cpu, Jiffies from, Jiffies to) const noexcept;
+    std::uint64_t total_runs() const noexcept;
+};
+
+} // namespace timersim
