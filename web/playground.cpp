@@ -492,10 +492,13 @@ std::string import_ftrace(const std::string& in, const std::string& out, unsigne
         const std::string text = file.read_all();
         HzChoice choice;
         if (hz) choice.option = hz;
-        const HzResolution resolved = resolve_ftrace_hz(text, file.name(), choice);
+        HzResolution resolved = resolve_ftrace_hz(text, file.name(), choice);
+        // Events on the kernel's own jiffies, as every kernel trace source lands them.
+        const KernelClock clock(std::move(resolved.samples), resolved.hz);
         TextStream stream(text);
         FtraceReader reader(stream, file.name(), resolved.hz);
         FtraceImporter importer(reader);
+        importer.use_clock(&clock);
         std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(out.c_str(), "w"), &std::fclose);
         if (!f) return out + ": cannot write";
         std::optional<TraceWriter> writer;
