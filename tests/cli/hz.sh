@@ -38,25 +38,21 @@ for command in "run --ftrace $dir/raw.txt --duration 5" "compare --ftrace $dir/r
 done
 [[ ! -e $dir/g.trace && ! -e $dir/i.trace ]] || fail "an output was left behind"
 
-# --force-hz replays at --hz anyway.
-run run --ftrace "$dir/raw.txt" --duration 5 --hz 1000 --force-hz
-expect_status 0
-expect_stdout_line 'HZ=1000 from --hz \(forced\)'
-run validate "$dir/raw.txt" --hz 1000 --force-hz --min 0
-expect_status 0
-expect_stdout_line 'hz=1000 \(from --hz \(forced\)\)'
-# A '# hz=' line that contradicts --hz is refused with the way out, and
-# --force-hz takes it (run, step and validate read it alike).
+# A '# hz=' line that contradicts --hz is refused with the way out.
 { echo '# hz=250'; cat "$dir/raw.txt"; } >"$dir/header.txt"
 run run --ftrace "$dir/header.txt" --duration 5 --hz 1000
 expect_status 2
 [[ $err == *"'# hz=250' contradicts --hz 1000; pass --force-hz"*"(hz)" ]] || fail "wrong error: $err"
-run run --ftrace "$dir/header.txt" --duration 5 --hz 1000 --force-hz
-expect_status 0
-expect_stdout_line 'HZ=1000 from --hz \(forced\)'
-run validate "$dir/header.txt" --hz 1000 --force-hz --min 0
-expect_status 0
-expect_stdout_line 'hz=1000 \(from --hz \(forced\)\)'
+# --force-hz replays at --hz anyway, against the jiffies (raw.txt) and
+# against a '# hz=' line (header.txt) alike, in run and validate.
+for input in raw header; do
+  run run --ftrace "$dir/$input.txt" --duration 5 --hz 1000 --force-hz
+  expect_status 0
+  expect_stdout_line 'HZ=1000 from --hz \(forced\)'
+  run validate "$dir/$input.txt" --hz 1000 --force-hz --min 0
+  expect_status 0
+  expect_stdout_line 'hz=1000 \(from --hz \(forced\)\)'
+done
 run run --ftrace "$dir/raw.txt" --force-hz
 expect_status 2
 [[ $err == *"--force-hz: give the HZ to force with --hz"* ]] || fail "wrong error: $err"
