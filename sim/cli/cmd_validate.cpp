@@ -84,9 +84,12 @@ int run_validate(std::span<const std::string> args) {
         fmt::print(stderr, "timersim: {}\n", e.what());
         return kExitUsage;
     }
+    // Every check counts, those of resynchronised stretches too: a listed
+    // disagreement is below the default --min 100 wherever it was found.
     const auto below = [&](const ReplayCheckCounts& c) {
-        const std::uint64_t checked = c.agree + c.disagree;
-        return checked > 0 && static_cast<double>(c.agree) * 100.0 < min_percent * static_cast<double>(checked);
+        const std::uint64_t agree = c.agree + c.resynced_agree;
+        const std::uint64_t checked = agree + c.disagree + c.resynced_disagree;
+        return checked > 0 && static_cast<double>(agree) * 100.0 < min_percent * static_cast<double>(checked);
     };
     // A trace without timer events validates nothing: that is a failure too.
     const bool passed = result.timer_events > 0 && !below(result.idx) && !below(result.expiry);

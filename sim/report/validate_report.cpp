@@ -8,8 +8,15 @@
 namespace timersim {
 
 std::string agreement_line(const ReplayResult& r) {
-    return fmt::format("agreement: idx {}/{}, expiry {}/{}", r.idx.agree, r.idx.agree + r.idx.disagree,
-                       r.expiry.agree, r.expiry.agree + r.expiry.disagree);
+    std::string line = fmt::format("agreement: idx {}/{}, expiry {}/{}", r.idx.agree, r.idx.agree + r.idx.disagree,
+                                   r.expiry.agree, r.expiry.agree + r.expiry.disagree);
+    // The checks of resynchronised stretches, by class: they count in the
+    // verdict too.
+    const auto resynced = [](const ReplayCheckCounts& c) { return c.resynced_agree + c.resynced_disagree; };
+    if (resynced(r.idx) + resynced(r.expiry) > 0)
+        line += fmt::format("; resynchronised: idx {}/{}, expiry {}/{}", r.idx.resynced_agree, resynced(r.idx),
+                            r.expiry.resynced_agree, resynced(r.expiry));
+    return line;
 }
 
 namespace {

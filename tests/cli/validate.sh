@@ -47,6 +47,25 @@ expect_stdout_line '^disagreements: 1$'
 expect_stdout_line "^  line $line: timer=[0-9a-f]{16} [a-z_]+ idx: ours idx $idx \(.*; kernel idx $new \(.*\[kernel base clock differs\]$"
 [[ $(tail -n 1 <<<"$out") == 'agreement: idx 72/73, expiry 40/40' ]] || fail "wrong last line"
 
+# A disagreement after lost history, in a resynchronised stretch, counts
+# too: lost events on CPU 0 right after the workload start (its later
+# checks are resynchronised), then CPU 0's last timer_start with another
+# idx. Exit 1 under the default --min 100, and the headline says so.
+marker=$(grep -n 'timersim: workload start' "$small" | head -n 1 | cut -d: -f1)
+sed "${marker}a\\CPU:0 [LOST 7 EVENTS]" "$small" >"$dir/lost.txt"
+run validate "$dir/lost.txt"
+expect_status 0
+[[ $(tail -n 1 <<<"$out") == "agreement: idx "*"/"*"; resynchronised: idx "*"/"*", expiry "*"/"* ]] ||
+  fail "the headline lacks the resynchronised checks: $(tail -n 1 <<<"$out")"
+line=$(grep -n '\[000\].*timer_start:' "$dir/lost.txt" | tail -n 1 | cut -d: -f1)
+idx=$(sed -n "${line}p" "$dir/lost.txt" | sed -E 's/.* idx=([0-9]+) .*/\1/')
+new=$(( idx % 64 == 63 ? idx - 1 : idx + 1 ))
+sed -E "${line}s/ idx=[0-9]+ / idx=$new /" "$dir/lost.txt" >"$dir/lost-doctored.txt"
+run validate "$dir/lost-doctored.txt"
+expect_status 1
+read -r agree checked <<<"$(tail -n 1 <<<"$out" | sed -E 's/.*resynchronised: idx ([0-9]+)\/([0-9]+),.*/\1 \2/')"
+((agree + 1 == checked)) || fail "not one resynchronised idx disagreement: $(tail -n 1 <<<"$out")"
+
 # Usage errors.
 run validate "$dir/missing.trace"
 expect_file_error "^timersim: $dir/missing\.trace: No such file or directory\$"
