@@ -60,6 +60,14 @@
 //                 wakeup kicks it (6.1 trigger_dyntick_cpu() ->
 //                 wake_up_nohz_cpu()): it catches up jiffies and decides again.
 //
+//   recorded      optional (recorded: a kernel trace's machine, per CPU the
+//                 jiffies it ran TIMER_SOFTIRQ at). A tick that would raise
+//                 TIMER_SOFTIRQ does so only at a recorded run of its CPU, or
+//                 where the design's own next_timer_interrupt() is due and no
+//                 recorded run follows within the recording's wake window:
+//                 the CPU then wakes for it after the recording's wake delay
+//                 (recorded_machine.hpp, docs/machine.md).
+//
 // Several CPUs:
 //
 //   jiffies       global. The first tick of grid index n on any CPU moves it
