@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace timersim {
 
@@ -65,6 +66,13 @@ struct FireAgreement {
     // before tracing, or dropped by a filter): no replay can make them, so
     // they are outside kernel_fires.
     std::uint64_t kernel_fires_unreplayable = 0;
+    // The kernel as recorded: how late its own fires were (now - the
+    // expires of the timer's last timer_start, in jiffies; nearest rank),
+    // over its fires whose start the trace shows, and its fires by CPU.
+    struct Lateness {
+        std::uint64_t count = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+    } kernel_error_jiffies;
+    std::vector<std::uint64_t> kernel_fires_by_cpu;
     // same_jiffy_cpu over kernel_fires and over replay_fires (1 when none).
     double recall() const noexcept { return ratio(same_jiffy_cpu, kernel_fires); }
     double precision() const noexcept { return ratio(same_jiffy_cpu, replay_fires); }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
 namespace timersim {
 
 namespace {
@@ -19,7 +22,17 @@ std::string kernel_fires_text(const RunResult& r) {
         design_name(r), a.same_jiffy_cpu, a.kernel_fires, percent(a.recall()), percent(a.precision()), a.replay_fires);
     if (a.kernel_fires_unreplayable)
         out += fmt::format(" ({} more kernel fires are of timers no replayed event arms)", a.kernel_fires_unreplayable);
-    return out + "\n";
+    return out + "\n" + kernel_as_recorded_text(a) + "\n";
+}
+
+std::string kernel_as_recorded_text(const FireAgreement& a) {
+    const FireAgreement::Lateness& l = a.kernel_error_jiffies;
+    std::vector<std::string> cpus;
+    for (std::size_t c = 0; c < a.kernel_fires_by_cpu.size(); ++c)
+        cpus.push_back(fmt::format("CPU {} {}", c, a.kernel_fires_by_cpu[c]));
+    return fmt::format("kernel (as recorded): fires by CPU: {}; error (fired - requested) in jiffies over {} fires: p50 {}, "
+                       "p90 {}, p99 {}, max {}",
+                       fmt::join(cpus, ", "), l.count, l.p50, l.p90, l.p99, l.max);
 }
 
 nlohmann::ordered_json kernel_fires_json(const RunResult& r) {
@@ -32,6 +45,11 @@ nlohmann::ordered_json kernel_fires_json(const RunResult& r) {
     o["recall"] = a.recall();
     o["precision"] = a.precision();
     o["kernel_fires_unreplayable"] = a.kernel_fires_unreplayable;
+    nlohmann::ordered_json kernel = nlohmann::ordered_json::object();
+    kernel["fires_by_cpu"] = a.kernel_fires_by_cpu;
+    const FireAgreement::Lateness& l = a.kernel_error_jiffies;
+    kernel["error_jiffies"] = {{"count", l.count}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}, {"max", l.max}};
+    o["kernel_as_recorded"] = std::move(kernel);
     return o;
 }
 

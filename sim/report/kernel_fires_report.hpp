@@ -20,8 +20,14 @@ namespace timersim {
 // the fires no replay can make, if any. Empty without kernel fires.
 std::string kernel_fires_text(const RunResult& r);
 
+// "kernel (as recorded): fires by CPU: CPU 0 N, ...; error (fired -
+// requested) in jiffies over M fires: p50 .., p90 .., p99 .., max ..": the
+// kernel's own fires, for a column's worth of comparison with each design.
+std::string kernel_as_recorded_text(const FireAgreement& a);
+
 // {"kernel_fires", "replay_fires", "same_jiffy_cpu", "recall", "precision",
-// "kernel_fires_unreplayable"}; null without kernel fires.
+// "kernel_fires_unreplayable", "kernel_as_recorded": {"fires_by_cpu",
+// "error_jiffies": {count, p50, p90, p99, max}}}; null without kernel fires.
 nlohmann::ordered_json kernel_fires_json(const RunResult& r);
 
 // CSV rows "DESIGN,kernel_fires_...,VALUE" (compare's design,metric,value).

@@ -41,6 +41,25 @@ want = {"kernel_fires": replayable, "replay_fires": sum(replay.values()), "same_
 for key, value in want.items():
     assert got[key] == value, (key, got[key], value)
 assert abs(got["recall"] - same / replayable) < 1e-12 and abs(got["precision"] - same / sum(replay.values())) < 1e-12, got
+# The kernel as recorded: its fires by CPU, and how late each was against
+# the expires of its timer's last timer_start (nearest rank).
+start = re.compile(r"timer_start: timer=(?:0x)?([0-9a-f]+) .*expires=(\d+) ")
+last_expires, late, by_cpu = {}, [], collections.Counter()
+for line in open(text):
+    m = start.search(line)
+    if m:
+        last_expires[int(m.group(1), 16)] = int(m.group(2))
+    m = entry.search(line)
+    if m:
+        timer, now, cpu = int(m.group(2), 16), int(m.group(3)), int(m.group(1))
+        by_cpu[cpu] += 1
+        if timer in last_expires and now >= last_expires[timer]:
+            late.append(now - last_expires[timer])
+late.sort()
+rank = lambda p: late[max(0, -(-len(late) * p // 100) - 1)]
+k = got["kernel_as_recorded"]
+assert k["fires_by_cpu"] == [by_cpu[c] for c in range(max(by_cpu) + 1)], (k, by_cpu)
+assert k["error_jiffies"] == {"count": len(late), "p50": rank(50), "p90": rank(90), "p99": rank(99), "max": late[-1]}, k
 PY
   done
 done

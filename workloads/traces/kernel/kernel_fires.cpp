@@ -1,14 +1,19 @@
 #include "workloads/traces/kernel/kernel_fires.hpp"
 
+#include <algorithm>
+
 namespace timersim {
 
 void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // 6.1 call_timer_fn(): trace_timer_expire_entry(timer, baseclk) prints
     // now=jiffies as the callback starts, on the CPU running the softirq.
-    if (e.type == FtraceEventType::timer_start) deferrable_[e.timer] = (e.flags & kFtraceDeferrable) != 0;
+    if (e.type == FtraceEventType::timer_start)
+        last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires};
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
-        const auto d = deferrable_.find(e.timer);
-        fires_.push_back({e.timer, *e.now, e.line_cpu, e.baseclk, d != deferrable_.end() && d->second});
+        const auto s = last_start_.find(e.timer);
+        const bool known = s != last_start_.end();
+        fires_.push_back({e.timer, *e.now, e.line_cpu, e.baseclk, known && s->second.deferrable,
+                          known ? std::optional<Jiffies>(s->second.expires) : std::nullopt});
     }
     if (next_) next_->timer_event(e);
 }
@@ -19,6 +24,26 @@ void KernelFireCollector::timer_softirq(const FtraceTimerSoftirq& e) {
 
 FireTally::FireTally(const std::vector<KernelFire>& fires,
                      const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of) {
+    std::vector<std::uint64_t> lateness;
+    for (const KernelFire& f : fires) {
+        if (f.cpu >= agreement_.kernel_fires_by_cpu.size()) agreement_.kernel_fires_by_cpu.resize(std::size_t{f.cpu} + 1);
+        ++agreement_.kernel_fires_by_cpu[f.cpu];
+        if (f.requested && !time_before(f.now, *f.requested)) lateness.push_back(f.now - *f.requested);
+    }
+    std::sort(lateness.begin(), lateness.end());
+    auto& l = agreement_.kernel_error_jiffies;
+    l.count = lateness.size();
+    // Nearest rank: the sample at rank ceil(p/100 * n).
+    const auto rank = [&](unsigned percent) {
+        const std::size_t r = (lateness.size() * percent + 99) / 100;
+        return lateness[r == 0 ? 0 : r - 1];
+    };
+    if (!lateness.empty()) {
+        l.p50 = rank(50);
+        l.p90 = rank(90);
+        l.p99 = rank(99);
+        l.max = lateness.back();
+    }
     for (const KernelFire& f : fires) {
         const std::optional<std::uint32_t> id = id_of(f.timer);
         if (!id) {

@@ -32,6 +32,7 @@ struct KernelFire {
     std::uint32_t cpu = 0;
     std::optional<Jiffies> baseclk; // 6.1+: the clock of the bucket it was expired from
     bool deferrable = false;        // its last timer_start said TIMER_DEFERRABLE
+    std::optional<Jiffies> requested; // its last timer_start's expires, if the trace shows one
 };
 
 // Collects the fires (every timer_expire_entry the reader reads, before
@@ -47,7 +48,11 @@ public:
 private:
     FtraceObserver* next_;
     std::vector<KernelFire> fires_;
-    std::unordered_map<std::uint64_t, bool> deferrable_; // by timer pointer, from its last timer_start
+    struct LastStart {
+        bool deferrable = false;
+        Jiffies expires = 0;
+    };
+    std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
 };
 
 // The kernel's fires by the replay's timer ids, matched against the
