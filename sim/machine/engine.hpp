@@ -91,18 +91,6 @@ struct EngineConfig {
     std::size_t series_max_windows = 0;
 };
 
-// The tick-grid index of time t: the largest n with tick_time_ns(n, hz) <= t.
-constexpr std::uint64_t tick_index_at(std::uint64_t t, unsigned hz) noexcept {
-    const std::uint64_t r = t % 1'000'000'000ull;
-    return t / 1'000'000'000ull * hz + ((r + 1) * hz - 1) / 1'000'000'000ull;
-}
-
-// Nominal time of tick n (n ticks after the start): floor(n * 1e9 / hz),
-// computed without overflow and without accumulating rounding.
-constexpr std::uint64_t tick_time_ns(std::uint64_t n, unsigned hz) noexcept {
-    return n / hz * 1'000'000'000ull + n % hz * 1'000'000'000ull / hz;
-}
-
 // The engine over queues of type Q. Instantiated for ClassicWheel,
 // ModernWheel and HeapQueue in engine.cpp (the only file that sees the
 // implementation); other queues need their own instantiation there.

@@ -35,6 +35,19 @@ constexpr Jiffies initial_jiffies(unsigned hz) noexcept {
     return static_cast<Jiffies>(static_cast<std::uint32_t>(-300 * static_cast<std::int64_t>(hz)));
 }
 
+// The tick grid of a simulated machine: tick n (n ticks after time 0) at
+// floor(n * 1e9 / hz) ns, computed without overflow and without
+// accumulating rounding, so HZ=300 does not drift.
+constexpr std::uint64_t tick_time_ns(std::uint64_t n, unsigned hz) noexcept {
+    return n / hz * 1'000'000'000ull + n % hz * 1'000'000'000ull / hz;
+}
+
+// The tick-grid index of time t: the largest n with tick_time_ns(n, hz) <= t.
+constexpr std::uint64_t tick_index_at(std::uint64_t t, unsigned hz) noexcept {
+    const std::uint64_t r = t % 1'000'000'000ull;
+    return t / 1'000'000'000ull * hz + ((r + 1) * hz - 1) / 1'000'000'000ull;
+}
+
 // msecs_to_jiffies() rounds up; jiffies_to_msecs() truncates.
 constexpr Jiffies msecs_to_jiffies(std::uint64_t ms, unsigned hz) noexcept {
     return (ms * hz + 999) / 1000;

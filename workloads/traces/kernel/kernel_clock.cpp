@@ -6,11 +6,6 @@ namespace timersim {
 
 namespace {
 
-// floor(n * 1e9 / hz): sim/machine/engine.hpp's tick grid.
-std::uint64_t tick_start_ns(std::uint64_t n, unsigned hz) noexcept {
-    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(n) * 1'000'000'000u / hz);
-}
-
 // Whole ticks in `ns` at `hz`.
 std::uint64_t ticks_in(std::uint64_t ns, unsigned hz) noexcept {
     return static_cast<std::uint64_t>(static_cast<unsigned __int128>(ns) * hz / 1'000'000'000u);
@@ -53,8 +48,8 @@ std::uint64_t ReplayTimes::next(std::uint64_t t, std::optional<Jiffies> known) n
     // trace's order.
     const Jiffies j = std::max({known.value_or(clock_->jiffies_at(t)), start_, start_ + last_tick_});
     const std::uint64_t tick = j - start_;
-    const std::uint64_t begin = tick_start_ns(tick, hz);
-    const std::uint64_t end = tick_start_ns(tick + 1, hz); // the next tick: stay before it
+    const std::uint64_t begin = tick_time_ns(tick, hz);
+    const std::uint64_t end = tick_time_ns(tick + 1, hz); // the next tick: stay before it
     if (!any_ || tick != last_tick_) {
         tick_first_ts_ = t;
         last_tick_ = tick;

@@ -34,12 +34,7 @@ std::string_view to_string(TraceEventKind kind) noexcept {
     return "?";
 }
 
-std::uint64_t ticks_at(unsigned hz, std::uint64_t time_ns) noexcept {
-    // Largest n with floor(n * 1e9 / hz) <= t, i.e. n * 1e9 < (t + 1) * hz.
-    using u128 = unsigned __int128;
-    const u128 scaled = (static_cast<u128>(time_ns) + 1) * hz - 1;
-    return static_cast<std::uint64_t>(scaled / 1000000000u);
-}
+std::uint64_t ticks_at(unsigned hz, std::uint64_t time_ns) noexcept { return tick_index_at(time_ns, hz); }
 
 Jiffies jiffies_at(const TraceHeader& header, std::uint64_t time_ns) noexcept {
     return header.start_jiffies + ticks_at(header.hz, time_ns);

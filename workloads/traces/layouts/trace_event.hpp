@@ -96,10 +96,10 @@ std::string_view to_string(TraceEventKind kind) noexcept;
 
 // The jiffies value at simulated time t: start_jiffies plus the number of the
 // last tick at or before t, tick n being at floor(n * 1e9 / HZ) ns (as
-// sim/machine/engine.hpp's tick_time_ns).
+// wheel/core/jiffies.hpp's tick_time_ns).
 Jiffies jiffies_at(const TraceHeader& header, std::uint64_t time_ns) noexcept;
 
-// Number of the last tick at or before time_ns.
+// Number of the last tick at or before time_ns (tick_index_at()).
 std::uint64_t ticks_at(unsigned hz, std::uint64_t time_ns) noexcept;
 
 // The absolute expiry an arm/modify asks for, given the header (in_ns rounds
