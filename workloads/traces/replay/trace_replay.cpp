@@ -124,6 +124,7 @@ public:
             stats_.bookkeeping_steps += pump_times_.size();
             pump_times_.erase(std::min_element(pump_times_.begin(), pump_times_.end()));
             pump(sim);
+            come_back_for_unconsumed_fires(sim);
             return;
         }
         const auto g = static_cast<std::uint32_t>(tag);
@@ -485,6 +486,19 @@ private:
                 ++stats_.bookkeeping_steps;
                 if (e.timer == x && e.kind != TraceEventKind::cancel) return; // armed again first: another fire
             }
+        }
+    }
+
+    // A pump ran: come_back_for_block_of() may have left a later block to
+    // it (pump_at() keeps one pump per earliest time). If the first block
+    // whose timer fired unused is still ahead, look again at its time.
+    void come_back_for_unconsumed_fires(Sim& sim) {
+        constexpr std::size_t kMaxScan = 256;
+        std::size_t scanned = 0;
+        for (const std::uint32_t b : future_) {
+            if (++scanned > kMaxScan) return;
+            ++stats_.bookkeeping_steps;
+            if (timers_[blocks_[b].cb].unconsumed_fire) return pump_at(sim, blocks_[b].time);
         }
     }
 
