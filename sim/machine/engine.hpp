@@ -233,6 +233,7 @@ private:
     void log_enqueue(unsigned cpu, TimerId id, TimerId node);
     void log_cancel(unsigned cpu, TimerId id, const Placement& was);
     void log_fire(const CpuState& c);
+    void note_fired_placement(CpuState& c);
     void log_softirq(const CpuState& c, TimerEvent e);
     static void log_cascade(void* engine, TimerId node, unsigned from_array, unsigned from_slot);
     void count_arm(TimerId id, unsigned base, TimerId node);

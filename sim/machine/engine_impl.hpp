@@ -143,6 +143,7 @@ struct Engine<Q>::CpuState {
     // --machine recorded: the first tick at which the design had a timer
     // due that should wake this CPU, while no softirq served it.
     std::optional<Jiffies> wake_due_since;
+    std::optional<Placement> fired_placement; // with an event log: c.fired's bucket when taken off
     // task context: how far this CPU has got
     std::uint64_t now_ns = 0;
     // charging: work_ns() of the queue's counters already charged, and

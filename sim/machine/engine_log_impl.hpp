@@ -101,11 +101,18 @@ void Engine<Q>::log_fire(const CpuState& c) {
     EventRow r = timer_row(TimerEvent::fire, index_of(c), c.running_timer);
     r.expires = c.fired.expires;
     r.clk = c.fired.base_clk;
-    if (const auto p = engine_log::last_placement(*c.queue, c.fired.id)) {
-        r.level = p->level;
-        r.idx = p->slot;
+    if (c.fired_placement) {
+        r.level = c.fired_placement->level;
+        r.idx = c.fired_placement->slot;
     }
     events_->add(design_, r);
+}
+
+// Where the timer was when the softirq took it off, read then: another
+// CPU's mod_timer() may queue it again before its callback runs.
+template <TimerQueue Q>
+void Engine<Q>::note_fired_placement(CpuState& c) {
+    c.fired_placement = engine_log::last_placement(*c.queue, c.fired.id);
 }
 
 template <TimerQueue Q>

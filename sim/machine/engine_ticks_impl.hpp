@@ -115,6 +115,7 @@ void Engine<Q>::after_queue_step(CpuState& c) {
     charge_queue_work(c);
     if (c.has_fired) {
         if (c.fired.ahead != kNoTimer) prefetch_fire(c.fired.ahead);
+        if (events_) note_fired_placement(c);
         c.phase = Phase::fire;
         c.running_timer = single_ ? c.fired.id : c.timer_of[c.fired.id];
         ++c.run_expiries;
