@@ -196,7 +196,16 @@ private:
         bool live = false;
     };
     // Same-ns order of event kinds (then CPU number).
-    enum EventRank : std::uint32_t { rank_tick = 0, rank_ksoftirqd = 1, rank_softirq = 2, rank_action = 3, rank_none = 4 };
+    // rank_raise: --machine recorded's TIMER_SOFTIRQ raised inside a jiffy,
+    // after the CPU's actions traced before it.
+    enum EventRank : std::uint32_t {
+        rank_tick = 0,
+        rank_ksoftirqd = 1,
+        rank_softirq = 2,
+        rank_action = 3,
+        rank_raise = 4,
+        rank_none = 5
+    };
     // Where a running softirq stopped: before a callback, or at a pass end.
     enum class Phase : std::uint8_t { idle, fire, pass_end };
     struct Key {
@@ -268,7 +277,8 @@ private:
     std::size_t window_of(std::uint64_t t);
     void nohz_idle_enter(CpuState& c);
     void nohz_wake(CpuState& c);
-    bool recorded_tick_raises(CpuState& c);
+    std::optional<std::uint64_t> recorded_raise_time(CpuState& c);
+    void recorded_raise(CpuState& c);
 
     EngineConfig config_;
     Workload* workload_;

@@ -61,12 +61,15 @@
 //                 wake_up_nohz_cpu()): it catches up jiffies and decides again.
 //
 //   recorded      optional (recorded: a kernel trace's machine, per CPU the
-//                 jiffies it ran TIMER_SOFTIRQ at). A tick that would raise
-//                 TIMER_SOFTIRQ does so only at a recorded run of its CPU, or
-//                 where the design's own next_timer_interrupt() is due and no
-//                 recorded run follows within the recording's wake window:
-//                 the CPU then wakes for it after the recording's wake delay
-//                 (recorded_machine.hpp, docs/machine.md).
+//                 jiffies it ran TIMER_SOFTIRQ at and when in the jiffy). A
+//                 tick that would raise TIMER_SOFTIRQ does so only at a
+//                 recorded run of its CPU, at the run's own time in the
+//                 jiffy (after the actions traced before it), or where the
+//                 design's own next_timer_interrupt() is due and no recorded
+//                 run follows within the recording's wake window: the CPU
+//                 then wakes for it after the recording's wake delay, at the
+//                 end of that jiffy, which the recording shows it spent
+//                 without a run (recorded_machine.hpp, docs/machine.md).
 //
 // Several CPUs:
 //
@@ -143,6 +146,9 @@ struct Engine<Q>::CpuState {
     // --machine recorded: the first tick at which the design had a timer
     // due that should wake this CPU, while no softirq served it.
     std::optional<Jiffies> wake_due_since;
+    // --machine recorded: when this tick's TIMER_SOFTIRQ is raised, later
+    // in the jiffy (UINT64_MAX: none waiting).
+    std::uint64_t raise_at_ns = UINT64_MAX;
     std::optional<Placement> fired_placement; // with an event log: c.fired's bucket when taken off
     // task context: how far this CPU has got
     std::uint64_t now_ns = 0;
@@ -419,6 +425,7 @@ inline typename Engine<Q>::Key Engine<Q>::compute_key(const CpuState& c) const n
         consider(c.clock_ns, c.clock_ns, rank_softirq);
     } else {
         if (const auto at = c.softirq.ksoftirqd_run_at()) consider(*at, *at, rank_ksoftirqd);
+        if (c.raise_at_ns != UINT64_MAX) consider(std::max(c.raise_at_ns, c.now_ns), c.raise_at_ns, rank_raise);
         // An action waits for this CPU's softirq; it runs no earlier than the
         // CPU has got.
         if (!c.actions.empty()) {
@@ -469,6 +476,10 @@ void Engine<Q>::process(unsigned cpu, EventRank rank) {
                 run_next_action(c);
             }
         }
+        break;
+    case rank_raise:
+        c.now_ns = std::max(c.now_ns, time_ns_);
+        recorded_raise(c);
         break;
     case rank_none: break;
     }

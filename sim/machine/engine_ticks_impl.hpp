@@ -32,10 +32,19 @@ void Engine<Q>::tick(CpuState& c) {
     // A bounded run's carry-over is due too (not the pass in progress: it
     // stops after every expiry only to let the other CPUs' events in).
     const bool due = c.queue->softirq_due() || (!c.in_softirq && c.queue->carry_over());
-    if (due && (!config_.recorded || recorded_tick_raises(c))) {
+    bool raise = due;
+    if (due && config_.recorded) {
+        const std::optional<std::uint64_t> at = recorded_raise_time(c);
+        raise = at && (*at <= c.last_tick_ns || c.in_softirq); // a run in progress takes it at once
+        if (at && !raise) {
+            c.raise_at_ns = std::min(c.raise_at_ns, *at);
+            ++c.metrics.ticks_raised;
+        }
+    }
+    if (raise) {
         c.softirq.raise(timer_softirq);
         ++c.metrics.ticks_raised;
-    } else {
+    } else if (c.raise_at_ns == UINT64_MAX) {
         ++c.metrics.ticks_not_raised;
     }
     if (c.in_softirq) {
@@ -266,33 +275,52 @@ void Engine<Q>::nohz_idle_enter(CpuState& c) {
 }
 
 // --machine recorded (recorded_machine.hpp): the recording's CPU ran its
-// TIMER_SOFTIRQ at this jiffy, or the design's own due timer wakes it. A
-// timer that should wake the CPU (the design's next_timer_interrupt(), 6.1
-// get_next_timer_interrupt(): deferrable timers do not count) waits for a
-// recorded run up to the recording's longest wake delay; with none in that
-// window the CPU wakes for it after the recording's median wake delay.
+// TIMER_SOFTIRQ at this jiffy, at the run's own time in it, or the design's
+// own due timer wakes it. A timer that should wake the CPU (the design's
+// next_timer_interrupt(), 6.1 get_next_timer_interrupt(): deferrable timers
+// do not count) waits for a recorded run up to the recording's longest wake
+// delay; with none in that window the CPU wakes for it after the
+// recording's median wake delay, late in the jiffy: the recording shows
+// the CPU ran no timer softirq in it, so whatever its tasks did there (a
+// schedule_timeout() sleeper cancelling its timer on an early wakeup) came
+// first. Nor does it wake where the recording shows it held (a due timer
+// of the kernel's own went unfired there until cancelled). The time to raise at (the tick's: now), or none.
 template <TimerQueue Q>
-bool Engine<Q>::recorded_tick_raises(CpuState& c) {
+std::optional<std::uint64_t> Engine<Q>::recorded_raise_time(CpuState& c) {
     const RecordedMachine& rec = *config_.recorded;
     const auto cpu = static_cast<unsigned>(&c - cpus_.data());
     const Jiffies j = jiffies_;
     if (rec.ran(cpu, j)) {
         c.wake_due_since.reset();
-        return true;
+        const std::uint64_t at = rec.run_time(cpu, j);
+        return at == RecordedMachine::kNoTime ? c.last_tick_ns : std::max(at, c.last_tick_ns);
     }
     const std::optional<Jiffies> next = c.queue->next_timer_interrupt();
     if (!next || time_after(*next, j)) {
         c.wake_due_since.reset();
-        return false;
+        return std::nullopt;
     }
     if (!c.wake_due_since) c.wake_due_since = j;
     const Jiffies due = *c.wake_due_since;
     const Jiffies window = cpu < rec.wake_window.size() ? rec.wake_window[cpu] : 0;
     const Jiffies delay = cpu < rec.wake_delay.size() ? rec.wake_delay[cpu] : 0;
-    if (rec.runs_within(cpu, due, due + window)) return false; // the recorded CPU woke for it then
-    if (time_before(j, due + delay)) return false;
+    if (rec.runs_within(cpu, due, due + window)) return std::nullopt; // the recorded CPU woke for it then
+    if (time_before(j, due + delay) || rec.held_at(cpu, j)) return std::nullopt;
     c.wake_due_since.reset();
-    return true;
+    // Late in the jiffy, after what the replay places in it (ReplayTimes
+    // keeps a jiffy's events before its last eighth), early enough that the
+    // run's own work ends before the next tick.
+    if (c.next_tick_ns == UINT64_MAX) return c.last_tick_ns;
+    return std::max(c.last_tick_ns, c.next_tick_ns - (c.next_tick_ns - c.last_tick_ns) / 16);
+}
+
+// The raise recorded_raise_time() put later in the jiffy: the CPU's
+// interrupt exit runs the softirq, as the tick's would have.
+template <TimerQueue Q>
+void Engine<Q>::recorded_raise(CpuState& c) {
+    c.raise_at_ns = UINT64_MAX;
+    c.softirq.raise(timer_softirq);
+    if (c.softirq.irq_exit()) start_run(c, SoftirqContext::irq_exit, c.now_ns);
 }
 
 template <TimerQueue Q>

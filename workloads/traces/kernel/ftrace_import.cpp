@@ -36,7 +36,10 @@ struct TimerState {
     std::uint64_t held_seq = 0;   // its slot in the output queue
 };
 
-enum class Slot : std::uint8_t { ready, held, dropped };
+// ready: an event to hand out; held: a timer_cancel awaiting its meaning;
+// dropped: a cancel that was an expiry's detach; run: a timer_expire_entry,
+// handed out as no event but timed in order with them (recorded_runs()).
+enum class Slot : std::uint8_t { ready, held, dropped, run };
 
 struct OutEvent {
     std::uint64_t time_ns = 0;
@@ -213,9 +216,34 @@ struct FtraceImporter::Impl {
         callbacks.emplace(cpu, OpenCallback{timer, ++callback_serial, rel, queue.tail()});
     }
 
+    // Each CPU's first timer_expire_entry at a jiffy, at its replay time.
+    std::vector<RecordedRunTime> runs;
+    std::unordered_map<std::uint32_t, Jiffies> last_run_jiffies; // by CPU
+
+    void push_run(const FtraceEvent& e, std::uint32_t ti, std::uint64_t rel) {
+        if (!e.now) return;
+        OutEvent out;
+        out.time_ns = rel;
+        out.timer = ti;
+        out.slot = Slot::run;
+        out.cpu = e.line_cpu;
+        out.know = *e.now;
+        queue.push(out);
+    }
+    void time_run(const OutEvent& f);
     void process(const FtraceEvent& e);
     bool next(TraceEvent& out);
 };
+
+// A run is timed like the events around it, on the jiffy its `now` shows,
+// so a task's cancel traced before it in that jiffy is replayed before it.
+void FtraceImporter::Impl::time_run(const OutEvent& f) {
+    const std::uint64_t t = times ? times->next(*reader.first_timestamp_ns() + f.time_ns, f.know) : f.time_ns;
+    const auto [it, first] = last_run_jiffies.try_emplace(*f.cpu, *f.know);
+    if (!first && it->second == *f.know) return;
+    it->second = *f.know;
+    runs.push_back(RecordedRunTime{*f.cpu, *f.know, t});
+}
 
 void FtraceImporter::Impl::process(const FtraceEvent& e) {
     const std::uint64_t rel = e.timestamp_ns - *reader.first_timestamp_ns();
@@ -252,6 +280,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
             s.state = Pending::idle;
             ++stats.expiries;
             ++stats.expiry_detaches;
+            push_run(e, ti, rel);
             open_callback(e.line_cpu, ti, rel);
             return;
         }
@@ -303,6 +332,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
         if (s.state == Pending::pending) ++stats.anomalies; // its detach went missing
         s.state = Pending::idle;
         ++stats.expiries;
+        push_run(e, ti, rel);
         open_callback(e.line_cpu, ti, rel);
         return;
     }
@@ -313,6 +343,11 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
         while (!queue.empty()) {
             OutEvent& f = queue.front();
             if (f.slot == Slot::dropped) {
+                queue.pop();
+                continue;
+            }
+            if (f.slot == Slot::run) {
+                time_run(f);
                 queue.pop();
                 continue;
             }
@@ -382,7 +417,11 @@ FtraceImporter::~FtraceImporter() = default;
 
 bool FtraceImporter::next(TraceEvent& event) { return impl_->next(event); }
 
+const std::vector<RecordedRunTime>& FtraceImporter::recorded_runs() const noexcept { return impl_->runs; }
+
 void FtraceImporter::use_clock(const KernelClock* clock) { impl_->clock = clock && !clock->empty() ? clock : nullptr; }
+
+const KernelClock* FtraceImporter::clock() const noexcept { return impl_->clock; }
 
 TraceHeader FtraceImporter::header() const {
     TraceHeader h;

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace timersim {
 
@@ -45,6 +46,15 @@ struct FtraceImportStats {
     std::uint64_t timers = 0;               // distinct timers seen
     std::uint64_t callback_events = 0;      // events inside a callback (cb=): between timer_expire_entry and _exit on that CPU
     std::uint64_t unconfirmed_callbacks = 0; // expiries whose timer_expire_exit never came (their events get no cb=)
+};
+
+// A CPU's timer softirq run as the trace shows it: its first
+// timer_expire_entry at jiffy `now`, at the replay time next() gave it
+// among the events (in trace order, on the kernel's jiffies).
+struct RecordedRunTime {
+    std::uint32_t cpu = 0;
+    Jiffies now = 0;
+    std::uint64_t time_ns = 0;
 };
 
 class FtraceImporter {
@@ -67,12 +77,16 @@ public:
     // first event. Without a clock, times are the trace's, from the first
     // event. `clock` must outlive the importer; call before next().
     void use_clock(const KernelClock* clock);
+    const KernelClock* clock() const noexcept; // the one in use, or null
 
     // Valid once next() returned an event or false: hz, and start_jiffies
     // derived from the first event that shows jiffies (INITIAL_JIFFIES(hz) if
     // none did).
     TraceHeader header() const;
     const FtraceImportStats& stats() const noexcept;
+    // The runs read so far (all of them once next() returned false), in
+    // trace order: one per CPU and jiffy, the first.
+    const std::vector<RecordedRunTime>& recorded_runs() const noexcept;
 
 private:
     struct Impl;

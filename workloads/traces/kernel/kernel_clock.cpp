@@ -57,9 +57,14 @@ std::uint64_t ReplayTimes::next(std::uint64_t t, std::optional<Jiffies> known) n
         last_time_ = std::max(last_time_, settle(begin, end));
         return last_time_;
     }
-    // Within the jiffy, the trace's spacing from its first event, kept in order.
-    const std::uint64_t spaced = std::min(settle(begin, end) + (t - std::min(t, tick_first_ts_)), end - 1);
-    last_time_ = std::max(last_time_, spaced);
+    // Within the jiffy, the trace's spacing from its first event, kept in
+    // order and apart: events of two CPUs, or an event and a recorded
+    // softirq run, at one replay time would be ordered by kind, not as
+    // traced. Spacing stops an eighth of a tick before the next tick, so
+    // that later events still find room one nanosecond apart.
+    const std::uint64_t room = (end - begin) / 8;
+    const std::uint64_t spaced = std::min(settle(begin, end) + (t - std::min(t, tick_first_ts_)), end - 1 - room);
+    last_time_ = std::min(std::max(last_time_ + 1, spaced), end - 1);
     return last_time_;
 }
 

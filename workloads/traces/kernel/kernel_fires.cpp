@@ -1,5 +1,7 @@
 #include "workloads/traces/kernel/kernel_fires.hpp"
 
+#include "wheel/kernel/modern_levels.hpp"
+
 #include <algorithm>
 
 namespace timersim {
@@ -9,6 +11,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // now=jiffies as the callback starts, on the CPU running the softirq.
     if (e.type == FtraceEventType::timer_start)
         last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires};
+    note_unfired(e);
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
         const auto s = last_start_.find(e.timer);
         const bool known = s != last_start_.end();
@@ -16,6 +19,45 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
                           known ? std::optional<Jiffies>(s->second.expires) : std::nullopt});
     }
     if (next_) next_->timer_event(e);
+}
+
+void KernelFireCollector::note_unfired(const FtraceEvent& e) {
+    // A cancel followed by anything but the timer's expire_entry was a
+    // cancel: its timer went unfired.
+    if (const auto c = cancelled_.find(e.timer); c != cancelled_.end()) {
+        if (e.type != FtraceEventType::timer_expire_entry) unfired_.push_back(c->second);
+        cancelled_.erase(c);
+    }
+    switch (e.type) {
+    case FtraceEventType::timer_start: {
+        queued_.erase(e.timer);
+        if ((e.flags & kFtraceDeferrable) || !e.cpu) return;
+        if (e.bucket_expiry) { // 6.9+
+            queued_[e.timer] = KernelUnfired{*e.cpu, *e.bucket_expiry, 0};
+        } else if (e.idx && *e.idx < modern::kLevelSize * (modern::kMaxDepth - 1)) {
+            // 6.1 calc_index(): the level is the bucket's; the last level
+            // holds clamped timers, whose expiry it does not round.
+            const auto at = modern::place_at_level(e.expires, *e.idx / modern::kLevelSize);
+            queued_[e.timer] = KernelUnfired{*e.cpu, at.bucket_expiry, 0};
+        }
+        return;
+    }
+    case FtraceEventType::timer_cancel:
+        if (const auto q = queued_.find(e.timer); q != queued_.end()) {
+            cancelled_[e.timer] = KernelUnfired{q->second.cpu, q->second.bucket_expiry, e.timestamp_ns};
+            queued_.erase(q);
+        }
+        return;
+    case FtraceEventType::timer_expire_entry: queued_.erase(e.timer); return;
+    default: return;
+    }
+}
+
+std::vector<KernelUnfired> KernelFireCollector::unfired() const {
+    std::vector<KernelUnfired> all = unfired_;
+    for (const auto& [timer, c] : cancelled_) all.push_back(c);
+    std::sort(all.begin(), all.end(), [](const KernelUnfired& a, const KernelUnfired& b) { return a.cancel_ns < b.cancel_ns; });
+    return all;
 }
 
 void KernelFireCollector::timer_softirq(const FtraceTimerSoftirq& e) {

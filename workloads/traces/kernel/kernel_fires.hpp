@@ -35,17 +35,34 @@ struct KernelFire {
     std::optional<Jiffies> requested; // its last timer_start's expires, if the trace shows one
 };
 
+// A non-deferrable timer the kernel took off its CPU's wheel without
+// firing it (del_timer(), or mod_timer() moving it): queued on `cpu` to be
+// collected at `bucket_expiry` (6.1 calc_index(), from its timer_start's
+// idx=; 6.9+ prints it), cancelled at trace time `cancel_ns`. Cancelled
+// after its bucket's jiffy, it shows the CPU ran no TIMER_SOFTIRQ from that
+// jiffy on: the run would have fired it (6.1 __run_timers()).
+struct KernelUnfired {
+    std::uint32_t cpu = 0;
+    Jiffies bucket_expiry = 0;
+    std::uint64_t cancel_ns = 0;
+};
+
 // Collects the fires (every timer_expire_entry the reader reads, before
-// any filter) and passes every event on to `next`, if given (the cost
-// collector of --costs-from-trace).
+// any filter) and the unfired cancels, and passes every event on to
+// `next`, if given (the cost collector of --costs-from-trace).
 class KernelFireCollector final : public FtraceObserver {
 public:
     explicit KernelFireCollector(FtraceObserver* next = nullptr) : next_(next) {}
     void timer_event(const FtraceEvent& event) override;
     void timer_softirq(const FtraceTimerSoftirq& event) override;
     const std::vector<KernelFire>& fires() const noexcept { return fires_; }
+    // Once the whole trace is read: a cancel is known not to be an
+    // expiry's detach when the timer's next event is not its expire_entry.
+    std::vector<KernelUnfired> unfired() const;
 
 private:
+    void note_unfired(const FtraceEvent& e);
+
     FtraceObserver* next_;
     std::vector<KernelFire> fires_;
     struct LastStart {
@@ -53,6 +70,12 @@ private:
         Jiffies expires = 0;
     };
     std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
+    // By timer pointer: where its last timer_start queued it (non-deferrable,
+    // on a 4.8+ wheel), while pending; and its cancel, until its next event
+    // tells whether that cancel was an expiry's detach.
+    std::unordered_map<std::uint64_t, KernelUnfired> queued_;
+    std::unordered_map<std::uint64_t, KernelUnfired> cancelled_;
+    std::vector<KernelUnfired> unfired_;
 };
 
 // The kernel's fires by the replay's timer ids, matched against the

@@ -4,7 +4,9 @@
 
 namespace timersim {
 
-RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires) {
+RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
+                                      const std::vector<RecordedRunTime>& run_times,
+                                      const std::vector<KernelUnfired>& unfired, const KernelClock* clock) {
     RecordedMachine m;
     std::vector<std::vector<Jiffies>> delays;
     for (const KernelFire& f : fires) {
@@ -26,8 +28,54 @@ RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires) {
         std::sort(d.begin(), d.end());
         m.wake_window.push_back(d.empty() ? 0 : d.back());
         m.wake_delay.push_back(d.empty() ? 0 : d[(d.size() - 1) / 2]);
+        m.run_ns.emplace_back(r.size(), kNoTime);
+    }
+    for (const RecordedRunTime& t : run_times) {
+        if (t.cpu >= m.runs.size()) continue;
+        const auto& r = m.runs[t.cpu];
+        const auto it = std::lower_bound(r.begin(), r.end(), t.now);
+        if (it == r.end() || *it != t.now) continue;
+        std::uint64_t& ns = m.run_ns[t.cpu][static_cast<std::size_t>(it - r.begin())];
+        ns = std::min(ns, t.time_ns);
+    }
+    m.held.resize(m.runs.size());
+    if (clock) {
+        for (const KernelUnfired& u : unfired) {
+            // Cancelled in the bucket's own jiffy it proves nothing: the
+            // cancel may have come before that jiffy's run would have.
+            const Jiffies cancelled = clock->jiffies_at(u.cancel_ns);
+            if (u.cpu >= m.held.size() || !time_after(cancelled, u.bucket_expiry)) continue;
+            m.held[u.cpu].emplace_back(u.bucket_expiry, cancelled - 1);
+        }
+        for (auto& spans : m.held) {
+            std::sort(spans.begin(), spans.end());
+            std::vector<std::pair<Jiffies, Jiffies>> merged;
+            for (const auto& s : spans) {
+                if (!merged.empty() && !time_after(s.first, merged.back().second + 1))
+                    merged.back().second = std::max(merged.back().second, s.second);
+                else
+                    merged.push_back(s);
+            }
+            spans = std::move(merged);
+        }
     }
     return m;
+}
+
+bool RecordedMachine::held_at(unsigned cpu, Jiffies j) const noexcept {
+    if (cpu >= held.size()) return false;
+    const auto& spans = held[cpu];
+    const auto it = std::upper_bound(spans.begin(), spans.end(), j,
+                                     [](Jiffies v, const std::pair<Jiffies, Jiffies>& s) { return v < s.first; });
+    return it != spans.begin() && j <= (it - 1)->second;
+}
+
+std::uint64_t RecordedMachine::run_time(unsigned cpu, Jiffies j) const noexcept {
+    if (cpu >= runs.size()) return kNoTime;
+    const auto& r = runs[cpu];
+    const auto it = std::lower_bound(r.begin(), r.end(), j);
+    if (it == r.end() || *it != j) return kNoTime;
+    return run_ns[cpu][static_cast<std::size_t>(it - r.begin())];
 }
 
 bool RecordedMachine::ran(unsigned cpu, Jiffies j) const noexcept {

@@ -12,27 +12,48 @@
 #pragma once
 
 #include "wheel/core/jiffies.hpp"
+#include "workloads/traces/kernel/ftrace_import.hpp"
+#include "workloads/traces/kernel/kernel_clock.hpp"
 #include "workloads/traces/kernel/kernel_fires.hpp"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace timersim {
 
 struct RecordedMachine {
-    // Per CPU: the jiffies it ran TIMER_SOFTIRQ at, ascending, once each.
+    // Per CPU: the jiffies it ran TIMER_SOFTIRQ at, ascending, once each,
+    // and beside each the replay time of the run's first callback within
+    // that jiffy (kNoTime: not known, the tick's), so that what the CPU's
+    // tasks did before the run in that jiffy is replayed before it.
+    static constexpr std::uint64_t kNoTime = UINT64_MAX;
     std::vector<std::vector<Jiffies>> runs;
+    std::vector<std::vector<std::uint64_t>> run_ns;
     // Per CPU: the delays (now - baseclk) of the runs that expired a
     // non-deferrable timer: the longest (wake_window) and the median
     // (wake_delay). A design's due timer waits up to wake_window for a
     // recorded run; without one, the CPU wakes wake_delay after it is due.
     std::vector<Jiffies> wake_window;
     std::vector<Jiffies> wake_delay;
+    // Per CPU: the jiffies it could not run TIMER_SOFTIRQ in, as [first,
+    // last] spans, ascending and apart: from a non-deferrable timer's
+    // bucket jiffy to the jiffy before the one its unfired cancel came in
+    // (KernelUnfired). The kernel's own due timer did not wake the CPU there
+    // (its vCPU held, or its wakeup slow); no design's does.
+    std::vector<std::vector<std::pair<Jiffies, Jiffies>>> held;
 
-    static RecordedMachine from(const std::vector<KernelFire>& fires);
+    // `clock` places the unfired cancels on the kernel's jiffies (without
+    // it, or without unfired cancels, nothing is held).
+    static RecordedMachine from(const std::vector<KernelFire>& fires,
+                                const std::vector<RecordedRunTime>& run_times = {},
+                                const std::vector<KernelUnfired>& unfired = {}, const KernelClock* clock = nullptr);
     bool ran(unsigned cpu, Jiffies j) const noexcept;
+    // The replay time of `cpu`'s run at `j` (kNoTime: none, or not known).
+    std::uint64_t run_time(unsigned cpu, Jiffies j) const noexcept;
     // A recorded run on `cpu` at a jiffy in [from, to]?
     bool runs_within(unsigned cpu, Jiffies from, Jiffies to) const noexcept;
+    bool held_at(unsigned cpu, Jiffies j) const noexcept;
     std::uint64_t total_runs() const noexcept;
 };
 

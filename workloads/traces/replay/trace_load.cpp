@@ -103,7 +103,10 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     summary.header = source->header();
     if (kind == TraceKind::ftrace) {
         data->kernel_fires = fires.fires();
-        data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(data->kernel_fires));
+        const FtraceImporter* importer = source->kernel_importer();
+        data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(
+            data->kernel_fires, importer ? importer->recorded_runs() : std::vector<RecordedRunTime>{}, fires.unfired(),
+            importer ? importer->clock() : nullptr));
         // The importer names each timer by its pointer, "0x%016x".
         for (std::uint32_t id = 0; id < data->names.size(); ++id) {
             const std::string& name = data->names[id];
