@@ -1,8 +1,10 @@
 // The machine as recorded (EngineConfig::recorded, recorded_machine.hpp):
-// a CPU raises TIMER_SOFTIRQ at the jiffies the recording ran it; a design's
-// timer that should wake the CPU waits for a recorded run up to the
-// recording's longest wake delay, and without one the CPU wakes for it after
-// the median delay; deferrable timers wait for a run. Every expected jiffy
+// a CPU raises TIMER_SOFTIRQ at the jiffies the recording ran it, at the
+// run's own time in the jiffy; a design's timer that should wake the CPU
+// waits for a recorded run up to the recording's longest wake delay, and
+// without one the CPU wakes for it after the median delay, late in that
+// jiffy and never where the recording shows the CPU held; deferrable timers
+// wait for a run. Every expected jiffy
 // below follows from those rules and the 6.1 bucket rule (a level-0 timer
 // at expires E runs at E + 1: calc_index() rounds up by the granularity),
 // not from a run.
@@ -89,4 +91,61 @@ TEST_CASE("a deferrable timer never wakes the CPU: it waits for the next recorde
     // Due at J0+31 (modern bucket), no wake of its own: the run at J0+50.
     CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), {{kJ0 + 30, true}}) ==
           std::vector<Jiffies>{kJ0 + 50});
+}
+
+namespace {
+
+// One CPU, a recording whose only run is at J0+20, 2 ms into that jiffy;
+// `held`: a timer of the kernel's own due at J0+31 and cancelled unfired in
+// J0+34, so CPU 0 ran no timer softirq in J0+31..J0+33. Timers armed at
+// time 0 with `expires`, each cancelled at `cancel_at` (0: never).
+struct Timed {
+    Jiffies expires;
+    std::uint64_t cancel_at = 0;
+};
+std::vector<Jiffies> fires_on_timeline(const std::vector<Timed>& timers, bool held) {
+    std::vector<KernelFire> fires = {{.timer = 1, .now = kJ0 + 20, .cpu = 0, .baseclk = kJ0 + 19},
+                                     {.timer = 2, .now = kJ0 + 50, .cpu = 0, .baseclk = kJ0 + 47}};
+    const std::vector<RecordedRunTime> times = {{0, kJ0 + 20, tick_time_ns(20, kHz) + 2'000'000}};
+    const KernelClock clock({{0, kJ0}}, kHz);
+    std::vector<KernelUnfired> unfired;
+    if (held) unfired.push_back({0, kJ0 + 31, tick_time_ns(34, kHz) + 1'000'000});
+    EngineConfig config{.hz = kHz};
+    config.recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(fires, times, unfired, &clock));
+    ModernWheel wheel(ModernWheel::Config{.hz = kHz});
+    Engine<ModernWheel> engine(wheel, config);
+    Recorder rec;
+    engine.set_workload(&rec);
+    for (const Timed& t : timers) {
+        const TimerId id = engine.create_timer(TimerFlags{});
+        engine.arm(id, t.expires);
+        if (t.cancel_at) engine.schedule_action(t.cancel_at, Action{.kind = Action::Kind::cancel, .timer = id});
+    }
+    engine.run_until(tick_time_ns(100, kHz));
+    std::vector<Jiffies> out;
+    for (const FireRecord& r : rec.fired) out.push_back(r.fired_jiffies);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("a recorded run comes at its own time in the jiffy: a task's cancel traced before it wins") {
+    // Both due at J0+19 (expires J0+18), waiting for the run at J0+20, 2 ms
+    // into it: the one cancelled 1 ms into J0+20 never fires; the one
+    // cancelled 3 ms in had fired.
+    const std::uint64_t j20 = tick_time_ns(20, kHz);
+    CHECK(fires_on_timeline({{kJ0 + 18, j20 + 1'000'000}, {kJ0 + 18, j20 + 3'000'000}}, false) ==
+          std::vector<Jiffies>{kJ0 + 20});
+}
+
+TEST_CASE("a design's own wake comes late in its jiffy, after the tasks traced there") {
+    // Due at J0+31, no run within 3: the CPU wakes for it in J0+32, after
+    // a cancel 3 ms into that jiffy; without the cancel it fires there.
+    CHECK(fires_on_timeline({{kJ0 + 30, tick_time_ns(32, kHz) + 3'000'000}}, false).empty());
+    CHECK(fires_on_timeline({{kJ0 + 30}}, false) == std::vector<Jiffies>{kJ0 + 32});
+}
+
+TEST_CASE("no own wake where the recording shows the CPU held") {
+    // Held J0+31..J0+33: the wake due in J0+32 waits for J0+34.
+    CHECK(fires_on_timeline({{kJ0 + 30}}, true) == std::vector<Jiffies>{kJ0 + 34});
 }
