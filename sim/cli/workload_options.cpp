@@ -120,11 +120,21 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
                                                describe_filter_counts(trace->filter_counts(), ftrace ? "timer events" : "events"));
         params["filter"] = filter_json(trace->filter(), trace->filter_counts());
     }
-    bool callback_costs = false;
+    // On the recorded machine each callback takes as long as the
+    // recording's did, unless a callback cost is asked for: --cost-callback-ns,
+    // --zero-cost, or --costs-from-trace (its function's p50).
+    const bool callback_cost_given = vm.count("cost-callback-ns") || (vm.count("zero-cost") && vm["zero-cost"].as<bool>()) ||
+                                     trace->costs() != nullptr;
+    ReplayCallbackCosts callback_costs{.as_recorded = machine == "recorded" && !callback_cost_given};
+    if (callback_costs.as_recorded) {
+        choice.spec.description += "\ncallbacks as recorded: each as long as the kernel's callback of that timer "
+                                   "nearest in jiffies, across as many jiffies";
+        params["callbacks"] = "as_recorded";
+    }
     if (const TraceCosts* c = trace->costs()) {
         const TraceCostChoice chosen = trace_cost_choice(*c, vm);
         choice.costs = chosen.fields;
-        callback_costs = chosen.by_function;
+        callback_costs.by_function = chosen.by_function;
         choice.spec.description += "\n" + chosen.text;
         params["costs_from_trace"] = chosen.json;
     }

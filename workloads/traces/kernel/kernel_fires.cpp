@@ -12,13 +12,37 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     if (e.type == FtraceEventType::timer_start)
         last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires};
     note_unfired(e);
+    note_next_in_run(e);
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
         const auto s = last_start_.find(e.timer);
         const bool known = s != last_start_.end();
         fires_.push_back({e.timer, *e.now, e.line_cpu, e.baseclk, known && s->second.deferrable,
-                          known ? std::optional<Jiffies>(s->second.expires) : std::nullopt});
+                          known ? std::optional<Jiffies>(s->second.expires) : std::nullopt,
+                          std::nullopt, e.timestamp_ns, std::nullopt});
+        open_[e.line_cpu] = Open{fires_.size() - 1, e.timestamp_ns};
+    }
+    // The exit of the callback open on its CPU; one whose entry was lost
+    // (another timer's is open there) measures nothing.
+    if (e.type == FtraceEventType::timer_expire_exit) {
+        const auto o = open_.find(e.line_cpu);
+        if (o != open_.end() && fires_[o->second.fire].timer == e.timer && e.timestamp_ns >= o->second.entry_ns) {
+            fires_[o->second.fire].callback_ns = e.timestamp_ns - o->second.entry_ns;
+            exited_[e.line_cpu] = Exited{o->second.fire, e.timestamp_ns};
+        }
+        if (o != open_.end()) open_.erase(o);
     }
     if (next_) next_->timer_event(e);
+}
+
+void KernelFireCollector::note_next_in_run(const FtraceEvent& e) {
+    const auto x = exited_.find(e.line_cpu);
+    if (x == exited_.end() || e.type == FtraceEventType::timer_cancel) return;
+    KernelFire& last = fires_[x->second.fire];
+    if (e.type == FtraceEventType::timer_expire_entry && e.now) {
+        const bool same_bucket = e.baseclk && last.baseclk && *e.baseclk == *last.baseclk;
+        if (same_bucket || e.timestamp_ns - x->second.exit_ns <= kSameRunGapNs) last.next_in_run = *e.now;
+    }
+    exited_.erase(x);
 }
 
 void KernelFireCollector::note_unfired(const FtraceEvent& e) {

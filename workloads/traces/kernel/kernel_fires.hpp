@@ -33,7 +33,18 @@ struct KernelFire {
     std::optional<Jiffies> baseclk; // 6.1+: the clock of the bucket it was expired from
     bool deferrable = false;        // its last timer_start said TIMER_DEFERRABLE
     std::optional<Jiffies> requested; // its last timer_start's expires, if the trace shows one
+    // From its timer_expire_entry to its timer_expire_exit on that CPU: how
+    // long the callback took as recorded (a stalled vCPU's time included).
+    std::optional<std::uint64_t> callback_ns;
+    std::uint64_t entry_ns = 0; // the timer_expire_entry's timestamp
+    // The `now` of the next fire of the same run on this CPU: its next
+    // timer_expire_entry after this one's exit, with only timer_cancel lines
+    // (the run loop's detach) between, from the same bucket (baseclk) or at
+    // most kSameRunGapNs after the exit. Jiffies that moved from `now` to it
+    // moved while this callback, or the run right after it, held the CPU.
+    std::optional<Jiffies> next_in_run;
 };
+inline constexpr std::uint64_t kSameRunGapNs = 100'000;
 
 // A non-deferrable timer the kernel took off its CPU's wheel without
 // firing it (del_timer(), or mod_timer() moving it): queued on `cpu` to be
@@ -62,6 +73,7 @@ public:
 
 private:
     void note_unfired(const FtraceEvent& e);
+    void note_next_in_run(const FtraceEvent& e);
 
     FtraceObserver* next_;
     std::vector<KernelFire> fires_;
@@ -70,6 +82,16 @@ private:
         Jiffies expires = 0;
     };
     std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
+    struct Open {
+        std::size_t fire = 0; // index in fires_
+        std::uint64_t entry_ns = 0;
+    };
+    std::unordered_map<std::uint32_t, Open> open_; // by CPU: the callback running there
+    struct Exited {
+        std::size_t fire = 0; // index in fires_
+        std::uint64_t exit_ns = 0;
+    };
+    std::unordered_map<std::uint32_t, Exited> exited_; // by CPU: the fire whose exit came last there
     // By timer pointer: where its last timer_start queued it (non-deferrable,
     // on a 4.8+ wheel), while pending; and its cancel, until its next event
     // tells whether that cancel was an expiry's detach.

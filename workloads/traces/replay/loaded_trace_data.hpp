@@ -6,6 +6,7 @@
 
 #include "wheel/core/timer_pool.hpp"
 #include "workloads/traces/kernel/kernel_fires.hpp"
+#include "workloads/traces/kernel/recorded_callbacks.hpp"
 #include "workloads/traces/kernel/recorded_machine.hpp"
 #include "workloads/traces/kernel/trace_costs.hpp"
 #include "workloads/traces/layouts/trace_event.hpp"
@@ -80,6 +81,9 @@ struct LoadedTrace::Data {
     std::vector<KernelFire> kernel_fires;
     std::shared_ptr<const RecordedMachine> recorded; // from kernel_fires
     std::unordered_map<std::uint64_t, std::uint32_t> id_by_pointer;
+    // By dense id: the kernel's fires of that timer whose callback's length
+    // the trace shows, by now (ReplayCallbackCosts::as_recorded).
+    RecordedCallbacks recorded_callbacks;
 
     // `done` (by id, while loading: kNamed, kLabelled) answers "already
     // set?" from one byte per timer: names and labels take 32 bytes each,

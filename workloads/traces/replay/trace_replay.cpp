@@ -84,9 +84,9 @@ constexpr std::size_t kLookNode = 12;
 
 class TraceReplay final : public Workload {
 public:
-    TraceReplay(Sim& sim, std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats, bool callback_costs)
+    TraceReplay(Sim& sim, std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats, ReplayCallbackCosts costs)
         : trace_(std::move(trace)), data_(trace_->data()), header_(data_.summary.header), stats_out_(stats),
-          callback_costs_(callback_costs && !data_.callback_cost_ns.empty()) {
+          callback_costs_(costs.by_function && !data_.callback_cost_ns.empty()), recorded_callbacks_(costs.as_recorded) {
         if (sim.hz() != header_.hz || sim.start_jiffies() != header_.start_jiffies)
             throw std::invalid_argument(
                 fmt::format("{}: the trace's clock (hz={} start_jiffies={}) differs from the machine's (hz={} "
@@ -174,9 +174,14 @@ public:
     }
 
     std::optional<std::uint64_t> callback_cost_ns(const FireRecord& fired) const override {
-        if (!callback_costs_) return std::nullopt;
+        if (!callback_costs_ && !recorded_callbacks_) return std::nullopt;
         const std::uint32_t x = trace_id_of(fired.id);
         if (x == kNone) return std::nullopt;
+        if (recorded_callbacks_ && x < data_.recorded_callbacks.size()) {
+            if (const RecordedCallback* r = nearest_recorded_callback(data_.recorded_callbacks[x], fired.fired_jiffies))
+                return callback_on_grid(*r, fired.fire_ns, header_.start_jiffies, fired.fired_jiffies, header_.hz);
+        }
+        if (!callback_costs_) return std::nullopt;
         if (x >= data_.callback_cost_ns.size()) return data_.costs->callbacks.p50;
         return data_.callback_cost_ns[x];
     }
@@ -507,6 +512,7 @@ private:
     TraceHeader header_;
     TraceReplayStats* stats_out_;
     bool callback_costs_ = false;
+    bool recorded_callbacks_ = false;
     TraceReplayStats stats_;
     // A kernel trace: the kernel's fires, matched against ours as they come.
     std::optional<FireTally> kernel_fires_;
@@ -539,9 +545,10 @@ private:
 
 } // namespace
 
-WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats, bool callback_costs) {
-    return [trace = std::move(trace), stats, callback_costs](Sim& sim) -> std::unique_ptr<Workload> {
-        return std::make_unique<TraceReplay>(sim, trace, stats, callback_costs);
+WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats,
+                             ReplayCallbackCosts costs) {
+    return [trace = std::move(trace), stats, costs](Sim& sim) -> std::unique_ptr<Workload> {
+        return std::make_unique<TraceReplay>(sim, trace, stats, costs);
     };
 }
 
@@ -549,7 +556,7 @@ WorkloadFactory trace_replay(const std::string& path, TraceKind kind, const Trac
                              TraceReplayStats* stats) {
     return [=](Sim& sim) -> std::unique_ptr<Workload> {
         const auto trace = load_trace(path, kind, HzChoice{.option = header.hz});
-        return std::make_unique<TraceReplay>(sim, trace, stats, false);
+        return std::make_unique<TraceReplay>(sim, trace, stats, ReplayCallbackCosts{});
     };
 }
 

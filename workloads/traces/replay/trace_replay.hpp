@@ -99,13 +99,24 @@ std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind
 // have) are thrown as TraceError from the run. `stats`, if given, receives
 // the last replay's statistics when that replay ends (its workload is
 // destroyed with the run), not while it runs.
-// With `callback_costs` (a trace loaded with costs_from_trace), each
-// callback costs the p50 of its function's callbacks in the trace (a timer's
-// function: its first event's label; a function without a complete callback
-// in the trace: the p50 of all callbacks) instead of the cost model's
-// callback_ns (Workload::callback_cost_ns).
+// What a callback costs instead of the cost model's callback_ns
+// (Workload::callback_cost_ns):
+//   by_function (a trace loaded with costs_from_trace): the p50 of its
+//     function's callbacks in the trace (a timer's function: its first
+//     event's label; a function without a complete callback in the trace:
+//     the p50 of all callbacks);
+//   as_recorded (a kernel trace on its recorded machine): the length of the
+//     kernel's callback of that timer nearest in jiffies, from its
+//     timer_expire_entry to its _exit, as the recording ran it. A callback
+//     that ran long (a vCPU the host stalled) lets jiffies move on inside
+//     the run, as they did in the recording. Timers the kernel never fired
+//     cost as by_function, or the model's.
+struct ReplayCallbackCosts {
+    bool by_function = false;
+    bool as_recorded = false;
+};
 WorkloadFactory trace_replay(std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats = nullptr,
-                             bool callback_costs = false);
+                             ReplayCallbackCosts costs = {});
 
 // The same from a file: summarize_trace() loads it for its summary, and
 // each call of this factory loads `path` anew (tests and benchmarks; the

@@ -1,0 +1,165 @@
+// What a kernel trace tells about the machine it ran on, beyond which
+// jiffies each CPU ran TIMER_SOFTIRQ at (test_recorded_machine.cpp):
+//   * each callback's recorded length and the jiffies it spanned
+//     (recorded_callbacks.hpp), from the entry/exit pairs and the `now` of
+//     the next fire of the same run;
+//   * the held spans: a non-deferrable timer the kernel cancelled after its
+//     bucket's jiffy without firing it (KernelFireCollector::unfired(),
+//     RecordedMachine::held).
+// Expected values follow from the lines written here and the 6.1 rules
+// cited, not from a run.
+#include "workloads/traces/kernel/kernel_fires.hpp"
+#include "workloads/traces/kernel/recorded_callbacks.hpp"
+#include "workloads/traces/kernel/recorded_machine.hpp"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+using namespace timersim;
+
+namespace {
+
+constexpr std::uint64_t kUs = 1'000;
+constexpr std::uint64_t kMs = 1'000'000;
+constexpr unsigned kHz = 250;
+
+FtraceEvent entry(std::uint64_t t, std::uint32_t cpu, std::uint64_t timer, Jiffies now, Jiffies baseclk) {
+    FtraceEvent e;
+    e.type = FtraceEventType::timer_expire_entry;
+    e.timestamp_ns = t;
+    e.line_cpu = cpu;
+    e.timer = timer;
+    e.now = now;
+    e.baseclk = baseclk;
+    return e;
+}
+
+FtraceEvent of_type(FtraceEventType type, std::uint64_t t, std::uint32_t cpu, std::uint64_t timer) {
+    FtraceEvent e;
+    e.type = type;
+    e.timestamp_ns = t;
+    e.line_cpu = cpu;
+    e.timer = timer;
+    return e;
+}
+
+FtraceEvent start(std::uint64_t t, std::uint32_t cpu, std::uint64_t timer, Jiffies expires, unsigned idx,
+                  bool deferrable = false) {
+    FtraceEvent e = of_type(FtraceEventType::timer_start, t, cpu, timer);
+    e.expires = expires;
+    e.cpu = cpu;
+    e.idx = idx;
+    e.flags = deferrable ? kFtraceDeferrable : 0;
+    return e;
+}
+
+std::optional<std::uint32_t> same_id(std::uint64_t pointer) { return static_cast<std::uint32_t>(pointer); }
+
+} // namespace
+
+TEST_CASE("a callback's length and the jiffies its run moved on while it ran") {
+    KernelFireCollector c;
+    // CPU 0's run at jiffy 100: timer 1's callback takes 5 ms; the run's next
+    // fire, from the same bucket after the detach (a cancel line), shows 101.
+    c.timer_event(entry(10 * kMs, 0, 1, 100, 99));
+    c.timer_event(of_type(FtraceEventType::timer_expire_exit, 15 * kMs, 0, 1));
+    c.timer_event(of_type(FtraceEventType::timer_cancel, 15 * kMs + 2 * kUs, 0, 2));
+    c.timer_event(entry(15 * kMs + 3 * kUs, 0, 2, 101, 99));
+    c.timer_event(of_type(FtraceEventType::timer_expire_exit, 15 * kMs + 5 * kUs, 0, 2));
+    // A later run of another bucket, far from that exit: not the same run.
+    c.timer_event(entry(40 * kMs, 0, 3, 107, 107));
+    c.timer_event(of_type(FtraceEventType::timer_expire_exit, 40 * kMs + 1 * kUs, 0, 3));
+    // An exit of a timer other than the one open on its CPU measures nothing.
+    c.timer_event(entry(50 * kMs, 1, 4, 110, 110));
+    c.timer_event(of_type(FtraceEventType::timer_expire_exit, 50 * kMs + 1 * kUs, 1, 5));
+    const auto& f = c.fires();
+    REQUIRE(f.size() == 4);
+    CHECK(f[0].callback_ns == 5 * kMs);
+    CHECK(f[0].next_in_run == Jiffies{101});
+    CHECK(f[1].callback_ns == 2 * kUs);
+    CHECK_FALSE(f[1].next_in_run); // 25 ms later, another bucket
+    CHECK_FALSE(f[3].callback_ns);
+
+    const RecordedCallbacks cbs = recorded_callbacks(f, same_id, 6, nullptr);
+    REQUIRE(cbs[1].size() == 1);
+    CHECK(cbs[1][0].ticks == std::uint64_t{1});
+    CHECK_FALSE(cbs[2][0].ticks); // no next fire of its run and no clock
+    CHECK(cbs[4].empty());
+
+    // With the kernel's clock, one without a next fire is placed by it:
+    // jiffies 101 from 12 ms on, so timer 2's exit (15 ms) is one jiffy on.
+    const KernelClock clock({{10 * kMs, 100}, {12 * kMs, 101}, {40 * kMs, 107}}, kHz);
+    const RecordedCallbacks timed = recorded_callbacks(f, same_id, 6, &clock);
+    CHECK(timed[1][0].ticks == std::uint64_t{1}); // the run's next fire still wins
+    CHECK(timed[2][0].ticks == std::uint64_t{0}); // 101 at 15 ms, its own now
+    CHECK(timed[3][0].ticks == std::uint64_t{0});
+}
+
+TEST_CASE("the nearest recorded callback of a timer, the earlier of two as near") {
+    const std::vector<RecordedCallback> cbs = {{100, 1, {}}, {110, 2, {}}, {130, 3, {}}};
+    CHECK(nearest_recorded_callback({}, 100) == nullptr);
+    CHECK(nearest_recorded_callback(cbs, 90)->ns == 1);
+    CHECK(nearest_recorded_callback(cbs, 105)->ns == 1); // as near: the earlier
+    CHECK(nearest_recorded_callback(cbs, 106)->ns == 2);
+    CHECK(nearest_recorded_callback(cbs, 125)->ns == 3);
+    CHECK(nearest_recorded_callback(cbs, 500)->ns == 3);
+}
+
+TEST_CASE("a recorded callback ends as many of the replay's jiffies later as the kernel's did") {
+    // HZ=250: jiffy start+n spans [4n, 4n+4) ms. A callback starting 2 ms
+    // into jiffy start+10 (at 42 ms); margin a sixteenth of a tick (250 us).
+    const Jiffies j0 = 1000;
+    const std::uint64_t at = 42 * kMs;
+    // The kernel saw no jiffy pass: 5 ms would cross the 44 ms tick; it
+    // ends 250 us before it.
+    CHECK(callback_on_grid({1010, 5 * kMs, 0}, at, j0, 1010, kHz) == 2 * kMs - 250 * kUs);
+    // Short enough: as long as it was.
+    CHECK(callback_on_grid({1010, 1 * kMs, 0}, at, j0, 1010, kHz) == 1 * kMs);
+    // The kernel's next fire came a jiffy on: 10 us reaches the 44 ms tick.
+    CHECK(callback_on_grid({1010, 10 * kUs, 1}, at, j0, 1010, kHz) == 2 * kMs);
+    // Two jiffies on: 12 ms ends 250 us before the 52 ms tick, 1 ms
+    // reaches the 48 ms one, 9 ms is as long as it was.
+    CHECK(callback_on_grid({1010, 12 * kMs, 2}, at, j0, 1010, kHz) == 10 * kMs - 250 * kUs);
+    CHECK(callback_on_grid({1010, 1 * kMs, 2}, at, j0, 1010, kHz) == 6 * kMs);
+    CHECK(callback_on_grid({1010, 9 * kMs, 2}, at, j0, 1010, kHz) == 9 * kMs);
+    // Without a jiffy count, the length as recorded.
+    CHECK(callback_on_grid({1010, 9 * kMs, std::nullopt}, at, j0, 1010, kHz) == 9 * kMs);
+}
+
+TEST_CASE("a due timer cancelled unfired holds its CPU from its bucket's jiffy to the cancel's") {
+    KernelFireCollector c;
+    // 6.1 calc_index(): level 0 (idx < 64) collects expires E at E + 1;
+    // level 1 (idx 64..127) at ((E >> 3) + 1) << 3.
+    c.timer_event(start(1 * kMs, 0, 1, 103, 40));        // bucket 104, on CPU 0
+    c.timer_event(start(1 * kMs, 1, 2, 200, 64 + 25));   // bucket 208, on CPU 1
+    c.timer_event(start(1 * kMs, 0, 3, 150, 22, true));  // deferrable: proves nothing
+    c.timer_event(start(1 * kMs, 0, 4, 120, 57));        // bucket 121: it will fire
+    c.timer_event(of_type(FtraceEventType::timer_cancel, 30 * kMs, 1, 1)); // del_timer() from CPU 1
+    c.timer_event(of_type(FtraceEventType::timer_init, 30 * kMs + kUs, 1, 1));
+    c.timer_event(of_type(FtraceEventType::timer_cancel, 31 * kMs, 0, 3));
+    c.timer_event(of_type(FtraceEventType::timer_cancel, 40 * kMs, 0, 4)); // the detach of its expiry
+    c.timer_event(entry(40 * kMs + kUs, 0, 4, 121, 121));
+    c.timer_event(of_type(FtraceEventType::timer_cancel, 90 * kMs, 1, 2)); // still pending at the end: a cancel
+    const std::vector<KernelUnfired> unfired = c.unfired();
+    REQUIRE(unfired.size() == 2);
+    CHECK(unfired[0].cpu == 0);
+    CHECK(unfired[0].bucket_expiry == 104);
+    CHECK(unfired[0].cancel_ns == 30 * kMs);
+    CHECK(unfired[1].cpu == 1);
+    CHECK(unfired[1].bucket_expiry == 208);
+
+    // The clock puts 30 ms at jiffy 107 and 90 ms at 208.
+    const KernelClock clock({{1 * kMs, 100}, {30 * kMs, 107}, {90 * kMs, 208}}, kHz);
+    std::vector<KernelFire> fires = {{.timer = 9, .now = 100, .cpu = 0}, {.timer = 9, .now = 100, .cpu = 1}};
+    const RecordedMachine m = RecordedMachine::from(fires, {}, unfired, &clock);
+    // Due at 104, cancelled in 107: CPU 0 ran no timer softirq in 104..106.
+    CHECK_FALSE(m.held_at(0, 103));
+    CHECK(m.held_at(0, 104));
+    CHECK(m.held_at(0, 106));
+    CHECK_FALSE(m.held_at(0, 107)); // the cancel's own jiffy: it may have come first
+    // Cancelled in its bucket's own jiffy: nothing held.
+    CHECK_FALSE(m.held_at(1, 208));
+    // Without a clock the cancels cannot be placed: nothing held.
+    CHECK_FALSE(RecordedMachine::from(fires, {}, unfired, nullptr).held_at(0, 105));
+}

@@ -1,0 +1,60 @@
+// Callbacks as the recording ran them (the recorded machine's default,
+// ReplayCallbackCosts::as_recorded): how long each of the kernel's timer
+// callbacks took, from its timer_expire_entry to its _exit, and across how
+// many of the kernel's jiffies. A TCG vCPU the host stalls inside a
+// callback (or right after it, within the same run) lets jiffies move on
+// before the run's next timer: 6.1 __run_timers() reads jiffies afresh for
+// every bucket, and the trace shows the next fire at a later `now`. A
+// replay whose callbacks take the model's 200 ns fires that next timer a
+// jiffy early.
+//
+//   RecordedCallbacks cbs = recorded_callbacks(fires, id_of, &clock);  // by replay timer id
+//   const RecordedCallback* r = nearest_recorded_callback(cbs[id], fired_jiffies);
+//   std::uint64_t ns = callback_on_grid(*r, fire_ns, start_jiffies, fired_jiffies, hz);
+#pragma once
+
+#include "wheel/core/jiffies.hpp"
+#include "workloads/traces/kernel/kernel_clock.hpp"
+#include "workloads/traces/kernel/kernel_fires.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace timersim {
+
+// One callback of the kernel's: at jiffy `now`, for `ns`, across `ticks`
+// jiffies (the `now` of the next fire of the same run less this one's;
+// without one, the kernel clock's jiffies at the exit less `now`; none
+// without either).
+struct RecordedCallback {
+    Jiffies now = 0;
+    std::uint64_t ns = 0;
+    std::optional<std::uint64_t> ticks;
+};
+
+// By the replay's timer id (`id_of`: a timer pointer's id, none for a
+// timer it does not have), each timer's recorded callbacks by `now`.
+using RecordedCallbacks = std::vector<std::vector<RecordedCallback>>;
+RecordedCallbacks recorded_callbacks(const std::vector<KernelFire>& fires,
+                                     const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
+                                     std::size_t timers, const KernelClock* clock);
+
+// The callback of the kernel's fire of this timer nearest to `fired` (the
+// earlier of two as near); null if the kernel never fired it with a
+// complete entry/exit pair.
+const RecordedCallback* nearest_recorded_callback(const std::vector<RecordedCallback>& callbacks, Jiffies fired);
+
+// A recorded callback's length on the replay's tick grid (tick n at
+// tick_time_ns(n, hz), jiffy start_jiffies + n), started at `start_ns` in
+// jiffy `jiffies`: as long as it was, clamped so that it ends as many
+// jiffies later as the kernel's did, and a sixteenth of a tick before the
+// tick after that (room for the run's own work). The replay's jiffies are
+// not the kernel's (a TCG vCPU's run unevenly; the replay's come every
+// 1/HZ): a 4 ms callback the kernel ran within one jiffy must not cross the
+// replay's next tick, nor one that crossed it stop short.
+std::uint64_t callback_on_grid(const RecordedCallback& callback, std::uint64_t start_ns, Jiffies start_jiffies,
+                               Jiffies jiffies, unsigned hz);
+
+} // namespace timersim
