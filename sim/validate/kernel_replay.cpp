@@ -5,6 +5,7 @@
 #include "wheel/kernel/modern_levels.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
 #include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/kernel/kernel_fires.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <fmt/format.h>
@@ -634,13 +635,29 @@ private:
         CpuState& s = cpus_.at(c);
         if (!s.callback || incs_[*s.callback].timer != e.timer) return;
         s.callback.reset();
-        // Our callback returns: what does our run fire next?
+        // Our callback returns: what does our run fire next? 6.1
+        // __run_timers() reads jiffies for every bucket: when this CPU's next
+        // expiry (after its detach) shows jiffies moved on meanwhile (a tick
+        // on another CPU during the callback), the run goes on at those.
         if (s.run && !s.parked) {
+            if (const auto next = next_expiry_jiffies_on_cpu(e)) advance_jiffies(*next);
             if (auto f = s.run->resume())
                 s.parked = f;
             else
                 s.run.reset();
         }
+    }
+
+    // The jiffies of the next expiry of the same run on e's CPU: the CPU's
+    // next event past at most its detach (a timer_cancel), if it is an
+    // expire_entry at most kSameRunGapNs after e (a later run of the CPU
+    // comes a tick or more later).
+    std::optional<Jiffies> next_expiry_jiffies_on_cpu(const Event& e) const {
+        std::size_t i = e.next_same_cpu;
+        if (i < events_.size() && events_[i].type == FtraceEventType::timer_cancel) i = events_[i].next_same_cpu;
+        if (i >= events_.size() || events_[i].type != FtraceEventType::timer_expire_entry) return std::nullopt;
+        if (events_[i].timestamp_ns - e.timestamp_ns > kSameRunGapNs) return std::nullopt;
+        return events_[i].jiffies;
     }
 
     std::vector<Event> events_;
