@@ -59,6 +59,7 @@ struct Incarnation {
     bool known = false;               // seen since its timer_init or timer_start
     std::optional<unsigned> wheel;    // the CPU wheel our model last queued it on
     bool cancelled = false;           // a timer_cancel since its last timer_start
+    std::uint64_t start_line = 0;     // its last timer_start that our model queued
     struct EarlyFire {
         std::uint64_t line;
         Jiffies jiffies;
@@ -197,6 +198,9 @@ public:
                 model_only_fire(*f, c, "our model fired it after the trace's last expiry on that CPU");
             s.run.reset();
         }
+        // Checks classed lost when a later line proved it come in line order.
+        std::stable_sort(result_.lost.begin(), result_.lost.end(),
+                         [](const ReplayLost& a, const ReplayLost& b) { return a.line < b.line; });
     }
 
 private:
@@ -349,6 +353,35 @@ private:
         ++result_.disagreements_by_cause[std::string(to_string(cause))];
         result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, function_of(e), check, std::move(ours),
                                                            std::move(kernel), cause, boot(e), resynced});
+        disagreement_cpus_.push_back(c);
+    }
+
+    // Lost history proven at line `proven`, after line `from`: the
+    // disagreements of CPU c's wheel in between (not on a resynchronised
+    // stretch) followed from the events lost there. They move to the lost
+    // history, named with the line that proved it.
+    void reclass_as_lost(unsigned c, std::uint64_t from, std::uint64_t proven, std::string_view why) {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < result_.disagreements.size(); ++i) {
+            ReplayDisagreement& d = result_.disagreements[i];
+            if (disagreement_cpus_[i] != c || d.resynced || d.line <= from || d.line >= proven) {
+                disagreement_cpus_[kept] = disagreement_cpus_[i];
+                result_.disagreements[kept++] = std::move(d);
+                continue;
+            }
+            ReplayCheckCounts& counts = d.check == ReplayCheck::idx ? result_.idx : result_.expiry;
+            --counts.disagree;
+            ++counts.lost;
+            auto cause = result_.disagreements_by_cause.find(to_string(d.cause));
+            if (--cause->second == 0) result_.disagreements_by_cause.erase(cause);
+            ++result_.lost_by_reason[fmt::format("{} (proven later)", why)];
+            if (result_.lost.size() < options_.max_notes_per_class)
+                result_.lost.push_back(ReplayLost{d.line, d.timer, d.function, d.check, c,
+                                                  fmt::format("{} (line {}), its events lost after line {}", why,
+                                                              proven, from)});
+        }
+        result_.disagreements.resize(kept);
+        disagreement_cpus_.resize(kept);
     }
 
     void on_init(const Event& e) {
@@ -390,6 +423,9 @@ private:
                 // else that CPU did meanwhile.
                 note(e, "timer_start of a timer pending in our model without a timer_cancel (lost events?)",
                      "start of a pending timer");
+                // The lost events came after the start that queued it: what
+                // its wheel disagreed on since then followed from them.
+                reclass_as_lost(*inc.wheel, inc.start_line, e.line, "start of a pending timer without its timer_cancel");
                 lose_history(k, "start of a pending timer without its timer_cancel", e.line);
                 if (*inc.wheel != k) lose_history(*inc.wheel, "start of a pending timer without its timer_cancel", e.line);
             }
@@ -407,6 +443,7 @@ private:
         inc.cancelled = false;
         inc.known = true;
         inc.wheel = k;
+        inc.start_line = e.line;
         ModernWheel& w = wheel(k);
         w.arm(id, e.expires);
         const Placement p = w.placement(id);
@@ -667,6 +704,7 @@ private:
     const ReplayOptions& options_;
     std::vector<std::unique_ptr<ModernWheel>> wheels_;
     std::vector<CpuState> cpus_;
+    std::vector<unsigned> disagreement_cpus_; // beside result_.disagreements: the CPU of each
     Jiffies jiffies_ = 0;
     std::size_t cursor_ = 0;
 };

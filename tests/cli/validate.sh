@@ -18,6 +18,18 @@ expect_stdout_line '^expiry \(timer_expire_entry\): +1118 events: +1118 agree, 0
 expect_stdout_line '^disagreements: 0$'
 [[ $(tail -n 1 <<<"$out") == 'agreement: idx 2273/2273, expiry 1118/1118' ]] || fail "wrong last line"
 
+# Every committed capture of the kernel's own trace text (and the trace.dat)
+# validates with no disagreement left: the nohz=off one has a run that
+# jiffies overtook, the hrtimer one an idx disagreement a later line proves
+# to be lost history.
+for f in "$data"/capture-6.1-hz250*.trace.xz "$data/capture-6.1-hz250-softirq.trace.dat"; do
+  run validate "$f"
+  expect_status 0
+  expect_stdout_line '^disagreements: 0$'
+done
+run validate "$data/capture-6.1-hz250-hrtimer.trace.xz"
+expect_stdout_line '^ +2 +start of a pending timer without its timer_cancel \(proven later\)$'
+
 # The capture uncompressed, with one idx changed (its 2000th timer_start):
 # exactly one disagreement; json; a --min it meets.
 xz -dc -- "$capture" >"$dir/capture.trace"

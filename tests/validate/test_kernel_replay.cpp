@@ -267,6 +267,57 @@ TEST_CASE("a callback re-arming on a late deferrable base moves the clock of the
     CHECK(naive.disagreements.front().line == 9);
 }
 
+TEST_CASE("jiffies that move during a run: the run goes on at them, the standard base before the deferrable") {
+    // 6.1 __run_timers() reads jiffies for every bucket: CPU 1's run at 25
+    // expires the standard base's bucket 25, a tick moves jiffies to 26,
+    // the same loop expires bucket 26, then the deferrable base's 25. The
+    // trace shows it in the next expiry's now=.
+    std::string t = "# hz=250\n";
+    t += ev(1, "1.000000", "timer_start: timer=00000000000000aa function=blk_stat_timer_fn expires=4294900024 [timeout=4] cpu=1 idx=57 flags=");
+    t += ev(1, "1.000001", "timer_start: timer=00000000000000bb function=process_timeout expires=4294900025 [timeout=5] cpu=1 idx=58 flags=");
+    t += ev(1, "1.000002", "timer_start: timer=00000000000000cc function=tcp_orphan_update expires=4294900024 [timeout=4] cpu=1 idx=57 flags=D");
+    t += ev(1, "1.020000", "timer_cancel: timer=00000000000000aa");
+    t += ev(1, "1.020001", "timer_expire_entry: timer=00000000000000aa function=blk_stat_timer_fn now=4294900025 baseclk=4294900025");
+    t += ev(1, "1.020040", "timer_expire_exit: timer=00000000000000aa");
+    t += ev(1, "1.020046", "timer_cancel: timer=00000000000000bb");
+    t += ev(1, "1.020047", "timer_expire_entry: timer=00000000000000bb function=process_timeout now=4294900026 baseclk=4294900026");
+    t += ev(1, "1.020080", "timer_expire_exit: timer=00000000000000bb");
+    t += ev(1, "1.020083", "timer_cancel: timer=00000000000000cc");
+    t += ev(1, "1.020084", "timer_expire_entry: timer=00000000000000cc function=tcp_orphan_update now=4294900026 baseclk=4294900025");
+    t += ev(1, "1.020090", "timer_expire_exit: timer=00000000000000cc");
+    const ReplayResult r = replay_kernel_trace(t, "moving");
+    CHECK(r.idx.agree == 3);
+    CHECK(r.expiry.agree == 3);
+    require_full_agreement(r);
+    CHECK(r.notes_by_class.count("model fire not matched by the kernel") == 0);
+}
+
+TEST_CASE("a disagreement that follows from events lost earlier is lost history once a later line proves the loss") {
+    // CPU 0: timer aa is due at 31; the kernel's expiry of it is lost. Our
+    // wheel keeps it, so its clock cannot move on: timer bb at jiffies 100
+    // lands at level 1 in our wheel (clk 31), level 0 in the kernel's.
+    // When aa is started again without a timer_cancel (line 5), the loss
+    // is proven, and bb's disagreement was lost history.
+    std::string t = "# hz=250\n";
+    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=delayed_work_timer_fn expires=4294900030 [timeout=10] cpu=0 idx=63 flags=");
+    t += ev(0, "1.400000", "timer_start: timer=00000000000000bb function=process_timeout expires=4294900101 [timeout=1] cpu=0 idx=6 flags=");
+    const std::string restart =
+        ev(0, "1.800000", "timer_start: timer=00000000000000aa function=delayed_work_timer_fn expires=4294900230 [timeout=30] cpu=0 idx=7 flags=");
+    const ReplayResult open = replay_kernel_trace(t, "unproven");
+    REQUIRE(open.disagreements.size() == 1);
+    CHECK(open.disagreements.front().cause == ReplayCause::our_clock_differs);
+    CHECK(open.idx.disagree == 1);
+
+    const ReplayResult r = replay_kernel_trace(t + restart, "proven");
+    CHECK(r.disagreements.empty());
+    CHECK(r.idx.disagree == 0);
+    CHECK(r.idx.agree == 1);
+    CHECK(r.idx.lost == 2); // bb's, and the restart's own
+    CHECK(r.lost_by_reason.at("start of a pending timer without its timer_cancel (proven later)") == 1);
+    REQUIRE(!r.lost.empty());
+    CHECK(r.lost.front().line == 3);
+}
+
 TEST_CASE("bad input is a TraceError naming file and line") {
     CHECK_THROWS_AS(replay_kernel_trace("# hz=250\nthis is not a trace\n", "bad"), TraceError);
     CHECK_THROWS_AS(replay_kernel_trace(ev(0, "1.0", "timer_cancel: timer=00000000000000aa"), "no-hz"), TraceError);
