@@ -105,20 +105,19 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
         choice.recorded = trace->recorded_machine();
         const RecordedMachine& rec = *choice.recorded;
         std::vector<std::string> per_cpu;
-        for (std::size_t c = 0; c < rec.runs.size(); ++c)
-            per_cpu.push_back(fmt::format("CPU {}: {} runs, own wakes after {} jiffies unless a run follows within {}", c,
-                                          rec.runs[c].size(), rec.wake_delay[c], rec.wake_window[c]));
+        for (std::size_t c = 0; c < rec.runs.size(); ++c) {
+            std::uint64_t held = 0;
+            for (const auto& [first, last] : rec.held[c]) held += last - first + 1;
+            per_cpu.push_back(fmt::format("CPU {}: {} runs, own wakes after {} jiffies unless a run follows within {}{}",
+                                          c, rec.runs[c].size(), rec.wake_delay[c], rec.wake_window[c],
+                                          held ? fmt::format(", held {} {}", held, held == 1 ? "jiffy" : "jiffies") : std::string()));
+        }
         choice.spec.description +=
             fmt::format("\nmachine as recorded: TIMER_SOFTIRQ where the trace ran it ({})", fmt::join(per_cpu, "; "));
         params["machine"] = "recorded";
         params["recorded_runs"] = rec.total_runs();
     } else if (ftrace) {
         params["machine"] = "ticking";
-    }
-    if (trace->filter().active()) {
-        choice.spec.description += fmt::format("\nfilter {}: {}", describe_filter(trace->filter()),
-                                               describe_filter_counts(trace->filter_counts(), ftrace ? "timer events" : "events"));
-        params["filter"] = filter_json(trace->filter(), trace->filter_counts());
     }
     // On the recorded machine each callback takes as long as the
     // recording's did, unless a callback cost is asked for: --cost-callback-ns,
@@ -130,6 +129,11 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
         choice.spec.description += "\ncallbacks as recorded: each as long as the kernel's callback of that timer "
                                    "nearest in jiffies, across as many jiffies";
         params["callbacks"] = "as_recorded";
+    }
+    if (trace->filter().active()) {
+        choice.spec.description += fmt::format("\nfilter {}: {}", describe_filter(trace->filter()),
+                                               describe_filter_counts(trace->filter_counts(), ftrace ? "timer events" : "events"));
+        params["filter"] = filter_json(trace->filter(), trace->filter_counts());
     }
     if (const TraceCosts* c = trace->costs()) {
         const TraceCostChoice chosen = trace_cost_choice(*c, vm);
