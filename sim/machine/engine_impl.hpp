@@ -150,6 +150,7 @@ struct Engine<Q>::CpuState {
     // in the jiffy (UINT64_MAX: none waiting).
     std::uint64_t raise_at_ns = UINT64_MAX;
     std::optional<Placement> fired_placement; // with an event log: c.fired's bucket when taken off
+    Jiffies fired_requested = 0;              // c.fired's requested expiry when taken off
     // task context: how far this CPU has got
     std::uint64_t now_ns = 0;
     // charging: work_ns() of the queue's counters already charged, and

@@ -127,6 +127,9 @@ void Engine<Q>::after_queue_step(CpuState& c) {
         if (events_) note_fired_placement(c);
         c.phase = Phase::fire;
         c.running_timer = single_ ? c.fired.id : c.timer_of[c.fired.id];
+        // What it asked for when it was taken off: another CPU's mod_timer()
+        // may arm it again before its callback runs.
+        c.fired_requested = books_[c.running_timer].requested();
         ++c.run_expiries;
     } else {
         c.phase = Phase::pass_end;
@@ -160,7 +163,7 @@ void Engine<Q>::softirq_step(CpuState& c) {
 template <TimerQueue Q>
 void Engine<Q>::run_callback(CpuState& c) {
     const TimerId id = c.running_timer;
-    const Jiffies requested = books_[id].requested();
+    const Jiffies requested = c.fired_requested;
     const Jiffies now_j = jiffies_;
     const std::int64_t error_j = jiffies_diff(now_j, requested);
     const std::int64_t error_ns = static_cast<std::int64_t>(c.clock_ns) - jiffy_time_ns(requested);

@@ -462,7 +462,9 @@ TEST_CASE("a timer whose callback is about to run stays on its CPU when another 
     REQUIRE(w.fired.size() == 4);
     CHECK(w.fired[2].id == last);
     CHECK(w.fired[2].fire_ns == 13'000'000);
-    CHECK(w.fired[2].requested == j0 + 20); // re-armed before its callback ran
+    // Re-armed before its callback ran: the callback is the old arming's,
+    // on time for what that asked (not 10 jiffies early).
+    CHECK(w.fired[2].requested == j0 + 10);
     CHECK(w.fired[3].id == last);
     CHECK(w.fired[3].cpu == 0);
     // Tick 20's softirq reaches it after its 1 ms expiry cost, with tick 21.
@@ -664,4 +666,37 @@ TEST_CASE("the softirq series sums to the totals, in at most 2000 windows") {
     CHECK_THROWS_AS(run_machine(Design::modern, m, scatter_spec(1)), std::invalid_argument);
     MachineConfig none = machine(0);
     CHECK_THROWS_AS(run_machine(Design::modern, none, scatter_spec(1)), std::invalid_argument);
+}
+
+TEST_CASE("a timer armed again by another CPU between its detach and its callback fires for what it asked before") {
+    // CPU 1's softirq takes the timer off at tick 10 and runs its callback
+    // an expiry's cost later (6.1 expire_timers() detaches, then drops the
+    // base lock for the callback). CPU 0 arms it again in between: it stays
+    // on CPU 1's base (running_timer) for its new expiry, and the fire that
+    // follows is the old arming's: on time, not 90 jiffies early.
+    CostModel costs = CostModel::zero();
+    costs.expiry_ns = 1'000'000;
+    std::vector<ModernWheel> queues = make_queues<ModernWheel>(2);
+    Engine<ModernWheel> engine(std::span<ModernWheel>(queues), EngineConfig{.hz = kHz, .costs = costs});
+    const Jiffies j0 = engine.jiffies();
+    const TimerId t = engine.create_timer();
+    Call w;
+    w.action = [&](Sim& sim, std::uint64_t tag) {
+        if (tag == 1) sim.arm(t, j0 + 9); // on CPU 1: level 0, runs at tick 10
+        if (tag == 2) sim.arm(t, j0 + 100);
+    };
+    engine.set_workload(&w);
+    engine.schedule_action(tick_time_ns(1, kHz), call_on(1, 1));
+    engine.schedule_action(tick_time_ns(10, kHz) + 500'000, call_on(0, 2)); // after the detach, before the callback
+    engine.run_ticks(50);
+    REQUIRE(w.fired.size() == 1);
+    CHECK(w.fired[0].cpu == 1);
+    CHECK(w.fired[0].fired_jiffies == j0 + 10);
+    CHECK(w.fired[0].requested == j0 + 9);
+    CHECK(w.fired[0].fire_ns > tick_time_ns(10, kHz) + 500'000);
+    CHECK(engine.metrics(1).early == 0);
+    CHECK(engine.placement(t).pending); // pending again, for its new expiry
+    engine.run_ticks(120);
+    REQUIRE(w.fired.size() == 2);
+    CHECK(w.fired[1].requested == j0 + 100);
 }
