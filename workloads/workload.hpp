@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,12 +67,17 @@ struct FireAgreement {
     // before tracing, or dropped by a filter): no replay can make them, so
     // they are outside kernel_fires.
     std::uint64_t kernel_fires_unreplayable = 0;
-    // The kernel as recorded: how late its own fires were (now - the
-    // expires of the timer's last timer_start, in jiffies; nearest rank),
-    // over its fires whose start the trace shows, and its fires by CPU.
-    struct Lateness {
-        std::uint64_t count = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
-    } kernel_error_jiffies;
+    // The kernel as recorded, a column beside the designs': how late its
+    // own fires were (now - the expires of the timer's last timer_start, in
+    // jiffies; negative: early), as exact counts by value over its fires
+    // whose start the trace shows; the same by function; its fires by CPU.
+    struct KernelFunction {
+        std::uint64_t fires = 0;
+        std::map<std::int64_t, std::uint64_t> error_jiffies;
+    };
+    std::uint64_t kernel_fires_total = 0; // every timer_expire_entry read
+    std::map<std::int64_t, std::uint64_t> kernel_error_jiffies;
+    std::map<std::string, KernelFunction, std::less<>> kernel_by_function;
     std::vector<std::uint64_t> kernel_fires_by_cpu;
     // same_jiffy_cpu over kernel_fires and over replay_fires (1 when none).
     double recall() const noexcept { return ratio(same_jiffy_cpu, kernel_fires); }

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -151,10 +152,19 @@ std::string wrap(std::string_view text, std::size_t width, std::string_view pref
 constexpr std::size_t kWidth = 80; // the text report's columns
 constexpr int kLabelWidth = 28;
 constexpr int kColumnWidth = 17;
+constexpr int kCompactColumnWidth = 13; // with the kernel's column: three designs and it in 80
+
+// The kernel's own column (a replay of a kernel trace): its fires and
+// their error, as recorded.
+struct KernelColumn {
+    std::uint64_t fires = 0;
+    ErrorHistogram error;
+};
 
 struct Row {
     std::string label;                          // "" for a section heading
     std::function<std::string(const Summary&)> cell;
+    std::function<std::string(const KernelColumn&)> kernel = nullptr; // null: "-" in the kernel's column
 };
 
 // The seeds' designs' rows (Varghese-Lauck counts, held garbage), only
@@ -181,7 +191,12 @@ void add_seed_rows(std::vector<Row>& rows, const std::vector<Summary>& summaries
     }
 }
 
-std::vector<Row> table_rows(unsigned hz, const std::vector<Summary>& summaries) {
+// `compact`: the error cells in jiffies only (the heading gives a jiffy's
+// time), to leave room for the kernel's column in 80 columns.
+std::vector<Row> table_rows(unsigned hz, const std::vector<Summary>& summaries, bool compact) {
+    const auto error_text = [hz, compact](std::int64_t j) {
+        return compact ? (j == 0 ? std::string("0 j") : fmt::format("{:+} j", j)) : error_cell(j, hz);
+    };
     std::vector<Row> rows;
     auto heading = [&](std::string title) { rows.push_back({std::move(title), nullptr}); };
     auto count = [&](std::string label, std::uint64_t (*f)(const Summary&)) {
@@ -195,17 +210,27 @@ std::vector<Row> table_rows(unsigned hz, const std::vector<Summary>& summaries) 
     count("    same-bucket shortcuts", [](const Summary& s) { return s.m->counters.same_bucket_shortcuts; });
     count("    enqueues", [](const Summary& s) { return s.m->counters.enqueues; });
     count("  fired", [](const Summary& s) { return s.m->fired; });
+    rows.back().kernel = [](const KernelColumn& k) { return grouped(k.fires); };
     count("  cancelled", [](const Summary& s) { return s.m->cancelled; });
     count("  pending at end", [](const Summary& s) { return s.m->pending; });
     heading(fmt::format("Precision error (1 j = {})", jiffies_time(1, hz)));
-    rows.push_back({"  mean", [](const Summary& s) {
+    rows.push_back({"  mean",
+                    [](const Summary& s) {
                         return s.fired() ? fmt::format("{:+.3f} j", s.m->error_jiffies.mean()) : std::string("n/a");
+                    },
+                    [](const KernelColumn& k) {
+                        return k.error.empty() ? std::string("n/a") : fmt::format("{:+.3f} j", k.error.mean());
                     }});
     for (double p : kPercentiles)
-        rows.push_back({"  " + percentile_name(p), [p](const Summary& s) {
-                            return s.fired() ? error_cell(s.error(p), s.hz) : std::string("n/a");
+        rows.push_back({"  " + percentile_name(p),
+                        [p, error_text](const Summary& s) {
+                            return s.fired() ? error_text(s.error(p)) : std::string("n/a");
+                        },
+                        [p, error_text](const KernelColumn& k) {
+                            return k.error.empty() ? std::string("n/a") : error_text(k.error.percentile(p));
                         }});
     count("  fired early", [](const Summary& s) { return s.m->early; });
+    rows.back().kernel = [](const KernelColumn& k) { return grouped(k.error.count_below(0)); };
     rows.push_back({"  max, in time incl. delays", [](const Summary& s) {
                         return s.fired() ? ns_time(static_cast<double>(s.m->error_ns.max())) : std::string("n/a");
                     }});
@@ -450,13 +475,18 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
     const bool with_classic = std::any_of(comparison.runs.begin(), comparison.runs.end(),
                                           [](const RunResult& r) { return r.design == Design::classic; });
     std::string out = header_text(first, with_classic) + past_end_text(comparison) + kernel_fires_notes(comparison) + "\n";
-    // A design's column fits its name (a wheel's spec may be longer).
+    // A design's column fits its name (a wheel's spec may be longer). A
+    // kernel trace's replay adds the kernel's own, as recorded, last.
+    std::optional<KernelColumn> kernel;
+    if (first.kernel_fires) kernel = KernelColumn{first.kernel_fires->kernel_fires_total, kernel_error_histogram(*first.kernel_fires)};
+    const int width = kernel ? kCompactColumnWidth : kColumnWidth;
     std::vector<std::size_t> column;
-    for (const Summary& s : summaries) column.push_back(std::max<std::size_t>(kColumnWidth, s.name.size() + 1));
+    for (const Summary& s : summaries) column.push_back(std::max<std::size_t>(width, s.name.size() + 1));
     out += fmt::format("{:<{}}", "", kLabelWidth);
     for (std::size_t i = 0; i < summaries.size(); ++i) out += fmt::format("{:>{}}", summaries[i].name, column[i]);
+    if (kernel) out += fmt::format("{:>{}}", "kernel", width);
     out += '\n';
-    for (const Row& row : table_rows(hz, summaries)) {
+    for (const Row& row : table_rows(hz, summaries, kernel.has_value())) {
         if (!row.cell) {
             out += row.label + '\n';
             continue;
@@ -464,8 +494,12 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
         out += fmt::format("{:<{}}", row.label, kLabelWidth);
         for (std::size_t i = 0; i < summaries.size(); ++i)
             out += fmt::format("{:>{}}", row.cell(summaries[i]), column[i]);
+        if (kernel) out += fmt::format("{:>{}}", row.kernel ? row.kernel(*kernel) : std::string("-"), width);
         out += '\n';
     }
+    if (kernel)
+        out += "(kernel: its timer_expire_entry lines as recorded; error over the fires whose\n"
+               " timer_start the trace shows)\n";
     out += "(per tick: every tick of every CPU, 0 when no timer softirq ran; max in time:\n"
            " fire time minus the requested jiffy's tick, with softirq and ksoftirqd delays)\n";
     if (std::any_of(summaries.begin(), summaries.end(), [](const Summary& s) { return s.work_beyond_span; }))
@@ -538,6 +572,8 @@ std::string format_comparison_csv(const Comparison& comparison) {
         }
         out += kernel_fires_csv_rows(name, *s.run);
     }
+    if (const auto& k = comparison.runs.empty() ? std::nullopt : comparison.runs.front().kernel_fires)
+        out += kernel_column_csv_rows(*k);
     return out;
 }
 

@@ -1,8 +1,13 @@
 #include "sim/report/kernel_fires_report.hpp"
 
+#include "sim/report/json.hpp"
+#include "sim/report/percentiles.hpp"
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace timersim {
@@ -11,7 +16,23 @@ namespace {
 
 std::string percent(double share) { return fmt::format("{:.1f}%", share * 100.0); }
 
+ErrorHistogram histogram_of(const std::map<std::int64_t, std::uint64_t>& counts) {
+    ErrorHistogram h;
+    for (const auto& [value, n] : counts) h.add(value, n);
+    return h;
+}
+
+// Functions by fires, most first (then by name).
+std::vector<std::pair<std::string, const FireAgreement::KernelFunction*>> by_fires(const FireAgreement& a) {
+    std::vector<std::pair<std::string, const FireAgreement::KernelFunction*>> v;
+    for (const auto& [name, f] : a.kernel_by_function) v.emplace_back(name, &f);
+    std::stable_sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.second->fires > y.second->fires; });
+    return v;
+}
+
 } // namespace
+
+ErrorHistogram kernel_error_histogram(const FireAgreement& a) { return histogram_of(a.kernel_error_jiffies); }
 
 std::string kernel_fires_text(const RunResult& r) {
     if (!r.kernel_fires) return "";
@@ -26,13 +47,34 @@ std::string kernel_fires_text(const RunResult& r) {
 }
 
 std::string kernel_as_recorded_text(const FireAgreement& a) {
-    const FireAgreement::Lateness& l = a.kernel_error_jiffies;
+    const ErrorHistogram h = kernel_error_histogram(a);
     std::vector<std::string> cpus;
     for (std::size_t c = 0; c < a.kernel_fires_by_cpu.size(); ++c)
         cpus.push_back(fmt::format("CPU {} {}", c, a.kernel_fires_by_cpu[c]));
-    return fmt::format("kernel (as recorded): fires by CPU: {}; error (fired - requested) in jiffies over {} fires: p50 {}, "
-                       "p90 {}, p99 {}, max {}",
-                       fmt::join(cpus, ", "), l.count, l.p50, l.p90, l.p99, l.max);
+    const std::uint64_t early = h.count_below(0);
+    return fmt::format("kernel (as recorded): {} fires, by CPU: {}; error (fired - requested) in jiffies over {} fires: "
+                       "mean {:.3f}, p50 {}, p90 {}, p99 {}, p99.9 {}, max {}{}",
+                       a.kernel_fires_total, fmt::join(cpus, ", "), h.total(), h.mean(), h.percentile(50),
+                       h.percentile(90), h.percentile(99), h.percentile(99.9), h.max(),
+                       early ? fmt::format(", {} early", early) : std::string());
+}
+
+std::string kernel_by_function_text(const FireAgreement& a, std::size_t rows) {
+    if (a.kernel_by_function.empty()) return "";
+    const auto functions = by_fires(a);
+    const std::size_t shown = rows == 0 ? functions.size() : std::min(rows, functions.size());
+    std::string out = shown == functions.size()
+                          ? std::string("Kernel (as recorded) by function\n")
+                          : fmt::format("Kernel (as recorded) by function: the {} of {} it fired most\n", shown,
+                                        functions.size());
+    out += "     fired  p50 j  p99 j  max j  function\n";
+    for (std::size_t i = 0; i < shown; ++i) {
+        const auto& [name, f] = functions[i];
+        const ErrorHistogram h = histogram_of(f->error_jiffies);
+        const auto cell = [&](double p) { return h.empty() ? std::string("n/a") : fmt::format("{}", h.percentile(p)); };
+        out += fmt::format("{:>10} {:>6} {:>6} {:>6}  {}\n", f->fires, cell(50), cell(99), cell(100), name);
+    }
+    return out;
 }
 
 nlohmann::ordered_json kernel_fires_json(const RunResult& r) {
@@ -46,9 +88,31 @@ nlohmann::ordered_json kernel_fires_json(const RunResult& r) {
     o["precision"] = a.precision();
     o["kernel_fires_unreplayable"] = a.kernel_fires_unreplayable;
     nlohmann::ordered_json kernel = nlohmann::ordered_json::object();
+    kernel["fires"] = a.kernel_fires_total;
     kernel["fires_by_cpu"] = a.kernel_fires_by_cpu;
-    const FireAgreement::Lateness& l = a.kernel_error_jiffies;
-    kernel["error_jiffies"] = {{"count", l.count}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}, {"max", l.max}};
+    const ErrorHistogram h = kernel_error_histogram(a);
+    nlohmann::ordered_json error = nlohmann::ordered_json::object();
+    error["count"] = h.total();
+    error["mean"] = h.mean();
+    error["min"] = h.min();
+    for (double p : kPercentiles) error[percentile_name(p)] = h.percentile(p);
+    error["early"] = h.count_below(0);
+    nlohmann::ordered_json histogram = nlohmann::ordered_json::array();
+    for (const auto& [value, n] : h.counts()) histogram.push_back({value, n});
+    error["histogram"] = std::move(histogram);
+    kernel["error_jiffies"] = std::move(error);
+    nlohmann::ordered_json functions = nlohmann::ordered_json::array();
+    for (const auto& [name, f] : by_fires(a)) {
+        const ErrorHistogram fh = histogram_of(f->error_jiffies);
+        nlohmann::ordered_json e = {{"count", fh.total()}};
+        if (!fh.empty()) {
+            e["p50"] = fh.percentile(50);
+            e["p99"] = fh.percentile(99);
+            e["max"] = fh.max();
+        }
+        functions.push_back({{"name", name}, {"fires", f->fires}, {"error_jiffies", std::move(e)}});
+    }
+    kernel["by_function"] = std::move(functions);
     o["kernel_as_recorded"] = std::move(kernel);
     return o;
 }
@@ -63,6 +127,19 @@ std::string kernel_fires_csv_rows(const std::string& design, const RunResult& r)
     row("kernel_fires_recall", a.recall());
     row("kernel_fires_precision", a.precision());
     row("kernel_fires_unreplayable", a.kernel_fires_unreplayable);
+    return out;
+}
+
+std::string kernel_column_csv_rows(const FireAgreement& a) {
+    const ErrorHistogram h = kernel_error_histogram(a);
+    std::string out;
+    const auto row = [&](const std::string& metric, auto value) { out += fmt::format("kernel,{},{}\n", metric, value); };
+    row("fired", a.kernel_fires_total);
+    row("early", h.count_below(0));
+    if (h.empty()) return out;
+    row("error_mean_jiffies", json_number(h.mean()));
+    row("error_min_jiffies", h.min());
+    for (double p : kPercentiles) row("error_" + percentile_name(p) + "_jiffies", h.percentile(p));
     return out;
 }
 

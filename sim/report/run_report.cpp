@@ -123,6 +123,7 @@ std::string format_run_text(const RunResult& r, std::size_t group_rows) {
         }
     }
     out += "\n" + group_table_text(r.groups, group_rows);
+    if (r.kernel_fires) out += "\n" + kernel_by_function_text(*r.kernel_fires, group_rows);
     return out;
 }
 

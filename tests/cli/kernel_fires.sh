@@ -19,7 +19,7 @@ for capture in "$data/capture-6.1-hz250.trace.xz" "$data/capture-6.1-hz250-softi
     expect_status 0
     printf '%s\n' "$out" >"$name-$design.json"
     python3 - "$name.txt" "$name-$design.csv" "$name-$design.json" <<'PY' || fail "$name $design: kernel fires miscounted"
-import collections, csv, json, re, sys
+import collections, csv, json, math, re, sys
 text, events, report = sys.argv[1:4]
 entry = re.compile(r"\[(\d+)\].*timer_expire_entry: timer=(?:0x)?([0-9a-f]+) .*now=(\d+)")
 kernel = collections.Counter()
@@ -42,10 +42,13 @@ want = {"kernel_fires": replayable, "replay_fires": sum(replay.values()), "same_
 for key, value in want.items():
     assert got[key] == value, (key, got[key], value)
 assert abs(got["recall"] - same / replayable) < 1e-12 and abs(got["precision"] - same / sum(replay.values())) < 1e-12, got
-# The kernel as recorded: its fires by CPU, and how late each was against
-# the expires of its timer's last timer_start (nearest rank).
+# The kernel as recorded: its fires by CPU and by function, and how late
+# each was against the expires of its timer's last timer_start (signed:
+# early is negative; nearest rank), overall and by function.
 start = re.compile(r"timer_start: timer=(?:0x)?([0-9a-f]+) .*expires=(\d+) ")
+function = re.compile(r"timer_expire_entry: .*function=(\S+)")
 last_expires, late, by_cpu = {}, [], collections.Counter()
+fires_by_function, late_by_function = collections.Counter(), collections.defaultdict(list)
 for line in open(text):
     m = start.search(line)
     if m:
@@ -53,14 +56,30 @@ for line in open(text):
     m = entry.search(line)
     if m:
         timer, now, cpu = int(m.group(2), 16), int(m.group(3)), int(m.group(1))
+        name = function.search(line).group(1)
         by_cpu[cpu] += 1
-        if timer in last_expires and now >= last_expires[timer]:
+        fires_by_function[name] += 1
+        if timer in last_expires:
             late.append(now - last_expires[timer])
+            late_by_function[name].append(now - last_expires[timer])
 late.sort()
-rank = lambda p: late[max(0, -(-len(late) * p // 100) - 1)]
+rank = lambda v, p: sorted(v)[max(0, math.ceil(p / 100.0 * len(v)) - 1)]
 k = got["kernel_as_recorded"]
+assert k["fires"] == sum(by_cpu.values()), k["fires"]
 assert k["fires_by_cpu"] == [by_cpu[c] for c in range(max(by_cpu) + 1)], (k, by_cpu)
-assert k["error_jiffies"] == {"count": len(late), "p50": rank(50), "p90": rank(90), "p99": rank(99), "max": late[-1]}, k
+e = k["error_jiffies"]
+want = {"count": len(late), "min": late[0], "p50": rank(late, 50), "p90": rank(late, 90), "p99": rank(late, 99),
+        "p99.9": rank(late, 99.9), "max": late[-1], "early": sum(1 for x in late if x < 0)}
+assert {key: e[key] for key in want} == want, (e, want)
+assert abs(e["mean"] - sum(late) / len(late)) < 1e-9, e
+assert sum(n for _, n in e["histogram"]) == len(late), e
+functions = {f["name"]: f for f in k["by_function"]}
+assert {n: f["fires"] for n, f in functions.items()} == dict(fires_by_function), functions
+for name, v in late_by_function.items():
+    f = functions[name]["error_jiffies"]
+    assert (f["count"], f["p50"], f["p99"], f["max"]) == (len(v), rank(v, 50), rank(v, 99), max(v)), (name, f)
+fires = [f["fires"] for f in k["by_function"]]
+assert fires == sorted(fires, reverse=True), fires
 PY
   done
 done
@@ -120,9 +139,24 @@ expect_usage_error "^timersim: --machine: recorded or ticking" "try 'timersim ru
 run compare --ftrace capture-6.1-hz250.txt --design classic,modern
 expect_status 0
 grep -qF "the kernel recorded" <<<"$out" || fail "compare does not give the kernel's fires"
+# The kernel is a column of the table: its fires (every timer_expire_entry)
+# and its error percentiles, the same as run's JSON says; "-" where a
+# recording shows nothing (cascades, costs).
+fires=$(grep -cE '\[[0-9]+\].* timer_expire_entry: ' capture-6.1-hz250.txt)
+p99=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["workload"]["kernel_fires"]["kernel_as_recorded"]["error_jiffies"]["p99"])' \
+  capture-6.1-hz250-modern.json)
+grep -Eq '^ +classic +modern +kernel$' <<<"$out" || fail "compare has no kernel column"
+grep -Eq "^  fired +[0-9,]+ +[0-9,]+ +$(python3 -c "print(f'{$fires:,}')")\$" <<<"$out" || fail "the kernel column's fires are not the trace's"
+grep -Eq "^  p99 .* \+$p99 j\$" <<<"$out" || fail "the kernel column's p99 is not the kernel's"
+grep -Eq '^  timers moved +[0-9,]+ +[0-9,]+ +-$' <<<"$out" || fail "the kernel column claims cascades"
 run compare --ftrace capture-6.1-hz250.txt --design classic,modern --format csv
 expect_status 0
 grep -q '^modern,kernel_fires_same_jiffy_cpu,[0-9]' <<<"$out" || fail "compare CSV lacks kernel_fires rows"
+grep -q "^kernel,fired,$fires\$" <<<"$out" || fail "compare CSV lacks the kernel's column"
+grep -q "^kernel,error_p99_jiffies,$p99\$" <<<"$out" || fail "compare CSV: the kernel's p99"
+# run lists the kernel's fires by function beside the designs'.
+run run --ftrace capture-6.1-hz250.txt
+grep -q '^Kernel (as recorded) by function' <<<"$out" || fail "run has no kernel by-function table"
 run import capture-6.1-hz250.txt -o imported.trace
 run run --trace imported.trace
 expect_status 0

@@ -16,8 +16,15 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
         const auto s = last_start_.find(e.timer);
         const bool known = s != last_start_.end();
+        std::uint32_t function = kNoFunction;
+        if (!e.function.empty()) {
+            const auto [f, added] = function_ids_.try_emplace(std::string(e.function),
+                                                              static_cast<std::uint32_t>(functions_.size()));
+            if (added) functions_.emplace_back(e.function);
+            function = f->second;
+        }
         fires_.push_back({e.timer, *e.now, e.line_cpu, e.baseclk, known && s->second.deferrable,
-                          known ? std::optional<Jiffies>(s->second.expires) : std::nullopt,
+                          known ? std::optional<Jiffies>(s->second.expires) : std::nullopt, function,
                           std::nullopt, e.timestamp_ns, std::nullopt});
         open_[e.line_cpu] = Open{fires_.size() - 1, e.timestamp_ns};
     }
@@ -88,27 +95,21 @@ void KernelFireCollector::timer_softirq(const FtraceTimerSoftirq& e) {
     if (next_) next_->timer_softirq(e);
 }
 
-FireTally::FireTally(const std::vector<KernelFire>& fires,
+FireTally::FireTally(const std::vector<KernelFire>& fires, const std::vector<std::string>& functions,
                      const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of) {
-    std::vector<std::uint64_t> lateness;
+    agreement_.kernel_fires_total = fires.size();
     for (const KernelFire& f : fires) {
         if (f.cpu >= agreement_.kernel_fires_by_cpu.size()) agreement_.kernel_fires_by_cpu.resize(std::size_t{f.cpu} + 1);
         ++agreement_.kernel_fires_by_cpu[f.cpu];
-        if (f.requested && !time_before(f.now, *f.requested)) lateness.push_back(f.now - *f.requested);
-    }
-    std::sort(lateness.begin(), lateness.end());
-    auto& l = agreement_.kernel_error_jiffies;
-    l.count = lateness.size();
-    // Nearest rank: the sample at rank ceil(p/100 * n).
-    const auto rank = [&](unsigned percent) {
-        const std::size_t r = (lateness.size() * percent + 99) / 100;
-        return lateness[r == 0 ? 0 : r - 1];
-    };
-    if (!lateness.empty()) {
-        l.p50 = rank(50);
-        l.p90 = rank(90);
-        l.p99 = rank(99);
-        l.max = lateness.back();
+        FireAgreement::KernelFunction* by_function = nullptr;
+        if (f.function < functions.size()) {
+            by_function = &agreement_.kernel_by_function[functions[f.function]];
+            ++by_function->fires;
+        }
+        if (!f.requested) continue;
+        const std::int64_t error = jiffies_diff(f.now, *f.requested);
+        ++agreement_.kernel_error_jiffies[error];
+        if (by_function) ++by_function->error_jiffies[error];
     }
     for (const KernelFire& f : fires) {
         const std::optional<std::uint32_t> id = id_of(f.timer);

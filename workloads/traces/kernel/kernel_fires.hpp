@@ -7,7 +7,7 @@
 //   KernelFireCollector fires(&costs);          // sees the reader's events, passes them on
 //   reader.set_observer(&fires);
 //   ... read the trace ...
-//   FireTally tally(fires.fires(), id_of);      // id_of: timer pointer -> the replay's timer id
+//   FireTally tally(fires.fires(), fires.functions(), id_of); // id_of: timer pointer -> the replay's timer id
 //   tally.replayed(id, fired_jiffies, cpu);     // each fire of the replay
 //   tally.agreement();
 #pragma once
@@ -19,10 +19,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace timersim {
+
+inline constexpr std::uint32_t kNoFunction = 0xFFFFFFFFu;
 
 // One timer_expire_entry: the kernel ran `timer`'s callback on `cpu` with
 // jiffies at `now`.
@@ -33,6 +36,7 @@ struct KernelFire {
     std::optional<Jiffies> baseclk; // 6.1+: the clock of the bucket it was expired from
     bool deferrable = false;        // its last timer_start said TIMER_DEFERRABLE
     std::optional<Jiffies> requested; // its last timer_start's expires, if the trace shows one
+    std::uint32_t function = kNoFunction; // index in KernelFireCollector::functions()
     // From its timer_expire_entry to its timer_expire_exit on that CPU: how
     // long the callback took as recorded (a stalled vCPU's time included).
     std::optional<std::uint64_t> callback_ns;
@@ -67,6 +71,8 @@ public:
     void timer_event(const FtraceEvent& event) override;
     void timer_softirq(const FtraceTimerSoftirq& event) override;
     const std::vector<KernelFire>& fires() const noexcept { return fires_; }
+    // The callbacks' function= names, by KernelFire::function.
+    const std::vector<std::string>& functions() const noexcept { return functions_; }
     // Once the whole trace is read: a cancel is known not to be an
     // expiry's detach when the timer's next event is not its expire_entry.
     std::vector<KernelUnfired> unfired() const;
@@ -77,6 +83,8 @@ private:
 
     FtraceObserver* next_;
     std::vector<KernelFire> fires_;
+    std::vector<std::string> functions_;
+    std::unordered_map<std::string, std::uint32_t> function_ids_;
     struct LastStart {
         bool deferrable = false;
         Jiffies expires = 0;
@@ -106,7 +114,7 @@ class FireTally {
 public:
     // `id_of`: the replay's id of a timer pointer, none for a timer it does
     // not have.
-    FireTally(const std::vector<KernelFire>& fires,
+    FireTally(const std::vector<KernelFire>& fires, const std::vector<std::string>& functions,
               const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of);
     void replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32_t cpu);
     const FireAgreement& agreement() const noexcept { return agreement_; }

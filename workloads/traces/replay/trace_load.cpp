@@ -103,6 +103,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     summary.header = source->header();
     if (kind == TraceKind::ftrace) {
         data->kernel_fires = fires.fires();
+        data->kernel_functions = fires.functions();
         const FtraceImporter* importer = source->kernel_importer();
         data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(
             data->kernel_fires, importer ? importer->recorded_runs() : std::vector<RecordedRunTime>{}, fires.unfired(),

@@ -94,7 +94,8 @@ public:
                             data_.file, header_.hz, header_.start_jiffies, sim.hz(), sim.start_jiffies()));
         cpus_ = sim.cpus();
         if (data_.kind == TraceKind::ftrace)
-            kernel_fires_.emplace(data_.kernel_fires, [&](std::uint64_t pointer) -> std::optional<std::uint32_t> {
+            kernel_fires_.emplace(data_.kernel_fires, data_.kernel_functions,
+                                  [&](std::uint64_t pointer) -> std::optional<std::uint32_t> {
                 const auto it = data_.id_by_pointer.find(pointer);
                 if (it == data_.id_by_pointer.end()) return std::nullopt;
                 return it->second;
