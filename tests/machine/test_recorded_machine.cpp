@@ -43,16 +43,25 @@ std::shared_ptr<const RecordedMachine> recording() {
     return std::make_shared<const RecordedMachine>(RecordedMachine::from(fires));
 }
 
+// Timers armed at time 0 with `expires`, each cancelled at `cancel_at`
+// (0: never), replayed on `recording`: the jiffies they fired at.
+struct Timed {
+    Jiffies expires;
+    bool deferrable = false;
+    std::uint64_t cancel_at = 0;
+};
 template <class Q>
-std::vector<Jiffies> fire_jiffies(Q queue, std::vector<std::pair<Jiffies, bool>> timers) {
+std::vector<Jiffies> fire_jiffies(Q queue, std::shared_ptr<const RecordedMachine> recording,
+                                  const std::vector<Timed>& timers) {
     EngineConfig config{.hz = kHz};
-    config.recorded = recording();
+    config.recorded = std::move(recording);
     Engine<Q> engine(queue, config);
     Recorder rec;
     engine.set_workload(&rec);
-    for (const auto& [expires, deferrable] : timers) {
-        const TimerId t = engine.create_timer(TimerFlags{.deferrable = deferrable});
-        engine.arm(t, expires);
+    for (const Timed& t : timers) {
+        const TimerId id = engine.create_timer(TimerFlags{.deferrable = t.deferrable});
+        engine.arm(id, t.expires);
+        if (t.cancel_at) engine.schedule_action(t.cancel_at, Action{.kind = Action::Kind::cancel, .timer = id});
     }
     engine.run_until(tick_time_ns(100, kHz));
     std::vector<Jiffies> out;
@@ -79,17 +88,17 @@ TEST_CASE("a due timer fires at the recorded run within the wake window, else at
     // modern: expires J0+18 runs at J0+19 (bucket), the recorded run J0+20
     // is within 3: fires there. Expires J0+30 runs at J0+31: no run in
     // J0+31..J0+34, so the CPU wakes for it at J0+31+1.
-    CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), {{kJ0 + 18, false}, {kJ0 + 30, false}}) ==
+    CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), recording(), {{kJ0 + 18}, {kJ0 + 30}}) ==
           std::vector<Jiffies>{kJ0 + 20, kJ0 + 32});
     // classic (4.x: due at expires itself): J0+18 waits for J0+20; J0+30
     // wakes at J0+31.
-    CHECK(fire_jiffies(ClassicWheel(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt}),
-                       {{kJ0 + 18, false}, {kJ0 + 30, false}}) == std::vector<Jiffies>{kJ0 + 20, kJ0 + 31});
+    CHECK(fire_jiffies(ClassicWheel(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt}), recording(),
+                       {{kJ0 + 18}, {kJ0 + 30}}) == std::vector<Jiffies>{kJ0 + 20, kJ0 + 31});
 }
 
 TEST_CASE("a deferrable timer never wakes the CPU: it waits for the next recorded run") {
     // Due at J0+31 (modern bucket), no wake of its own: the run at J0+50.
-    CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), {{kJ0 + 30, true}}) ==
+    CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), recording(), {{kJ0 + 30, true}}) ==
           std::vector<Jiffies>{kJ0 + 50});
 }
 
@@ -97,12 +106,7 @@ namespace {
 
 // One CPU, a recording whose only run is at J0+20, 2 ms into that jiffy;
 // `held`: a timer of the kernel's own due at J0+31 and cancelled unfired in
-// J0+34, so CPU 0 ran no timer softirq in J0+31..J0+33. Timers armed at
-// time 0 with `expires`, each cancelled at `cancel_at` (0: never).
-struct Timed {
-    Jiffies expires;
-    std::uint64_t cancel_at = 0;
-};
+// J0+34, so CPU 0 ran no timer softirq in J0+31..J0+33.
 std::vector<Jiffies> fires_on_timeline(const std::vector<Timed>& timers, bool held) {
     std::vector<KernelFire> fires = {{.timer = 1, .now = kJ0 + 20, .cpu = 0, .baseclk = kJ0 + 19},
                                      {.timer = 2, .now = kJ0 + 50, .cpu = 0, .baseclk = kJ0 + 47}};
@@ -110,21 +114,9 @@ std::vector<Jiffies> fires_on_timeline(const std::vector<Timed>& timers, bool he
     const KernelClock clock({{0, kJ0}}, kHz);
     std::vector<KernelUnfired> unfired;
     if (held) unfired.push_back({0, kJ0 + 31, tick_time_ns(34, kHz) + 1'000'000});
-    EngineConfig config{.hz = kHz};
-    config.recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(fires, times, unfired, &clock));
-    ModernWheel wheel(ModernWheel::Config{.hz = kHz});
-    Engine<ModernWheel> engine(wheel, config);
-    Recorder rec;
-    engine.set_workload(&rec);
-    for (const Timed& t : timers) {
-        const TimerId id = engine.create_timer(TimerFlags{});
-        engine.arm(id, t.expires);
-        if (t.cancel_at) engine.schedule_action(t.cancel_at, Action{.kind = Action::Kind::cancel, .timer = id});
-    }
-    engine.run_until(tick_time_ns(100, kHz));
-    std::vector<Jiffies> out;
-    for (const FireRecord& r : rec.fired) out.push_back(r.fired_jiffies);
-    return out;
+    return fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}),
+                        std::make_shared<const RecordedMachine>(RecordedMachine::from(fires, times, unfired, &clock)),
+                        timers);
 }
 
 } // namespace
@@ -134,14 +126,14 @@ TEST_CASE("a recorded run comes at its own time in the jiffy: a task's cancel tr
     // into it: the one cancelled 1 ms into J0+20 never fires; the one
     // cancelled 3 ms in had fired.
     const std::uint64_t j20 = tick_time_ns(20, kHz);
-    CHECK(fires_on_timeline({{kJ0 + 18, j20 + 1'000'000}, {kJ0 + 18, j20 + 3'000'000}}, false) ==
+    CHECK(fires_on_timeline({{kJ0 + 18, false, j20 + 1'000'000}, {kJ0 + 18, false, j20 + 3'000'000}}, false) ==
           std::vector<Jiffies>{kJ0 + 20});
 }
 
 TEST_CASE("a design's own wake comes late in its jiffy, after the tasks traced there") {
     // Due at J0+31, no run within 3: the CPU wakes for it in J0+32, after
     // a cancel 3 ms into that jiffy; without the cancel it fires there.
-    CHECK(fires_on_timeline({{kJ0 + 30, tick_time_ns(32, kHz) + 3'000'000}}, false).empty());
+    CHECK(fires_on_timeline({{kJ0 + 30, false, tick_time_ns(32, kHz) + 3'000'000}}, false).empty());
     CHECK(fires_on_timeline({{kJ0 + 30}}, false) == std::vector<Jiffies>{kJ0 + 32});
 }
 
