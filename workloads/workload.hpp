@@ -79,6 +79,11 @@ struct FireAgreement {
     std::map<std::int64_t, std::uint64_t> kernel_error_jiffies;
     std::map<std::string, KernelFunction, std::less<>> kernel_by_function;
     std::vector<std::uint64_t> kernel_fires_by_cpu;
+    // Set when the recording kernel runs a timer design timersim does not
+    // model: what in the trace shows it (6.9+: three bases and the pull
+    // model of timer migration). No replay is then expected to give back
+    // its fires.
+    std::string unmodelled_kernel;
     // same_jiffy_cpu over kernel_fires and over replay_fires (1 when none).
     double recall() const noexcept { return ratio(same_jiffy_cpu, kernel_fires); }
     double precision() const noexcept { return ratio(same_jiffy_cpu, replay_fires); }

@@ -463,8 +463,9 @@ std::string kernel_fires_notes(const Comparison& comparison) {
                                                      grouped(any->kernel_fires_unreplayable))
                                        : std::string(),
                                    fmt::join(parts, ", "));
-    return wrap(text, kWidth, "  kernel    ", "            ") +
-           wrap(kernel_as_recorded_text(*any), kWidth, "            ", "            ");
+    std::string out = wrap(text, kWidth, "  kernel    ", "            ");
+    if (!any->unmodelled_kernel.empty()) out += wrap(any->unmodelled_kernel, kWidth, "            ", "            ");
+    return out + wrap(kernel_as_recorded_text(*any), kWidth, "            ", "            ");
 }
 
 std::string format_comparison_text(const Comparison& comparison, std::size_t group_rows) {

@@ -43,6 +43,7 @@ std::string kernel_fires_text(const RunResult& r) {
         design_name(r), a.same_jiffy_cpu, a.kernel_fires, percent(a.recall()), percent(a.precision()), a.replay_fires);
     if (a.kernel_fires_unreplayable)
         out += fmt::format(" ({} more kernel fires are of timers no replayed event arms)", a.kernel_fires_unreplayable);
+    if (!a.unmodelled_kernel.empty()) out += "\n" + a.unmodelled_kernel;
     return out + "\n" + kernel_as_recorded_text(a) + "\n";
 }
 
@@ -87,6 +88,8 @@ nlohmann::ordered_json kernel_fires_json(const RunResult& r) {
     o["recall"] = a.recall();
     o["precision"] = a.precision();
     o["kernel_fires_unreplayable"] = a.kernel_fires_unreplayable;
+    o["unmodelled_kernel"] = a.unmodelled_kernel.empty() ? nlohmann::ordered_json(nullptr)
+                                                         : nlohmann::ordered_json(a.unmodelled_kernel);
     nlohmann::ordered_json kernel = nlohmann::ordered_json::object();
     kernel["fires"] = a.kernel_fires_total;
     kernel["fires_by_cpu"] = a.kernel_fires_by_cpu;

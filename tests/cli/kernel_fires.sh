@@ -154,6 +154,17 @@ expect_status 0
 grep -q '^modern,kernel_fires_same_jiffy_cpu,[0-9]' <<<"$out" || fail "compare CSV lacks kernel_fires rows"
 grep -q "^kernel,fired,$fires\$" <<<"$out" || fail "compare CSV lacks the kernel's column"
 grep -q "^kernel,error_p99_jiffies,$p99\$" <<<"$out" || fail "compare CSV: the kernel's p99"
+# A 6.9+ kernel's design is not modelled: the replay says so, with what in
+# the trace shows it; a 6.1 one says nothing of the kind.
+run run --ftrace "$data/capture-6.12-hz250.trace.xz" --format json
+expect_status 0
+python3 -c 'import json,sys; u = json.load(sys.stdin)["workload"]["kernel_fires"]["unmodelled_kernel"]; assert u and "bucket_expiry=" in u, u' <<<"$out" ||
+  fail "a 6.12 replay does not say its design is not modelled"
+run run --ftrace "$data/capture-6.12-hz250.trace.xz"
+grep -q "^the recording kernel is 6.9 or later (its timer_start lines print bucket_expiry=)" <<<"$out" ||
+  fail "the text report does not say the 6.12 design is not modelled"
+run run --ftrace capture-6.1-hz250.txt
+! grep -q "6.9 or later" <<<"$out" || fail "a 6.1 replay claims an unmodelled kernel"
 # run lists the kernel's fires by function beside the designs'.
 run run --ftrace capture-6.1-hz250.txt
 grep -q '^Kernel (as recorded) by function' <<<"$out" || fail "run has no kernel by-function table"

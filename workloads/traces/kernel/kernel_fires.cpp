@@ -9,8 +9,10 @@ namespace timersim {
 void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // 6.1 call_timer_fn(): trace_timer_expire_entry(timer, baseclk) prints
     // now=jiffies as the callback starts, on the CPU running the softirq.
-    if (e.type == FtraceEventType::timer_start)
+    if (e.type == FtraceEventType::timer_start) {
         last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires};
+        if (e.bucket_expiry) saw_bucket_expiry_ = true;
+    }
     note_unfired(e);
     note_next_in_run(e);
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {

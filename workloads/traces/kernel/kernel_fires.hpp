@@ -73,6 +73,8 @@ public:
     const std::vector<KernelFire>& fires() const noexcept { return fires_; }
     // The callbacks' function= names, by KernelFire::function.
     const std::vector<std::string>& functions() const noexcept { return functions_; }
+    // A timer_start printed bucket_expiry= (6.9+ include/trace/events/timer.h).
+    bool saw_bucket_expiry() const noexcept { return saw_bucket_expiry_; }
     // Once the whole trace is read: a cancel is known not to be an
     // expiry's detach when the timer's next event is not its expire_entry.
     std::vector<KernelUnfired> unfired() const;
@@ -84,6 +86,7 @@ private:
     FtraceObserver* next_;
     std::vector<KernelFire> fires_;
     std::vector<std::string> functions_;
+    bool saw_bucket_expiry_ = false;
     std::unordered_map<std::string, std::uint32_t> function_ids_;
     struct LastStart {
         bool deferrable = false;

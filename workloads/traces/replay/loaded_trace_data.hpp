@@ -80,6 +80,7 @@ struct LoadedTrace::Data {
     // replay's FireTally.
     std::vector<KernelFire> kernel_fires;
     std::vector<std::string> kernel_functions; // by KernelFire::function
+    std::string unmodelled_kernel;             // FireAgreement::unmodelled_kernel
     std::shared_ptr<const RecordedMachine> recorded; // from kernel_fires
     std::unordered_map<std::uint64_t, std::uint32_t> id_by_pointer;
     // By dense id: the kernel's fires of that timer whose callback's length

@@ -4,6 +4,8 @@
 
 #include "workloads/traces/replay/trace_source.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <memory>
 #include <stdexcept>
@@ -49,6 +51,31 @@ namespace {
 // "tcp_delack_timer[mod]" -> "tcp_delack_timer": the importer's label names
 // the module too, the cost collector the function alone.
 std::string_view function_of_label(std::string_view label) { return label.substr(0, label.find('[')); }
+
+} // namespace
+
+namespace {
+
+// What in a kernel trace shows a timer design timersim does not model: 6.9+
+// (LOCAL, GLOBAL and DEF bases, the pull model of timer migration) prints
+// bucket_expiry= in timer_start and has the timer_base_idle and
+// timer_migration:tmigr_* events. Empty when nothing does.
+std::string unmodelled_kernel(const KernelFireCollector& fires, const FtraceReader* reader) {
+    std::vector<std::string> evidence;
+    if (fires.saw_bucket_expiry()) evidence.emplace_back("its timer_start lines print bucket_expiry=");
+    if (reader) {
+        for (const auto& [name, n] : reader->stats().other_by_name) {
+            if (name == "timer_base_idle" || name.starts_with("tmigr_")) {
+                evidence.push_back(fmt::format("it has {} events", name));
+                break;
+            }
+        }
+    }
+    if (evidence.empty()) return "";
+    return fmt::format("the recording kernel is 6.9 or later ({}): its three timer bases and the pull model of timer "
+                       "migration are not modelled yet, so no design here is that kernel's",
+                       fmt::join(evidence, ", "));
+}
 
 } // namespace
 
@@ -104,6 +131,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     if (kind == TraceKind::ftrace) {
         data->kernel_fires = fires.fires();
         data->kernel_functions = fires.functions();
+        data->unmodelled_kernel = unmodelled_kernel(fires, source->kernel_reader());
         const FtraceImporter* importer = source->kernel_importer();
         data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(
             data->kernel_fires, importer ? importer->recorded_runs() : std::vector<RecordedRunTime>{}, fires.unfired(),

@@ -193,7 +193,9 @@ public:
     // never ran are callback_events_unmatched).
     std::optional<FireAgreement> kernel_fire_agreement() const override {
         if (!kernel_fires_) return std::nullopt;
-        return kernel_fires_->agreement();
+        FireAgreement a = kernel_fires_->agreement();
+        a.unmodelled_kernel = data_.unmodelled_kernel;
+        return a;
     }
 
     std::uint64_t operations_past(std::uint64_t end_ns) const override {
