@@ -42,6 +42,10 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
     if (r.filter.active())
         out += fmt::format("filter {}: {}\n", describe_filter(r.filter), describe_filter_counts(r.filter_counts, "timer events"));
     if (r.timer_events == 0) out += "no timer_* events: nothing to validate\n";
+    if (r.kernel_6_9)
+        out += "the trace is of a 6.9 or later kernel (its timer_start lines print bucket_expiry=): the model is "
+               "6.1's, without its three timer bases and timer migration, so expiries another CPU ran for an idle "
+               "one disagree\n";
     out += fmt::format("replay: {} softirq runs of our model (+{} empty catch-up runs), {} requeues (cancel+start), "
                        "{} deletes, {} migrations\n",
                        r.model_softirq_runs, r.empty_softirq_runs, r.kernel_requeues, r.kernel_deletes, r.migrations);
@@ -182,6 +186,7 @@ ordered_json validate_document(const ReplayResult& r, std::size_t max_listed, do
     doc["timers"] = r.timers;
     if (r.filter.active()) doc["filter"] = filter_json(r.filter, r.filter_counts);
     doc["workload_start_line"] = r.workload_start_line ? ordered_json(*r.workload_start_line) : ordered_json(nullptr);
+    doc["kernel_6_9"] = r.kernel_6_9;
     doc["idx"] = check_counts(r.idx);
     doc["expiry"] = check_counts(r.expiry);
     doc["unknown_history"] = counts_by_name(r.unknown_by_reason);

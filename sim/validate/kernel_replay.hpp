@@ -121,6 +121,9 @@ struct ReplayResult {
     TraceFilter filter;
     TraceFilterCounts filter_counts;
     std::optional<std::uint64_t> workload_start_line; // the marker, if present
+    // A timer_start printed bucket_expiry=: the trace is of a 6.9 or later
+    // kernel, whose three bases and timer migration our 6.1 model lacks.
+    bool kernel_6_9 = false;
     ReplayCheckCounts idx;
     ReplayCheckCounts expiry;
     std::vector<ReplayDisagreement> disagreements; // in trace order

@@ -127,6 +127,7 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
         e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
         e.baseclk = fe.baseclk;
         e.jiffies = fe.jiffies();
+        if (fe.bucket_expiry) result.kernel_6_9 = true;
         const auto [it, added] = current.try_emplace(e.timer);
         if (added) ++result.timers;
         else events[it->second.last_event].next_same_timer = events.size();

@@ -29,6 +29,13 @@ for f in "$data"/capture-6.1-hz250*.trace.xz "$data/capture-6.1-hz250-softirq.tr
 done
 run validate "$data/capture-6.1-hz250-hrtimer.trace.xz"
 expect_stdout_line '^ +2 +start of a pending timer without its timer_cancel \(proven later\)$'
+# A 6.9+ kernel's trace: validate says the model is 6.1's, and disagrees
+# where its timer migration ran another CPU's timers.
+run validate "$data/capture-6.12-hz250.trace.xz"
+expect_status 1
+expect_stdout_line '^the trace is of a 6\.9 or later kernel \(its timer_start lines print bucket_expiry=\)'
+run validate "$data/capture-6.1-hz250-hrtimer.trace.xz" --format json
+python3 -c 'import json,sys; assert json.load(sys.stdin)["kernel_6_9"] is False' <<<"$out" || fail "a 6.1 trace said 6.9+"
 
 # The capture uncompressed, with one idx changed (its 2000th timer_start):
 # exactly one disagreement; json; a --min it meets.
