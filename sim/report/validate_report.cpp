@@ -42,6 +42,10 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
     if (r.filter.active())
         out += fmt::format("filter {}: {}\n", describe_filter(r.filter), describe_filter_counts(r.filter_counts, "timer events"));
     if (r.timer_events == 0) out += "no timer_* events: nothing to validate\n";
+    if (r.flags_garbled)
+        out += "warning: every timer_start has flags D|P|I, as libtraceevent 1.7 (trace-cmd report, perf script) "
+               "misprints 6.1's: which timers are deferrable is unknown, and expiries of the two bases disagree; "
+               "validate the trace.dat or /sys/kernel/tracing/trace text instead\n";
     if (r.kernel_6_9)
         out += "the trace is of a 6.9 or later kernel (its timer_start lines print bucket_expiry=): the model is "
                "6.1's, without its three timer bases and timer migration, so expiries another CPU ran for an idle "
@@ -187,6 +191,7 @@ ordered_json validate_document(const ReplayResult& r, std::size_t max_listed, do
     if (r.filter.active()) doc["filter"] = filter_json(r.filter, r.filter_counts);
     doc["workload_start_line"] = r.workload_start_line ? ordered_json(*r.workload_start_line) : ordered_json(nullptr);
     doc["kernel_6_9"] = r.kernel_6_9;
+    doc["flags_garbled"] = r.flags_garbled;
     doc["idx"] = check_counts(r.idx);
     doc["expiry"] = check_counts(r.expiry);
     doc["unknown_history"] = counts_by_name(r.unknown_by_reason);

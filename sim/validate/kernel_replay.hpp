@@ -124,6 +124,10 @@ struct ReplayResult {
     // A timer_start printed bucket_expiry=: the trace is of a 6.9 or later
     // kernel, whose three bases and timer migration our 6.1 model lacks.
     bool kernel_6_9 = false;
+    // Every timer_start (two or more) has flags D|P|I: libtraceevent 1.7's
+    // misprint of 6.1's flags (trace-cmd report, perf script), so which
+    // timers are deferrable, and in which base they sit, is unknown.
+    bool flags_garbled = false;
     ReplayCheckCounts idx;
     ReplayCheckCounts expiry;
     std::vector<ReplayDisagreement> disagreements; // in trace order

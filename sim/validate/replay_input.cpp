@@ -149,6 +149,8 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
         events.push_back(std::move(e));
     }
     result.timer_events = events.size();
+    const FtraceReaderStats& read = reader.stats();
+    result.flags_garbled = read.starts_with_flags >= 2 && read.starts_with_dpi == read.starts_with_flags;
     result.filter = options.filter;
     result.filter_counts = reader.filter_counts();
     if (events.empty()) {
