@@ -110,9 +110,14 @@ PY
   # coarser bucket) wake the CPU where the recording had no run; the
   # recording kernel's own design adds few.
   python3 - "$name.txt" "$name-classic.csv" "$name-modern.csv" <<'PY' || fail "$name: not the recorded timeline"
-import collections, csv, re, sys
+import collections, csv, json, re, sys
 entry = re.compile(r"\[(\d+)\].* timer_expire_entry: .*now=(\d+)")
 recorded = {(int(m.group(1)), int(m.group(2))) for m in map(entry.search, open(sys.argv[1])) if m}
+# Both designs' reports name the same recorded machine: one run per CPU and
+# jiffy of the trace's timer_expire_entry lines.
+for events in sys.argv[2:]:
+    params = json.load(open(events.replace(".csv", ".json")))["workload"]["params"]
+    assert params["machine"] == "recorded" and params["recorded_runs"] == len(recorded), (events, params)
 for events in sys.argv[2:]:
     runs = {(int(r["cpu"]), int(r["jiffies"])) for r in csv.DictReader(open(events)) if r["event"] == "softirq_start"}
     if "classic" in events:
