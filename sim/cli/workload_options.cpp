@@ -200,9 +200,10 @@ void add_workload_options(po::options_description& options, const char* default_
                  "- is standard input, xz, gzip and zstd are read as they are")
                 ("force-hz", po::bool_switch(), "with --ftrace and --hz: replay at --hz even where the trace's jiffies or its '# hz=' line show another HZ")
                 ("machine", po::value<std::string>(),
-                 "with --ftrace: recorded (the default: each CPU runs its timer softirq where the trace shows the "
-                 "kernel ran it, and wakes for a design's own timer where the trace shows no run; docs/machine.md) "
-                 "or ticking (every CPU ticks every jiffy, as for generators)")
+                 "with --ftrace: recorded (the default: each CPU runs its timer softirq where and when in the "
+                 "jiffy the trace shows the kernel ran it, wakes for a design's own timer where the trace shows no "
+                 "run and the CPU was not held, and each callback takes as long as the kernel's did; "
+                 "docs/machine.md) or ticking (every CPU ticks every jiffy, as for generators)")
                 ("tail", po::value<double>(), "with --trace or --ftrace: simulate SECONDS past the trace's last event, for "
                  "the timers still pending there to fire (default 0: the replay ends with the trace, and those timers "
                  "are reported as pending at end)");
