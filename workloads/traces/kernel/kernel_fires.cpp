@@ -20,9 +20,11 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
         const bool known = s != last_start_.end();
         std::uint32_t function = kNoFunction;
         if (!e.function.empty()) {
-            const auto [f, added] = function_ids_.try_emplace(std::string(e.function),
-                                                              static_cast<std::uint32_t>(functions_.size()));
-            if (added) functions_.emplace_back(e.function);
+            auto f = function_ids_.find(e.function);
+            if (f == function_ids_.end()) {
+                f = function_ids_.emplace(std::string(e.function), static_cast<std::uint32_t>(functions_.size())).first;
+                functions_.emplace_back(e.function);
+            }
             function = f->second;
         }
         fires_.push_back({e.timer, *e.now, e.line_cpu, e.baseclk, known && s->second.deferrable,

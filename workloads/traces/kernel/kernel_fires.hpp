@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -87,7 +88,11 @@ private:
     std::vector<KernelFire> fires_;
     std::vector<std::string> functions_;
     bool saw_bucket_expiry_ = false;
-    std::unordered_map<std::string, std::uint32_t> function_ids_;
+    struct NameHash { // lookups by the line's string_view, no copy
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> function_ids_;
     struct LastStart {
         bool deferrable = false;
         Jiffies expires = 0;
