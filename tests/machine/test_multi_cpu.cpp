@@ -1,11 +1,12 @@
 // The engine with several CPUs (sim/machine/engine.hpp): per-CPU bases and where a
 // timer is queued (arm on the current CPU, moves, shortcuts that keep it,
-// add_timer_on, a running timer staying put), CPUs that do not wait for each
+// add_timer_on; the running timer: test_running_timer.cpp), CPUs that do not wait for each
 // other's softirqs, global jiffies, NOHZ kicks, the event log on the machine,
 // the softirq-cost series, and the queues' budgeted passes that make the
 // interleaving possible.
 #include "sim/machine/engine.hpp"
 #include "sim/machine/engine_run.hpp"
+#include "tests/machine/multi_cpu_fixture.hpp"
 #include "tests/machine/memory_log.hpp"
 #include "wheel/core/heap_queue.hpp"
 #include "wheel/kernel/classic_wheel.hpp"
@@ -27,43 +28,11 @@ using namespace timersim;
 
 namespace {
 
-constexpr unsigned kHz = 250;
-
-template <class Q>
-Q make_queue(unsigned hz = kHz) {
-    if constexpr (std::is_same_v<Q, ClassicWheel>)
-        return ClassicWheel(ClassicWheel::Config{.hz = hz, .slack = std::nullopt});
-    else
-        return Q(typename Q::Config{.hz = hz});
-}
-
-template <class Q>
-std::vector<Q> make_queues(unsigned n, unsigned hz = kHz) {
-    std::vector<Q> v;
-    for (unsigned i = 0; i < n; ++i) v.push_back(make_queue<Q>(hz));
-    return v;
-}
-
-// Runs a workload step on a CPU.
-struct Call final : Workload {
-    std::function<void(Sim&, std::uint64_t)> action;
-    std::vector<FireRecord> fired;
-    std::function<void(Sim&, const FireRecord&)> fire;
-    void on_action(Sim& sim, std::uint64_t tag) override {
-        if (action) action(sim, tag);
-    }
-    void on_fire(Sim& sim, const FireRecord& r) override {
-        fired.push_back(r);
-        if (fire) fire(sim, r);
-    }
-    const FireRecord* find(TimerId id) const {
-        for (const auto& r : fired)
-            if (r.id == id) return &r;
-        return nullptr;
-    }
-};
-
-Action call_on(unsigned cpu, std::uint64_t tag = 0) { return Action{.kind = Action::Kind::call, .cpu = cpu, .tag = tag}; }
+using test::Call;
+using test::call_on;
+using test::kHz;
+using test::make_queue;
+using test::make_queues;
 
 // The event log as rows.
 struct Row {
@@ -410,69 +379,6 @@ TEST_CASE("a pending timer re-armed from another CPU moves there, unless a short
     CHECK(rows[2].expires == j0 + 3000);
 }
 
-TEST_CASE("the classic wheel moves a timer with its slack applied; add_timer_on has none") {
-    std::vector<ClassicWheel> queues;
-    for (int i = 0; i < 2; ++i) queues.push_back(ClassicWheel(ClassicWheel::Config{.hz = kHz}));
-    Engine<ClassicWheel> engine(std::span<ClassicWheel>(queues), EngineConfig{.hz = kHz, .costs = CostModel::zero()});
-    const TimerId t = engine.create_timer();
-    const TimerId pinned = engine.create_timer();
-    const Jiffies j0 = engine.jiffies();
-    Call w;
-    w.action = [&](Sim& sim, std::uint64_t tag) {
-        if (tag == 1) sim.arm(t, j0 + 10000);
-        if (tag == 2) sim.arm_on(pinned, j0 + 10000, 0);
-    };
-    engine.set_workload(&w);
-    engine.arm(t, j0 + 5000);
-    engine.schedule_action(1'000'000, call_on(1, 1));
-    engine.schedule_action(1'000'000, call_on(1, 2));
-    engine.run_until(1'000'000);
-    CHECK(engine.timer_cpu(t) == 1);
-    const Placement p = engine.placement(t);
-    CHECK(p.pending);
-    CHECK(p.expires == classic::apply_slack(j0 + 10000, engine.jiffies(), -1));
-    CHECK(p.expires != j0 + 10000);
-    CHECK(engine.timer_cpu(pinned) == 0);
-    CHECK(engine.placement(pinned).expires == j0 + 10000);
-}
-
-TEST_CASE("a timer whose callback is about to run stays on its CPU when another CPU re-arms it") {
-    // CPU 0 expires a burst at tick 10; each expiry costs 1 ms, so the
-    // callback of the last timer runs well after the tick. CPU 1 re-arms that
-    // timer after it was detached and before its callback ran.
-    CostModel costs = CostModel::zero();
-    costs.expiry_ns = 1'000'000;
-    std::vector<HeapQueue> queues = make_queues<HeapQueue>(2);
-    Engine<HeapQueue> engine(std::span<HeapQueue>(queues), EngineConfig{.hz = 1000, .costs = costs});
-    const Jiffies j0 = engine.jiffies();
-    std::vector<TimerId> ids;
-    for (int i = 0; i < 3; ++i) {
-        ids.push_back(engine.create_timer());
-        engine.arm(ids.back(), j0 + 10);
-    }
-    const TimerId last = ids.back();
-    Call w;
-    w.action = [&](Sim& sim, std::uint64_t) { sim.arm(last, j0 + 20); };
-    engine.set_workload(&w);
-    // At 10 ms the softirq starts; the third expiry is detached at 12 ms
-    // and its callback runs at 13 ms (the heap runs in arm order).
-    engine.schedule_action(12'500'000, call_on(1));
-    engine.run_ticks(30);
-    CHECK(engine.timer_cpu(last) == 0);
-    REQUIRE(w.fired.size() == 4);
-    CHECK(w.fired[2].id == last);
-    CHECK(w.fired[2].fire_ns == 13'000'000);
-    // Re-armed before its callback ran: the callback is the old arming's,
-    // on time for what that asked (not 10 jiffies early).
-    CHECK(w.fired[2].requested == j0 + 10);
-    CHECK(w.fired[3].id == last);
-    CHECK(w.fired[3].cpu == 0);
-    // Tick 20's softirq reaches it after its 1 ms expiry cost, with tick 21.
-    CHECK(w.fired[3].fire_ns == 21'000'000);
-    CHECK(w.fired[3].fired_jiffies == j0 + 21);
-    CHECK(engine.metrics(1).actions_delayed == 0);
-}
-
 TEST_CASE("a long softirq on one CPU does not hold up the others") {
     const CostModel costs{};
     std::vector<ModernWheel> queues = make_queues<ModernWheel>(2);
@@ -666,37 +572,4 @@ TEST_CASE("the softirq series sums to the totals, in at most 2000 windows") {
     CHECK_THROWS_AS(run_machine(Design::modern, m, scatter_spec(1)), std::invalid_argument);
     MachineConfig none = machine(0);
     CHECK_THROWS_AS(run_machine(Design::modern, none, scatter_spec(1)), std::invalid_argument);
-}
-
-TEST_CASE("a timer armed again by another CPU between its detach and its callback fires for what it asked before") {
-    // CPU 1's softirq takes the timer off at tick 10 and runs its callback
-    // an expiry's cost later (6.1 expire_timers() detaches, then drops the
-    // base lock for the callback). CPU 0 arms it again in between: it stays
-    // on CPU 1's base (running_timer) for its new expiry, and the fire that
-    // follows is the old arming's: on time, not 90 jiffies early.
-    CostModel costs = CostModel::zero();
-    costs.expiry_ns = 1'000'000;
-    std::vector<ModernWheel> queues = make_queues<ModernWheel>(2);
-    Engine<ModernWheel> engine(std::span<ModernWheel>(queues), EngineConfig{.hz = kHz, .costs = costs});
-    const Jiffies j0 = engine.jiffies();
-    const TimerId t = engine.create_timer();
-    Call w;
-    w.action = [&](Sim& sim, std::uint64_t tag) {
-        if (tag == 1) sim.arm(t, j0 + 9); // on CPU 1: level 0, runs at tick 10
-        if (tag == 2) sim.arm(t, j0 + 100);
-    };
-    engine.set_workload(&w);
-    engine.schedule_action(tick_time_ns(1, kHz), call_on(1, 1));
-    engine.schedule_action(tick_time_ns(10, kHz) + 500'000, call_on(0, 2)); // after the detach, before the callback
-    engine.run_ticks(50);
-    REQUIRE(w.fired.size() == 1);
-    CHECK(w.fired[0].cpu == 1);
-    CHECK(w.fired[0].fired_jiffies == j0 + 10);
-    CHECK(w.fired[0].requested == j0 + 9);
-    CHECK(w.fired[0].fire_ns > tick_time_ns(10, kHz) + 500'000);
-    CHECK(engine.metrics(1).early == 0);
-    CHECK(engine.placement(t).pending); // pending again, for its new expiry
-    engine.run_ticks(120);
-    REQUIRE(w.fired.size() == 2);
-    CHECK(w.fired[1].requested == j0 + 100);
 }
