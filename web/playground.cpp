@@ -494,7 +494,7 @@ std::string import_ftrace(const std::string& in, const std::string& out, unsigne
         if (hz) choice.option = hz;
         HzResolution resolved = resolve_ftrace_hz(text, file.name(), choice);
         // Events on the kernel's own jiffies, as every kernel trace source lands them.
-        const KernelClock clock(std::move(resolved.samples), resolved.hz);
+        const KernelClock clock(std::move(resolved.clock_samples), resolved.hz);
         TextStream stream(text);
         FtraceReader reader(stream, file.name(), resolved.hz);
         FtraceImporter importer(reader);

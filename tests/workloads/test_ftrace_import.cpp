@@ -49,7 +49,7 @@ std::string import_text(const std::string& text, std::optional<unsigned> hz = {}
     KernelClock clock;
     if (on_kernel_clock) {
         HzResolution resolved = resolve_ftrace_hz(text, "in.txt", HzChoice{.option = hz});
-        clock = KernelClock(std::move(resolved.samples), resolved.hz);
+        clock = KernelClock(std::move(resolved.clock_samples), resolved.hz);
         importer.use_clock(&clock);
     }
     std::ostringstream out;

@@ -1,6 +1,7 @@
 // HZ from a kernel trace's own jiffies (workloads/traces/kernel/hz_inference.hpp),
 // on the committed real 6.1 HZ=250 capture and on copies of it rescaled in
 // time to 100, 300 and 1000 jiffies a second.
+#include "workloads/traces/input/kernel_text.hpp"
 #include "workloads/traces/input/trace_error.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
@@ -11,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -173,4 +175,93 @@ TEST_CASE("resolve_ftrace_hz: a trace too short to tell is refused with the cand
     CHECK(e.find("pass --hz") != std::string::npos);
     // --hz decides it (nothing contradicts it).
     CHECK(resolve_ftrace_hz(brief, "t.trace", {.option = 300}).hz == 300);
+}
+
+namespace {
+
+// What a JiffiesSampler fed `samples` in this order says.
+struct Sampled {
+    bool in_order = false;
+    HzInference inference;
+    std::vector<bool> fits;
+    std::vector<JiffiesSample> clock;
+};
+Sampled sample(const std::vector<JiffiesSample>& samples, unsigned also) {
+    JiffiesSampler sampler;
+    sampler.fit_also(also);
+    for (const JiffiesSample& s : samples) sampler.add(s);
+    sampler.finish();
+    Sampled r{.in_order = sampler.in_order()};
+    if (!r.in_order) return r;
+    r.inference = sampler.inference();
+    for (unsigned hz : {100u, 250u, 300u, 1000u, also}) r.fits.push_back(sampler.fits(hz));
+    r.clock = sampler.take_clock_samples();
+    return r;
+}
+
+void check_same_as_whole(const std::vector<JiffiesSample>& samples, unsigned also) {
+    const Sampled s = sample(samples, also);
+    REQUIRE(s.in_order);
+    const HzInference whole = infer_hz(samples);
+    CHECK(s.inference.hz == whole.hz);
+    CHECK(s.inference.samples == whole.samples);
+    CHECK(s.inference.span_s == whole.span_s);
+    CHECK(s.inference.explanation == whole.explanation);
+    REQUIRE(s.inference.fits.size() == whole.fits.size());
+    for (std::size_t i = 0; i < whole.fits.size(); ++i) CHECK(s.inference.fits[i].share_in_band == whole.fits[i].share_in_band);
+    std::size_t i = 0;
+    for (unsigned hz : {100u, 250u, 300u, 1000u, also}) CHECK(s.fits[i++] == hz_fits(samples, hz));
+    const std::vector<JiffiesSample> clock = clock_samples(samples);
+    REQUIRE(s.clock.size() == clock.size());
+    for (std::size_t k = 0; k < clock.size(); ++k) {
+        CHECK(s.clock[k].time_ns == clock[k].time_ns);
+        CHECK(s.clock[k].jiffies == clock[k].jiffies);
+    }
+}
+
+} // namespace
+
+TEST_CASE("a sampler taking samples as a pass reads them says what all of them say") {
+    const std::vector<JiffiesSample> capture = capture_samples();
+    for (unsigned hz : {100u, 250u, 300u, 1000u}) {
+        CAPTURE(hz);
+        std::vector<JiffiesSample> s = rescaled(capture, hz);
+        check_same_as_whole(s, 1234);
+        // CPUs' skew: neighbours swapped, up to half a second apart.
+        std::mt19937_64 rng(hz);
+        for (std::size_t i = 1; i < s.size(); ++i)
+            if (rng() % 3 == 0 && s[i].time_ns - s[i - 1].time_ns < 500'000'000) std::swap(s[i], s[i - 1]);
+        check_same_as_whole(s, 1234);
+    }
+    check_same_as_whole({}, 250);
+    check_same_as_whole({{5, 100}}, 250);
+}
+
+TEST_CASE("a sample printed more than the sampler waits before one taken makes it out of order") {
+    std::vector<JiffiesSample> s = capture_samples();
+    REQUIRE(s.back().time_ns - s.front().time_ns > 3 * kHzReorderNs);
+    s.push_back({s.back().time_ns - 2 * kHzReorderNs, s.back().jiffies});
+    CHECK_FALSE(sample(s, 250).in_order);
+}
+
+TEST_CASE("resolve_ftrace_hz over a file, read in passes, says what it says over the text in memory") {
+    const std::filesystem::path path = std::filesystem::path(TEST_DATA_DIR) / "kernel" / "capture-6.1-hz250.trace.xz";
+    for (const HzChoice& choice : {HzChoice{}, HzChoice{.option = 250}, HzChoice{.option = 1000, .force = true}}) {
+        InputFile in(path.string());
+        KernelText text(in);
+        const HzResolution passes = resolve_ftrace_hz([&]() -> InputFile& { return text.pass(); }, text.name(), choice);
+        const HzResolution memory = resolve_ftrace_hz(capture_text(), path.string(), choice);
+        CHECK(passes.hz == memory.hz);
+        CHECK(passes.source == memory.source);
+        CHECK(passes.inference.explanation == memory.inference.explanation);
+        REQUIRE(passes.clock_samples.size() == memory.clock_samples.size());
+        CHECK(passes.clock_samples.back().jiffies == memory.clock_samples.back().jiffies);
+        // The text stays readable for the replay's pass.
+        FtraceReader reader(text.pass(), passes.hz);
+        if (passes.forced) reader.force_hz();
+        FtraceEvent e;
+        std::uint64_t events = 0;
+        while (reader.next(e)) ++events;
+        CHECK(events > 8000);
+    }
 }

@@ -1,4 +1,4 @@
-// InputFile (workloads/traces/input/input_file.hpp): one pass over a file, a pipe
+// InputFile (workloads/traces/input/input_file.hpp): passes over a file, a pipe
 // or standard input; xz, gzip and zstd decompressed in-process, told apart by
 // their magic bytes and never by the name; errors that name the file. The
 // compressed inputs are made here with the same libraries (liblzma, zlib,
@@ -18,6 +18,8 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <memory>
+#include <stdexcept>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -230,6 +232,62 @@ TEST_CASE("a pipe is read in one pass, however its writer splits the bytes") {
         ::close(fds[0]);
         CHECK(got == text);
     }
+}
+
+TEST_CASE("an input kept for reading again gives its bytes again: files compressed or not, and pipes") {
+    const std::string text = trace_text(5000);
+    for (const std::string& bytes : {text, xz(text), zstd(text)}) {
+        TempFile file("again");
+        write_file(file.path, bytes);
+        InputFile in(file.path);
+        in.keep_for_reading_again();
+        CHECK(in.peek(3) == text.substr(0, 3)); // peeked bytes are still read
+        CHECK(read_in_pieces(in, 4093) == text);
+        std::unique_ptr<InputFile> again = in.read_again();
+        CHECK(again->name() == file.path);
+        CHECK(read_in_pieces(*again, 65536) == text);
+        // A pass may begin before the one before it is done, and go on.
+        std::unique_ptr<InputFile> third = again->read_again();
+        CHECK(read_in_pieces(*third, 7) == text);
+    }
+    for (const std::string& bytes : {text, gzip(text)}) {
+        int fds[2];
+        REQUIRE(::pipe(fds) == 0);
+        std::thread writer([&, fd = fds[1]] {
+            for (std::size_t at = 0; at < bytes.size();) {
+                const ssize_t w = ::write(fd, bytes.data() + at, std::min<std::size_t>(4099, bytes.size() - at));
+                if (w <= 0) break;
+                at += static_cast<std::size_t>(w);
+            }
+            ::close(fd);
+        });
+        std::string first, second, third;
+        {
+            InputFile in(fmt::format("/dev/fd/{}", fds[0]));
+            in.keep_for_reading_again();
+            // The first pass stops early: reading again copies the rest.
+            first.resize(100);
+            first.resize(in.read(first.data(), first.size()));
+            std::unique_ptr<InputFile> again = in.read_again();
+            second = read_in_pieces(*again, 65536);
+            third = read_in_pieces(*again->read_again(), 65536);
+        }
+        writer.join();
+        ::close(fds[0]);
+        CHECK(first == text.substr(0, 100));
+        CHECK(second == text);
+        CHECK(third == text);
+    }
+}
+
+TEST_CASE("reading again must be asked for before the first read") {
+    TempFile file("order");
+    write_file(file.path, trace_text(10));
+    InputFile in(file.path);
+    CHECK_THROWS_AS(in.read_again(), std::logic_error);
+    char c = 0;
+    CHECK(in.read(&c, 1) == 1);
+    CHECK_THROWS_AS(in.keep_for_reading_again(), std::logic_error);
 }
 
 TEST_CASE("the trace reader reads any input and names it in its errors") {

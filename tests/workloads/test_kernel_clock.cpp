@@ -10,7 +10,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,32 @@ TEST_CASE("samples printed out of order never make jiffies go back") {
         last = j;
     }
     CHECK(clock.jiffies_at(11 * kMs) == 503);
+}
+
+TEST_CASE("clock samples keep the ends of each run of equal jiffies, and the clock says the same at every time") {
+    std::mt19937_64 rng(7);
+    for (int round = 0; round < 20; ++round) {
+        CAPTURE(round);
+        // HZ=250, several events a jiffy, some printed a little out of order,
+        // jiffies now and then a tick ahead of or behind the line.
+        std::vector<JiffiesSample> all;
+        std::uint64_t t = 50 * kMs;
+        for (int i = 0; i < 3000; ++i) {
+            t += rng() % (3 * kMs);
+            const std::uint64_t printed = t - std::min<std::uint64_t>(t, rng() % 4 == 0 ? rng() % kMs : 0);
+            const Jiffies j = 1'000'000 + printed / (4 * kMs) + (rng() % 16 == 0 ? 1 : 0) - (rng() % 16 == 0 ? 1 : 0);
+            all.push_back({printed, j});
+        }
+        const std::vector<JiffiesSample> kept = clock_samples(all);
+        CHECK(kept.size() < all.size());
+        for (std::size_t i = 2; i < kept.size(); ++i)
+            CHECK_FALSE((kept[i].jiffies == kept[i - 1].jiffies && kept[i - 1].jiffies == kept[i - 2].jiffies));
+        const KernelClock whole(all, 250), compact(kept, 250);
+        for (std::uint64_t at = 40 * kMs; at < t + 20 * kMs; at += kMs / 7) {
+            CAPTURE(at);
+            REQUIRE(compact.jiffies_at(at) == whole.jiffies_at(at));
+        }
+    }
 }
 
 TEST_CASE("replay times land each event on its jiffy, in order, half way into the jiffy's tick") {

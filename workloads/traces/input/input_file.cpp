@@ -1,6 +1,7 @@
 #include "workloads/traces/input/input_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 // The WebAssembly build of the playground (web/, scripts/build-web) defines
 // TIMERSIM_NO_DECOMPRESSORS: Debian ships liblzma, zlib and libzstd for the
@@ -14,8 +15,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <new>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 namespace timersim {
 
@@ -191,9 +194,23 @@ InputFile::InputFile(const std::string& path) : name_(path == "-" ? "<stdin>" : 
         if (fd_ < 0) throw InputError(name_ + ": " + std::strerror(errno));
         owns_fd_ = true;
     }
+    open_decoder();
+}
+
+InputFile::InputFile(int fd, std::string name, Positional)
+    : name_(std::move(name)), fd_(fd), owns_fd_(true), positional_(true), again_by_fd_(true) {
+    open_decoder();
+}
+
+std::unique_ptr<InputFile> InputFile::from_temporary(int fd, std::string name) {
+    return std::unique_ptr<InputFile>(new InputFile(fd, std::move(name), Positional{}));
+}
+
+// Reads the first bytes, which say what the input is, and makes its decoder.
+void InputFile::open_decoder() {
     raw_.reset(new char[kRawBuffer]);
-    // The first bytes say what the input is (a short read of a pipe is not
-    // its end: keep reading until there are enough, or it ends).
+    // A short read of a pipe is not its end: keep reading until there are
+    // enough bytes, or it ends.
     while (raw_end_ < kMagicBytes && !raw_eof_) {
         const std::size_t got = read_raw(raw_.get() + raw_end_, kMagicBytes - raw_end_);
         if (failed()) {
@@ -221,6 +238,72 @@ InputFile::InputFile(const std::string& path) : name_(path == "-" ? "<stdin>" : 
 
 InputFile::~InputFile() {
     if (owns_fd_) ::close(fd_);
+    if (copy_fd_ >= 0) ::close(copy_fd_);
+}
+
+int open_temporary_file() {
+    const char* env = std::getenv("TMPDIR");
+    const std::string dir = env && *env ? env : "/tmp";
+    int fd = -1;
+#ifdef O_TMPFILE
+    fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+    if (fd < 0) {
+        std::string path = dir + "/timersim-input.XXXXXX";
+        fd = ::mkostemp(path.data(), O_CLOEXEC);
+        if (fd >= 0) ::unlink(path.c_str());
+    }
+    return fd;
+}
+
+namespace {
+
+bool write_all(int fd, const char* p, std::size_t n) {
+    while (n > 0) {
+        const ssize_t put = ::write(fd, p, n);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) return false;
+        p += put;
+        n -= static_cast<std::size_t>(put);
+    }
+    return true;
+}
+
+} // namespace
+
+void InputFile::keep_for_reading_again() {
+    if (started_) throw std::logic_error("InputFile::keep_for_reading_again() after reading");
+    if (again_by_fd_ || copy_fd_ >= 0) return;
+    struct stat st{};
+    if (owns_fd_ && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+        // The bytes read so far are the magic, at offset 0: go on from
+        // there with pread(), so that a copy of the descriptor reads
+        // from 0 on its own.
+        positional_ = true;
+        offset_ = raw_end_;
+        again_by_fd_ = true;
+        return;
+    }
+    copy_fd_ = open_temporary_file();
+    if (copy_fd_ < 0) throw InputError(name_ + ": no temporary file to read it again from in $TMPDIR or /tmp (" +
+                                       std::strerror(errno) + ")");
+    if (!write_all(copy_fd_, raw_.get(), raw_end_))
+        throw InputError(name_ + ": cannot write its temporary copy (" + std::strerror(errno) + ")");
+}
+
+std::unique_ptr<InputFile> InputFile::read_again() {
+    if (!again_by_fd_ && copy_fd_ < 0) throw std::logic_error("InputFile::read_again() without keep_for_reading_again()");
+    int source = fd_;
+    if (!again_by_fd_) {
+        // The copy must hold every byte: read what is left through it.
+        char rest[4096];
+        while (!raw_eof_) read_raw(rest, sizeof rest);
+        if (failed()) throw InputError(name_ + ": " + error_);
+        source = copy_fd_;
+    }
+    const int fd = ::fcntl(source, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) throw InputError(name_ + ": cannot read it again (" + std::strerror(errno) + ")");
+    return from_temporary(fd, name_);
 }
 
 void InputFile::fail(std::string what) {
@@ -229,8 +312,16 @@ void InputFile::fail(std::string what) {
 
 std::size_t InputFile::read_raw(char* to, std::size_t n) {
     while (true) {
-        const ssize_t got = ::read(fd_, to, n);
-        if (got > 0) return static_cast<std::size_t>(got);
+        const ssize_t got = positional_ ? ::pread(fd_, to, n, static_cast<off_t>(offset_)) : ::read(fd_, to, n);
+        if (got > 0) {
+            offset_ += static_cast<std::uint64_t>(got);
+            if (copy_fd_ >= 0 && !write_all(copy_fd_, to, static_cast<std::size_t>(got))) {
+                fail(std::string("cannot write its temporary copy (") + std::strerror(errno) + ")");
+                raw_eof_ = true;
+                return 0;
+            }
+            return static_cast<std::size_t>(got);
+        }
         if (got == 0) {
             raw_eof_ = true;
             return 0;
@@ -243,6 +334,35 @@ std::size_t InputFile::read_raw(char* to, std::size_t n) {
 }
 
 std::size_t InputFile::read(char* to, std::size_t n) {
+    started_ = true;
+    std::size_t got = 0;
+    if (peeked_begin_ < peeked_.size()) {
+        got = std::min(n, peeked_.size() - peeked_begin_);
+        std::memcpy(to, peeked_.data() + peeked_begin_, got);
+        peeked_begin_ += got;
+        if (peeked_begin_ == peeked_.size()) {
+            peeked_.clear();
+            peeked_begin_ = 0;
+        }
+    }
+    return got + read_decoded(to + got, n - got);
+}
+
+std::string_view InputFile::peek(std::size_t n) {
+    started_ = true;
+    if (peeked_begin_ > 0) {
+        peeked_.erase(0, peeked_begin_);
+        peeked_begin_ = 0;
+    }
+    const std::size_t have = peeked_.size();
+    if (have < n) {
+        peeked_.resize(n);
+        peeked_.resize(have + read_decoded(peeked_.data() + have, n - have));
+    }
+    return std::string_view(peeked_).substr(0, n);
+}
+
+std::size_t InputFile::read_decoded(char* to, std::size_t n) {
     std::size_t got = 0;
     if (!decoder_) {
         while (got < n && !failed()) {

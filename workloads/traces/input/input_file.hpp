@@ -1,10 +1,25 @@
-// InputFile: a trace input, read once from start to end. The name is a
-// file's path, or "-" for standard input, so pipes, FIFOs and process
-// substitution (/dev/fd/N) work like files: nothing is opened twice and
-// nothing seeks. Input compressed with xz, gzip or zstd is decompressed on
-// the fly (liblzma, zlib, libzstd), recognised by its first bytes (its
-// magic), never by its name. Memory: one 64 KiB buffer, plus the
-// decoder's state (xz up to about 10 MB for `xz -9` streams).
+// InputFile: a trace input, read from start to end. The name is a file's
+// path, or "-" for standard input, so pipes, FIFOs and process substitution
+// (/dev/fd/N) work like files: nothing is opened twice by name and nothing
+// seeks. Input compressed with xz, gzip or zstd is decompressed on the fly
+// (liblzma, zlib, libzstd), recognised by its first bytes (its magic),
+// never by its name. Memory: one 64 KiB buffer, plus the decoder's state
+// (xz up to about 10 MB for `xz -9` streams).
+//
+// A reader that passes over the input more than once (kernel text: a first
+// pass decides its HZ and clock, the next replays it) asks for that before
+// reading, and then reads it again from the start, in constant memory
+// whatever its length:
+//
+//   InputFile in(path);
+//   in.keep_for_reading_again();       // before any read() or peek()
+//   ... read `in` ...
+//   std::unique_ptr<InputFile> again = in.read_again();   // the same bytes
+//
+// A regular file is read again through its open descriptor (pread, its own
+// offset); anything else (standard input, a pipe) is copied as it is read,
+// still compressed, into an unlinked temporary file (under $TMPDIR or
+// /tmp), which later passes read.
 //
 // The trace readers take an InputFile (TraceReader, FtraceReader); a read
 // error in the middle of the input, or corrupt compressed data, comes out of
@@ -16,6 +31,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace timersim {
 
@@ -26,6 +42,11 @@ class InputError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+// An unlinked temporary file open for reading and writing, under $TMPDIR or
+// /tmp (O_TMPFILE where the file system has it): -1, errno set, if none
+// can be made. Gone when its last descriptor closes.
+int open_temporary_file();
 
 enum class Compression : std::uint8_t { none, xz, gzip, zstd };
 const char* to_string(Compression c) noexcept;
@@ -49,18 +70,47 @@ public:
     bool failed() const noexcept { return !error_.empty(); }
     const std::string& error() const noexcept { return error_; }
 
+    // Up to `n` of the next bytes of the (decompressed) input, left for
+    // read() to hand out: how a reader tells what the input is (trace.dat's
+    // magic). Fewer only at its end or on an error.
+    std::string_view peek(std::size_t n);
+
     // The whole rest of the input. Throws InputError on an error.
     std::string read_all();
+
+    // See the top: call before read() and peek(). Throws InputError if a
+    // temporary file is needed and cannot be made.
+    void keep_for_reading_again();
+    // The input from its start, as a new InputFile of the same name (which
+    // may itself be read again). Reads what this one has not yet read, if
+    // that is needed to copy it. Throws InputError; std::logic_error
+    // without keep_for_reading_again().
+    std::unique_ptr<InputFile> read_again();
+
+    // An unlinked temporary file (already written) as an input named `name`;
+    // takes `fd`. For inputs made on the way (trace.dat's text).
+    static std::unique_ptr<InputFile> from_temporary(int fd, std::string name);
 
     struct Decoder; // one per compression, in input_file.cpp
 
 private:
+    struct Positional {}; // read fd with pread() from offset 0 (a regular file or a temporary copy)
+    InputFile(int fd, std::string name, Positional);
+    void open_decoder();
+    std::size_t read_decoded(char* to, std::size_t n);
     std::size_t read_raw(char* to, std::size_t n); // from the fd, after the peeked bytes
     void fail(std::string what);
 
     std::string name_;
     int fd_ = -1;
     bool owns_fd_ = false;
+    bool positional_ = false;  // pread() at offset_, not read()
+    std::uint64_t offset_ = 0;
+    bool started_ = false;     // read() or peek() was called
+    bool again_by_fd_ = false; // keep_for_reading_again(): fd_ is a regular file (or a temporary copy)
+    int copy_fd_ = -1;         // keep_for_reading_again() of a pipe: the raw bytes, copied as read
+    std::string peeked_;       // decoded bytes peek() read, not yet handed out by read()
+    std::size_t peeked_begin_ = 0;
     Compression compression_ = Compression::none;
     std::unique_ptr<Decoder> decoder_;
     std::unique_ptr<char[]> raw_;   // compressed bytes read, not yet decoded

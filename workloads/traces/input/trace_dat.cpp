@@ -35,29 +35,6 @@ namespace {
     throw InputError(fmt::format("{}: a trace.dat (trace-cmd) that cannot be read: {}", name, why));
 }
 
-// The temporary copy libtracecmd reads, in $TMPDIR (else /tmp): unlinked
-// from the start (O_TMPFILE, else mkstemp() then unlink()), gone when closed.
-// (tmpfile(3) would ignore $TMPDIR.)
-struct Spool {
-    int fd = -1;
-    ~Spool() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
-Spool spool_file() {
-    const char* env = std::getenv("TMPDIR");
-    const std::string dir = env && *env ? env : "/tmp";
-    Spool spool;
-    spool.fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (spool.fd < 0) {
-        std::string path = dir + "/timersim-trace-dat.XXXXXX";
-        spool.fd = ::mkostemp(path.data(), O_CLOEXEC);
-        if (spool.fd >= 0) ::unlink(path.c_str());
-    }
-    return spool;
-}
-
 struct HandleCloser {
     void operator()(tracecmd_input* h) const noexcept { tracecmd_close(h); }
 };
@@ -217,34 +194,6 @@ void render_record(std::string& out, tep_handle* tep, const tep_record& r, const
 
 namespace {
 
-// The rendering itself, from the spooled copy (fd) on. Throws InputError.
-std::string render_trace_dat(int fd, const std::string& name, std::size_t size_hint) {
-    // tracecmd_open_fd() takes the fd (tracecmd_close() closes it).
-    Handle handle(tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS));
-    if (!handle) unreadable(name, "libtracecmd cannot open it (truncated, corrupt or an unknown version)");
-    tep_handle* tep = tracecmd_get_tep(handle.get());
-    const int cpus = tep ? tep_get_cpus(tep) : 0;
-    if (!tep || cpus <= 0 || cpus > 65536) unreadable(name, "its header gives no CPUs");
-
-    std::string out = fmt::format("cpus={}\n", cpus);
-    out.reserve(size_hint * 2);
-    // Merge the CPUs by timestamp; on a tie the lowest CPU first, as the
-    // kernel's trace iterator (peek_next_entry) and trace-cmd do.
-    std::vector<Record> next(static_cast<std::size_t>(cpus));
-    for (int cpu = 0; cpu < cpus; ++cpu) next[cpu].reset(tracecmd_read_data(handle.get(), cpu));
-    std::uint64_t ordinal = 0;
-    while (true) {
-        int best = -1;
-        for (int cpu = 0; cpu < cpus; ++cpu)
-            if (next[cpu] && (best < 0 || next[cpu]->ts < next[best]->ts)) best = cpu;
-        if (best < 0) break;
-        ++ordinal;
-        render_record(out, tep, *next[best], name, ordinal);
-        next[best].reset(tracecmd_read_data(handle.get(), best));
-    }
-    return out;
-}
-
 bool write_all(int fd, std::string_view data) {
     while (!data.empty()) {
         const ssize_t n = ::write(fd, data.data(), data.size());
@@ -275,30 +224,58 @@ struct Fd {
     int release() { return std::exchange(fd, -1); }
 };
 
-} // namespace
+// The rendering itself, from the copy (fd) on, written into `text_fd` a
+// megabyte at a time. Throws InputError.
+void render_trace_dat(int fd, const std::string& name, int text_fd) {
+    // tracecmd_open_fd() takes the fd (tracecmd_close() closes it).
+    Handle handle(tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS));
+    if (!handle) unreadable(name, "libtracecmd cannot open it (truncated, corrupt or an unknown version)");
+    tep_handle* tep = tracecmd_get_tep(handle.get());
+    const int cpus = tep ? tep_get_cpus(tep) : 0;
+    if (!tep || cpus <= 0 || cpus > 65536) unreadable(name, "its header gives no CPUs");
 
-std::string trace_dat_to_text(std::string_view bytes, const std::string& name) {
-    const Spool spool = spool_file();
-    if (spool.fd < 0)
-        unreadable(name, fmt::format("no temporary file to read it from in $TMPDIR or /tmp ({})", std::strerror(errno)));
-    if (!write_all(spool.fd, bytes))
-        unreadable(name, fmt::format("cannot write its temporary copy ({})", std::strerror(errno)));
+    constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+    std::string out = fmt::format("cpus={}\n", cpus);
+    out.reserve(kFlushBytes + 4096);
+    const auto flush = [&] {
+        if (!write_all(text_fd, out)) unreadable(name, fmt::format("cannot write its text ({})", std::strerror(errno)));
+        out.clear();
+    };
+    // Merge the CPUs by timestamp; on a tie the lowest CPU first, as the
+    // kernel's trace iterator (peek_next_entry) and trace-cmd do.
+    std::vector<Record> next(static_cast<std::size_t>(cpus));
+    for (int cpu = 0; cpu < cpus; ++cpu) next[cpu].reset(tracecmd_read_data(handle.get(), cpu));
+    std::uint64_t ordinal = 0;
+    while (true) {
+        int best = -1;
+        for (int cpu = 0; cpu < cpus; ++cpu)
+            if (next[cpu] && (best < 0 || next[cpu]->ts < next[best]->ts)) best = cpu;
+        if (best < 0) break;
+        ++ordinal;
+        render_record(out, tep, *next[best], name, ordinal);
+        if (out.size() >= kFlushBytes) flush();
+        next[best].reset(tracecmd_read_data(handle.get(), best));
+    }
+    flush();
+}
 
-    // libtracecmd runs in a child process: on a damaged file its error paths
-    // can crash (libtracecmd 1.3.1 dies in tracecmd_close() inside
-    // tracecmd_open_fd() when a version 6 file ends inside its CPU data),
-    // and the child's death is then this file's error, not timersim's.
-    int text_pipe[2];
+// The copy of a trace.dat (dat_fd, any offset) rendered into a new
+// temporary file: its descriptor. libtracecmd runs in a child process: on
+// a damaged file its error paths can crash (libtracecmd 1.3.1 dies in
+// tracecmd_close() inside tracecmd_open_fd() when a version 6 file ends
+// inside its CPU data), and the child's death is then this file's error,
+// not timersim's. Throws InputError.
+int render_to_temporary(int dat_fd, const std::string& name) {
+    Fd text{open_temporary_file()};
+    if (text.fd < 0)
+        unreadable(name, fmt::format("no temporary file for its text in $TMPDIR or /tmp ({})", std::strerror(errno)));
     int error_pipe[2];
-    if (::pipe(text_pipe) != 0) unreadable(name, fmt::format("no pipe ({})", std::strerror(errno)));
-    Fd text_read{text_pipe[0]}, text_write{text_pipe[1]};
     if (::pipe(error_pipe) != 0) unreadable(name, fmt::format("no pipe ({})", std::strerror(errno)));
     Fd error_read{error_pipe[0]}, error_write{error_pipe[1]};
     std::fflush(nullptr);
     const pid_t child = ::fork();
     if (child < 0) unreadable(name, fmt::format("cannot fork to read it ({})", std::strerror(errno)));
     if (child == 0) {
-        ::close(text_read.release());
         ::close(error_read.release());
         // A crash must kill the child, whatever handlers the parent set (a
         // test framework's, a sanitizer's); and libtracecmd also prints
@@ -315,20 +292,17 @@ std::string trace_dat_to_text(std::string_view bytes, const std::string& name) {
             // keep the error to our one line.
             tracecmd_set_loglevel(TEP_LOG_NONE);
             tep_set_loglevel(TEP_LOG_NONE);
-            const int fd = ::dup(spool.fd);
+            const int fd = ::dup(dat_fd);
             if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0)
                 unreadable(name, fmt::format("cannot reopen its temporary copy ({})", std::strerror(errno)));
-            const std::string text = render_trace_dat(fd, name, bytes.size());
-            if (!write_all(text_write.fd, text)) status = 3;
+            render_trace_dat(fd, name, text.fd);
         } catch (const std::exception& e) {
             write_all(error_write.fd, e.what());
             status = 1;
         }
         ::_exit(status); // no destructors, atexit handlers or leak checks of the parent's state
     }
-    ::close(text_write.release());
     ::close(error_write.release());
-    std::string text = read_to_end(text_read.fd);
     const std::string error = read_to_end(error_read.fd);
     int status = 0;
     while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
@@ -339,13 +313,43 @@ std::string trace_dat_to_text(std::string_view bytes, const std::string& name) {
         if (!error.empty()) throw InputError(error);
         unreadable(name, "its reader stopped early");
     }
-    return text;
+    return text.release();
+}
+
+Fd temporary_copy_file(const std::string& name) {
+    Fd copy{open_temporary_file()};
+    if (copy.fd < 0)
+        unreadable(name, fmt::format("no temporary file to read it from in $TMPDIR or /tmp ({})", std::strerror(errno)));
+    return copy;
+}
+
+} // namespace
+
+std::string trace_dat_to_text(std::string_view bytes, const std::string& name) {
+    const Fd copy = temporary_copy_file(name);
+    if (!write_all(copy.fd, bytes))
+        unreadable(name, fmt::format("cannot write its temporary copy ({})", std::strerror(errno)));
+    const Fd text{render_to_temporary(copy.fd, name)};
+    if (::lseek(text.fd, 0, SEEK_SET) != 0) unreadable(name, fmt::format("cannot read its text ({})", std::strerror(errno)));
+    return read_to_end(text.fd);
+}
+
+std::unique_ptr<InputFile> trace_dat_text(InputFile& in) {
+    const Fd copy = temporary_copy_file(in.name());
+    std::string chunk(std::size_t{1} << 16, '\0');
+    while (true) {
+        const std::size_t got = in.read(chunk.data(), chunk.size());
+        if (!write_all(copy.fd, std::string_view(chunk).substr(0, got)))
+            unreadable(in.name(), fmt::format("cannot write its temporary copy ({})", std::strerror(errno)));
+        if (got < chunk.size()) break;
+    }
+    if (in.failed()) throw InputError(in.name() + ": " + in.error());
+    return InputFile::from_temporary(render_to_temporary(copy.fd, in.name()), in.name());
 }
 
 std::string read_kernel_trace_text(InputFile& in) {
-    std::string bytes = in.read_all();
-    if (!is_trace_dat(bytes)) return bytes;
-    return trace_dat_to_text(bytes, in.name());
+    if (!is_trace_dat(in.peek(kTraceDatMagic.size()))) return in.read_all();
+    return trace_dat_text(in)->read_all();
 }
 
 } // namespace timersim

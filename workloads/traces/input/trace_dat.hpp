@@ -5,14 +5,15 @@
 // it takes /sys/kernel/tracing/trace or `trace-cmd report` text:
 //
 //   InputFile in(path);                            // any file or "-", xz/gz/zst or not
-//   const std::string text = read_kernel_trace_text(in);
-//   // -> resolve_ftrace_hz(text, ...), FtraceReader(TextStream(text), ...)
+//   KernelText text(in);                           // kernel_text.hpp: trace.dat or not
+//   FtraceReader reader(text.pass(), ...);
 //
 // A trace.dat is recognised by its magic (0x17 0x08 0x44 "tracing"), never
 // by its name. libtracecmd reads a file it can seek in, so the (decompressed)
-// bytes are first spooled into an unlinked temporary file (O_TMPFILE, under
+// bytes are first copied into an unlinked temporary file (O_TMPFILE, under
 // $TMPDIR or /tmp): a pipe, "-" or a compressed trace.dat works like a plain
-// one, at the cost of one copy on disk while it is read.
+// one. The text is rendered into another such file, which the passes over
+// the trace read: memory stays constant, disk holds the copy and the text.
 //
 // The rendering, one line per record of the top-level buffer, in time order
 // across CPUs (libtracecmd's merge by timestamp):
@@ -48,14 +49,13 @@
 // unnoticed by libtracecmd; every event is still read then.
 //
 // Cost (the committed 969 KB capture, 9,423 records): about 0.2 s of CPU,
-// as `trace-cmd report` takes on it (libtracecmd loading 3.6 MB of kallsyms);
-// the text is held in memory like any kernel trace input (hz_inference
-// reads it twice).
+// as `trace-cmd report` takes on it (libtracecmd loading 3.6 MB of kallsyms).
 #pragma once
 
 #include "workloads/traces/input/input_file.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -70,8 +70,13 @@ bool is_trace_dat(std::string_view head) noexcept;
 // names the input in errors. Throws InputError.
 std::string trace_dat_to_text(std::string_view bytes, const std::string& name);
 
-// The rest of `in` as kernel trace text: a trace.dat rendered by
-// trace_dat_to_text(), anything else as it is. Throws InputError.
+// The rest of `in`, a trace.dat, rendered as above into a temporary file:
+// that text as an input named as `in` (which may be read again). Throws
+// InputError.
+std::unique_ptr<InputFile> trace_dat_text(InputFile& in);
+
+// The rest of `in` as kernel trace text, in memory: a trace.dat rendered,
+// anything else as it is. Throws InputError.
 std::string read_kernel_trace_text(InputFile& in);
 
 } // namespace timersim

@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <limits>
 
 namespace timersim {
@@ -32,52 +35,99 @@ std::size_t best_band(std::span<const JiffiesSample> window, unsigned hz, std::v
     return best;
 }
 
-// `sorted`: by time.
-HzFit fit(std::span<const JiffiesSample> sorted, unsigned hz) {
-    HzFit f{.hz = hz};
-    if (sorted.empty()) {
-        f.share_in_band = 1;
-        f.fits = true;
+// Samples taken in time order: each HZ's count of samples inside its
+// window's band, window by window, and the clock samples. Windows start at
+// a sample and hold the samples less than kHzWindowNs after it.
+class SortedSamples {
+public:
+    SortedSamples() {
+        for (unsigned hz : kKernelHz) fit_also(hz);
+    }
+    void fit_also(unsigned hz) {
+        if (std::find(hzs_.begin(), hzs_.end(), hz) == hzs_.end()) {
+            hzs_.push_back(hz);
+            held_.push_back(0);
+        }
+    }
+    void take(const JiffiesSample& s) {
+        if (!window_.empty() && s.time_ns - window_.front().time_ns >= kHzWindowNs) close_window();
+        if (count_ == 0) first_ns_ = s.time_ns;
+        last_ns_ = s.time_ns;
+        ++count_;
+        window_.push_back(s);
+        keep_for_clock(s);
+    }
+    void finish() { close_window(); }
+
+    std::size_t count() const noexcept { return count_; }
+    double span_s() const noexcept { return count_ >= 2 ? static_cast<double>(last_ns_ - first_ns_) * 1e-9 : 0; }
+    HzFit fit(unsigned hz) const {
+        HzFit f{.hz = hz};
+        const auto i = static_cast<std::size_t>(std::find(hzs_.begin(), hzs_.end(), hz) - hzs_.begin());
+        if (count_ == 0 || i == hzs_.size()) {
+            f.share_in_band = 1;
+            f.fits = true;
+            return f;
+        }
+        f.share_in_band = static_cast<double>(held_[i]) / static_cast<double>(count_);
+        f.fits = f.share_in_band >= kHzMinShare;
         return f;
     }
-    std::vector<double> residuals;
-    std::size_t held = 0;
-    for (std::size_t begin = 0; begin < sorted.size();) {
-        std::size_t end = begin + 1;
-        while (end < sorted.size() && sorted[end].time_ns - sorted[begin].time_ns < kHzWindowNs) ++end;
-        held += best_band(sorted.subspan(begin, end - begin), hz, residuals);
-        begin = end;
-    }
-    f.share_in_band = static_cast<double>(held) / static_cast<double>(sorted.size());
-    f.fits = f.share_in_band >= kHzMinShare;
-    return f;
-}
+    std::vector<JiffiesSample>& clock() noexcept { return clock_; }
 
-std::vector<JiffiesSample> by_time(std::span<const JiffiesSample> samples) {
+private:
+    void close_window() {
+        if (window_.empty()) return;
+        for (std::size_t i = 0; i < hzs_.size(); ++i) held_[i] += best_band(window_, hzs_[i], residuals_);
+        window_.clear();
+    }
+    // jiffies is one global counter: a sample printed after a later one
+    // (another CPU's skew) says no less than what was seen before. Of a run
+    // of equal jiffies the clock needs its first and last sample only:
+    // between them it says that value anyway.
+    void keep_for_clock(JiffiesSample s) {
+        if (!clock_.empty()) s.jiffies = std::max(s.jiffies, clock_.back().jiffies);
+        const std::size_t n = clock_.size();
+        if (n >= 2 && clock_[n - 1].jiffies == s.jiffies && clock_[n - 2].jiffies == s.jiffies)
+            clock_.back() = s;
+        else
+            clock_.push_back(s);
+    }
+
+    std::vector<unsigned> hzs_;
+    std::vector<std::size_t> held_; // by hzs_
+    std::vector<JiffiesSample> window_;
+    std::vector<double> residuals_;
+    std::vector<JiffiesSample> clock_;
+    std::size_t count_ = 0;
+    std::uint64_t first_ns_ = 0;
+    std::uint64_t last_ns_ = 0;
+};
+
+SortedSamples sorted(std::span<const JiffiesSample> samples, std::optional<unsigned> also = {}) {
     std::vector<JiffiesSample> s(samples.begin(), samples.end());
     std::stable_sort(s.begin(), s.end(), [](const JiffiesSample& a, const JiffiesSample& b) {
         return a.time_ns < b.time_ns;
     });
-    return s;
+    SortedSamples out;
+    if (also) out.fit_also(*also);
+    for (const JiffiesSample& x : s) out.take(x);
+    out.finish();
+    return out;
 }
 
-} // namespace
-
-bool hz_fits(std::span<const JiffiesSample> samples, unsigned hz) { return fit(by_time(samples), hz).fits; }
-
-HzInference infer_hz(std::span<const JiffiesSample> samples) {
+HzInference conclude(const SortedSamples& samples) {
     HzInference r;
-    r.samples = samples.size();
-    const std::vector<JiffiesSample> sorted = by_time(samples);
-    if (sorted.size() >= 2) r.span_s = static_cast<double>(sorted.back().time_ns - sorted.front().time_ns) * 1e-9;
+    r.samples = samples.count();
+    r.span_s = samples.span_s();
     std::vector<unsigned> fitting;
     for (unsigned hz : kKernelHz) {
-        r.fits.push_back(fit(sorted, hz));
+        r.fits.push_back(samples.fit(hz));
         if (r.fits.back().fits) fitting.push_back(hz);
     }
-    if (samples.size() < 2) {
-        r.explanation = fmt::format("{} timer event{} with jiffies: too few to tell HZ", samples.size(),
-                                    samples.size() == 1 ? "" : "s");
+    if (r.samples < 2) {
+        r.explanation = fmt::format("{} timer event{} with jiffies: too few to tell HZ", r.samples,
+                                    r.samples == 1 ? "" : "s");
         return r;
     }
     if (fitting.size() == 1) {
@@ -85,7 +135,7 @@ HzInference infer_hz(std::span<const JiffiesSample> samples) {
         const auto i = static_cast<std::size_t>(std::find(kKernelHz.begin(), kKernelHz.end(), *r.hz) - kKernelHz.begin());
         r.explanation = fmt::format("HZ={} from the trace: {:.1f}% of {} jiffies samples over {:.3f} s lie within a "
                                     "tick of its line",
-                                    *r.hz, 100 * r.fits[i].share_in_band, samples.size(), r.span_s);
+                                    *r.hz, 100 * r.fits[i].share_in_band, r.samples, r.span_s);
         return r;
     }
     std::vector<std::string> spreads;
@@ -96,23 +146,123 @@ HzInference infer_hz(std::span<const JiffiesSample> samples) {
                                     r.span_s, fmt::join(spreads, ", "));
     else
         r.explanation = fmt::format("ambiguous: HZ {} fit {} samples over {:.3f} s alike", fmt::join(fitting, " and "),
-                                    samples.size(), r.span_s);
+                                    r.samples, r.span_s);
     return r;
 }
 
-HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice) {
+} // namespace
+
+bool hz_fits(std::span<const JiffiesSample> samples, unsigned hz) { return sorted(samples, hz).fit(hz).fits; }
+
+HzInference infer_hz(std::span<const JiffiesSample> samples) { return conclude(sorted(samples)); }
+
+std::vector<JiffiesSample> clock_samples(std::span<const JiffiesSample> samples) {
+    return std::move(sorted(samples).clock());
+}
+
+// Samples wait in a heap (by time, then arrival) until the latest one seen
+// is kHzReorderNs past them; then they go to SortedSamples in time order.
+struct JiffiesSampler::Impl {
+    struct Waiting {
+        JiffiesSample s;
+        std::uint64_t arrival;
+        bool operator>(const Waiting& o) const noexcept {
+            return s.time_ns != o.s.time_ns ? s.time_ns > o.s.time_ns : arrival > o.arrival;
+        }
+    };
+    std::vector<Waiting> heap; // std::push_heap with greater: the earliest on top
+    SortedSamples taken;
+    std::uint64_t arrivals = 0;
+    std::uint64_t latest_ns = 0;
+    std::optional<std::uint64_t> taken_ns; // the last sample taken
+    bool in_order = true;
+
+    void release_one() {
+        std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+        taken_ns = heap.back().s.time_ns;
+        taken.take(heap.back().s);
+        heap.pop_back();
+    }
+};
+
+JiffiesSampler::JiffiesSampler() : impl_(std::make_unique<Impl>()) {}
+JiffiesSampler::~JiffiesSampler() = default;
+
+void JiffiesSampler::fit_also(unsigned hz) { impl_->taken.fit_also(hz); }
+
+void JiffiesSampler::add(const JiffiesSample& s) {
+    Impl& m = *impl_;
+    if (!m.in_order) return;
+    if (m.taken_ns && s.time_ns < *m.taken_ns) {
+        m.in_order = false;
+        m.heap = {};
+        return;
+    }
+    m.heap.push_back({s, m.arrivals++});
+    std::push_heap(m.heap.begin(), m.heap.end(), std::greater<>{});
+    m.latest_ns = std::max(m.latest_ns, s.time_ns);
+    while (!m.heap.empty() && m.heap.front().s.time_ns + kHzReorderNs <= m.latest_ns) m.release_one();
+}
+
+void JiffiesSampler::finish() {
+    Impl& m = *impl_;
+    if (!m.in_order) return;
+    while (!m.heap.empty()) m.release_one();
+    m.taken.finish();
+}
+
+bool JiffiesSampler::in_order() const noexcept { return impl_->in_order; }
+HzInference JiffiesSampler::inference() const { return conclude(impl_->taken); }
+bool JiffiesSampler::fits(unsigned hz) const { return impl_->taken.fit(hz).fits; }
+std::vector<JiffiesSample> JiffiesSampler::take_clock_samples() { return std::move(impl_->taken.clock()); }
+
+namespace {
+
+// `open()` gives a new FtraceReader over the text from its start, for each
+// pass.
+template <class OpenReader>
+HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoice& choice) {
     HzResolution r;
     // A first pass over the events for their jiffies (no HZ needed): they
     // decide HZ, and they are the kernel's clock for the replay.
-    FtraceReader reader(text, file_name, choice.option);
-    reader.allow_unknown_hz();
-    if (choice.option && choice.force) reader.force_hz();
-    std::vector<JiffiesSample>& samples = r.samples;
+    const auto reader_for_samples = [&] {
+        std::unique_ptr<FtraceReader> reader = open();
+        reader->allow_unknown_hz();
+        if (choice.option && choice.force) reader->force_hz();
+        return reader;
+    };
+    std::unique_ptr<FtraceReader> reader = reader_for_samples();
+    JiffiesSampler sampler;
+    if (choice.option) sampler.fit_also(*choice.option);
     std::uint64_t first_line = 0;
     FtraceEvent e;
-    while (reader.next(e)) {
-        if (first_line == 0) first_line = e.line;
-        if (const auto j = e.jiffies()) samples.push_back({e.timestamp_ns, *j});
+    while (reader->next(e)) {
+        if (first_line == 0) {
+            first_line = e.line;
+            // The '# hz=' line comes before the first event.
+            if (const auto h = reader->header_hz()) sampler.fit_also(*h);
+        }
+        if (const auto j = e.jiffies()) sampler.add({e.timestamp_ns, *j});
+        if (!sampler.in_order()) break;
+    }
+    sampler.finish();
+    const std::optional<unsigned> header_hz = reader->header_hz();
+    std::optional<HzInference> inference;
+    std::function<bool(unsigned)> fits;
+    std::vector<JiffiesSample> all;
+    if (sampler.in_order()) {
+        inference = sampler.inference();
+        r.clock_samples = sampler.take_clock_samples();
+        fits = [&](unsigned hz) { return sampler.fits(hz); };
+    } else {
+        // Printed out of order by more than the sampler waits: hold them all.
+        reader.reset();
+        reader = reader_for_samples();
+        while (reader->next(e))
+            if (const auto j = e.jiffies()) all.push_back({e.timestamp_ns, *j});
+        inference = infer_hz(all);
+        r.clock_samples = clock_samples(all);
+        fits = [&](unsigned hz) { return hz_fits(all, hz); };
     }
     if (choice.option && choice.force) {
         r.hz = *choice.option;
@@ -120,11 +270,11 @@ HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_na
         r.forced = true;
         return r;
     }
-    r.inference = infer_hz(samples);
+    r.inference = std::move(*inference);
     const std::uint64_t line = first_line ? first_line : 1;
     const auto given = [&](unsigned hz, std::string what, std::string_view override_hint) {
         // A given HZ the jiffies contradict: they fit one other kernel HZ.
-        if (r.inference.hz && *r.inference.hz != hz && !hz_fits(samples, hz))
+        if (r.inference.hz && *r.inference.hz != hz && !fits(hz))
             throw TraceError(file_name, line, "hz",
                              fmt::format("{} says HZ={}, but the trace's jiffies say HZ={} ({}){}", what, hz,
                                          *r.inference.hz, r.inference.explanation, override_hint));
@@ -133,8 +283,8 @@ HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_na
     };
     if (choice.option) {
         given(*choice.option, "--hz", "; pass --force-hz to replay at --hz anyway");
-    } else if (const auto h = reader.header_hz()) {
-        given(*h, "the trace's '# hz=' line", "; pass --hz to say which");
+    } else if (header_hz) {
+        given(*header_hz, "the trace's '# hz=' line", "; pass --hz to say which");
     } else if (r.inference.hz) {
         r.hz = *r.inference.hz;
         r.source = "the trace's jiffies";
@@ -144,6 +294,16 @@ HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_na
                                      r.inference.explanation));
     }
     return r;
+}
+
+} // namespace
+
+HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice) {
+    return resolve([&] { return std::make_unique<FtraceReader>(pass(), choice.option); }, file_name, choice);
+}
+
+HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice) {
+    return resolve([&] { return std::make_unique<FtraceReader>(text, file_name, choice.option); }, file_name, choice);
 }
 
 } // namespace timersim

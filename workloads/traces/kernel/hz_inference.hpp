@@ -22,11 +22,18 @@
 //   std::vector<JiffiesSample> s = ...;      // from FtraceEvent::jiffies()
 //   const HzInference r = infer_hz(s);
 //   if (r.hz) use(*r.hz); else fail(r.explanation);
+//
+// A pass over a trace takes its samples in as they come (JiffiesSampler),
+// in memory bounded by one window, not by the trace's length; the same
+// numbers as infer_hz() over all of them.
 #pragma once
 
 #include "wheel/core/jiffies.hpp"
+#include "workloads/traces/input/input_file.hpp"
 
 #include <array>
+#include <functional>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -73,6 +80,42 @@ HzInference infer_hz(std::span<const JiffiesSample> samples);
 // what the trace shows)? Without samples anything fits.
 bool hz_fits(std::span<const JiffiesSample> samples, unsigned hz);
 
+// The samples the kernel's clock needs (kernel_clock.hpp): by time, each
+// raised to the highest jiffies before it, and of each run of equal jiffies
+// only the first and the last (KernelClock::jiffies_at() gives the same
+// answer at every time without the ones between). At most two per jiffy.
+std::vector<JiffiesSample> clock_samples(std::span<const JiffiesSample> samples);
+
+// The samples of one pass over a trace, taken in trace order: what
+// infer_hz(), hz_fits() and clock_samples() would say of all of them, in
+// memory bounded by one window of samples and the clock samples. The trace
+// may print samples out of time order (CPUs' skew) by up to kHzReorderNs;
+// one printed earlier than that before one already taken makes the sampler
+// out of order, and the numbers must then come from all the samples.
+inline constexpr std::uint64_t kHzReorderNs = 1'000'000'000;
+
+class JiffiesSampler {
+public:
+    JiffiesSampler();
+    ~JiffiesSampler();
+    JiffiesSampler(const JiffiesSampler&) = delete;
+    JiffiesSampler& operator=(const JiffiesSampler&) = delete;
+    // Fits `hz` too (besides kKernelHz), for fits(). Before the first add().
+    void fit_also(unsigned hz);
+    void add(const JiffiesSample& sample);
+    // No more samples.
+    void finish();
+    bool in_order() const noexcept;
+    // After finish(), if in_order():
+    HzInference inference() const;
+    bool fits(unsigned hz) const; // kKernelHz or a fit_also() one
+    std::vector<JiffiesSample> take_clock_samples();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
 // The HZ to replay a kernel trace (ftrace or trace-cmd text) at, and where
 // it came from. Every command that reads a kernel trace decides it here:
 //   * --hz given: used, unless the trace shows another HZ (one kernel HZ
@@ -90,9 +133,15 @@ struct HzResolution {
     unsigned hz = 0;
     std::string source;      // "--hz", "the trace's '# hz=' line", "the trace's jiffies", "--hz (forced)"
     bool forced = false;     // --force-hz: readers of the trace must not check its '# hz=' line against hz
-    std::vector<JiffiesSample> samples; // every event that shows jiffies, in trace order (kernel_clock.hpp)
+    std::vector<JiffiesSample> clock_samples; // clock_samples() of every event that shows jiffies (kernel_clock.hpp)
     HzInference inference;   // what the jiffies say
 };
+// Text read in passes (KernelText::pass()): each call of `pass` gives it
+// from its start. One pass (a second, rare, if its samples are out of
+// order by more than kHzReorderNs: then all of them are held at once).
+using TextPasses = std::function<InputFile&()>;
+HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice);
+// Text in memory (the playground, tests).
 HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice);
 
 } // namespace timersim

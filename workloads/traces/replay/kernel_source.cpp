@@ -3,7 +3,7 @@
 // (trace.dat), which the browser playground does without.
 #include "workloads/traces/replay/trace_source.hpp"
 
-#include "workloads/traces/input/trace_dat.hpp"
+#include "workloads/traces/input/kernel_text.hpp"
 
 #include <optional>
 #include <utility>
@@ -16,10 +16,9 @@ namespace {
 // v1): the same events `timersim import` writes.
 class KernelSource final : public TraceSource {
 public:
-    KernelSource(std::string text, const std::string& name, HzResolution hz, const TraceFilter& filter,
-                 FtraceObserver* observer)
-        : text_(std::move(text)), hz_(std::move(hz)), clock_(std::move(hz_.samples), hz_.hz),
-          reader_(text_, name, hz_.hz), importer_(reader_) {
+    KernelSource(InputFile& in, const HzChoice& hz, const TraceFilter& filter, FtraceObserver* observer)
+        : text_(in), hz_(resolve_ftrace_hz([this]() -> InputFile& { return text_.pass(); }, text_.name(), hz)), clock_(std::move(hz_.clock_samples), hz_.hz),
+          reader_(text_.pass(), hz_.hz), importer_(reader_) {
         if (hz_.forced) reader_.force_hz();
         importer_.use_clock(&clock_);
         reader_.set_filter(filter);
@@ -58,7 +57,7 @@ public:
     const FtraceImporter* kernel_importer() const override { return &importer_; }
 
 private:
-    std::string text_; // read whole: its HZ was decided from all of it
+    KernelText text_; // read twice: its HZ and clock are decided from all of it
     HzResolution hz_;
     KernelClock clock_; // the kernel's jiffies: ops land on them
     FtraceReader reader_;
@@ -74,9 +73,7 @@ private:
 std::unique_ptr<TraceSource> open_trace_source(InputFile& in, TraceKind kind, const HzChoice& hz,
                                                const TraceFilter& filter, FtraceObserver* observer) {
     if (kind == TraceKind::timersim) return open_timersim_source(in, filter);
-    std::string text = read_kernel_trace_text(in);
-    HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
-    return std::make_unique<KernelSource>(std::move(text), in.name(), std::move(resolved), filter, observer);
+    return std::make_unique<KernelSource>(in, hz, filter, observer);
 }
 
 } // namespace timersim

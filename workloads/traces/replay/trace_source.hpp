@@ -11,9 +11,9 @@
 //   TraceEvent e;
 //   while (source->next(e)) { ... e.timer, e.kind, expiry_jiffies(source->header(), e) ... }
 //
-// Kernel text is read whole first: its HZ is decided from all of it
-// (hz_inference.hpp) before the first event is converted; a timersim trace
-// is read as it goes. Errors in the input throw TraceError (FILE:LINE: what
+// Kernel text is read twice (kernel_text.hpp): its HZ and its clock are
+// decided from all of it (hz_inference.hpp) before the first event is
+// converted; a timersim trace is read once. Neither is held in memory. Errors in the input throw TraceError (FILE:LINE: what
 // (field)); an input that cannot be read, InputError.
 #pragma once
 

@@ -1,0 +1,23 @@
+#include "workloads/traces/input/kernel_text.hpp"
+
+#include "workloads/traces/input/trace_dat.hpp"
+
+namespace timersim {
+
+KernelText::KernelText(InputFile& in) : in_(&in) {
+    in.keep_for_reading_again();
+    if (is_trace_dat(in.peek(kTraceDatMagic.size()))) rendered_ = trace_dat_text(in);
+}
+
+InputFile& KernelText::pass() {
+    InputFile& source = rendered_ ? *rendered_ : *in_;
+    if (!first_given_) {
+        first_given_ = true;
+        return source;
+    }
+    current_.reset(); // close the pass before's descriptor first
+    current_ = source.read_again();
+    return *current_;
+}
+
+} // namespace timersim
