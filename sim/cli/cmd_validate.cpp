@@ -8,7 +8,7 @@
 #include "sim/report/validate_report.hpp"
 #include "sim/validate/kernel_replay.hpp"
 #include "workloads/traces/input/input_file.hpp"
-#include "workloads/traces/input/trace_dat.hpp"
+#include "workloads/traces/input/kernel_text.hpp"
 #include "workloads/traces/input/trace_error.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
 
@@ -66,18 +66,21 @@ int run_validate(std::span<const std::string> args) {
 
     // FILE or "-", decompressed in-process when xz, gzip or zstd (by its
     // magic bytes, whatever its name).
+    // Read in two passes (kernel_text.hpp), never held whole.
     InputFile in(input);
-    const std::string text = read_kernel_trace_text(in);
+    KernelText text(in);
     ReplayResult result;
     try {
         // HZ never assumed: --hz, the '# hz=' line or the jiffies, each
         // checked against what the trace shows (hz_inference.hpp).
-        const HzResolution resolved = resolve_ftrace_hz(text, in.name(), hz);
-        result = replay_kernel_trace(text, in.name(),
+        const HzResolution resolved =
+            resolve_ftrace_hz([&]() -> InputFile& { return text.pass(); }, text.name(), hz);
+        result = replay_kernel_trace(text.pass(),
                                      ReplayOptions{.hz = resolved.hz,
                                                    .force_hz = resolved.forced,
                                                    .max_notes_per_class = max_listed,
-                                                   .filter = filter});
+                                                   .filter = filter,
+                                                   .expected_timer_events = resolved.timer_events});
         result.hz_source = resolved.source;
         require_kept(filter, result.filter_counts, in.name(), "timer events");
     } catch (const TraceError& e) {

@@ -641,15 +641,25 @@ private:
     std::size_t cursor_ = 0;
 };
 
-} // namespace
-
-ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, const ReplayOptions& options) {
+ReplayResult replay_kernel_trace(FtraceReader& reader, const ReplayOptions& options) {
     ReplayResult result;
-    ReplayInput input = read_replay_input(text, std::move(file_name), options, result);
+    ReplayInput input = read_replay_input(reader, options, result);
     if (input.events.empty()) return result;
     Replay replay(std::move(input.events), std::move(input.markers), input.incarnations, result, options);
     replay.run();
     return result;
+}
+
+} // namespace
+
+ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, const ReplayOptions& options) {
+    FtraceReader reader(text, std::move(file_name), options.hz);
+    return replay_kernel_trace(reader, options);
+}
+
+ReplayResult replay_kernel_trace(InputFile& in, const ReplayOptions& options) {
+    FtraceReader reader(in, options.hz);
+    return replay_kernel_trace(reader, options);
 }
 
 } // namespace timersim

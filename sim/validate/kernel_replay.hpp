@@ -31,6 +31,7 @@
 #pragma once
 
 #include "wheel/core/jiffies.hpp"
+#include "workloads/traces/input/input_file.hpp"
 
 #include "workloads/traces/layouts/trace_filter.hpp"
 
@@ -163,9 +164,14 @@ struct ReplayOptions {
     bool catch_up_runs = true;
     // --cpu, --function, --from/--to: only these events are replayed.
     TraceFilter filter;
+    // The timer events a first pass counted (HzResolution::timer_events),
+    // for reserving; 0: unknown.
+    std::uint64_t expected_timer_events = 0;
 };
 
-// Replays `text` (the whole ftrace text). Throws TraceError for malformed input.
+// Replays `text` (the whole ftrace text), or the text `in` reads (a pass of
+// KernelText). Throws TraceError for malformed input.
 ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, const ReplayOptions& options = {});
+ReplayResult replay_kernel_trace(InputFile& in, const ReplayOptions& options = {});
 
 } // namespace timersim

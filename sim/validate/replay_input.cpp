@@ -16,89 +16,48 @@ namespace timersim::validate {
 
 namespace {
 
-std::size_t count_lines(std::string_view text) {
-    std::size_t lines = 0;
-    for (const char *p = text.data(), *end = p + text.size(); p < end; ++lines) {
-        const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-        p = nl ? static_cast<const char*>(nl) + 1 : end;
+// The lines besides the timer events that validate needs, as the reader
+// passes them: the first "tracing_mark_write:" line holding the workload
+// marker, and the lines that say a CPU's events are missing, in line order.
+class MarkerLines final : public FtraceObserver {
+public:
+    void timer_event(const FtraceEvent&) override {}
+    void timer_softirq(const FtraceTimerSoftirq&) override {}
+    void other_line(std::uint64_t line, std::string_view text) override {
+        unsigned cpu = 0;
+        if (text.starts_with("CPU:") && (text.find("[LOST ") != std::string_view::npos ||
+                                         text.find("EVENTS DROPPED]") != std::string_view::npos)) {
+            if (cpu_after(text.substr(4), cpu)) lost.push_back(LostMarker{line, cpu, "ring buffer lost events"});
+        } else if (text.starts_with("##### CPU ") && text.find("buffer started") != std::string_view::npos) {
+            if (cpu_after(text.substr(10), cpu)) lost.push_back(LostMarker{line, cpu, "CPU buffer started"});
+        } else if (!workload_start && text.find("timersim: workload start") != std::string_view::npos &&
+                   text.find("tracing_mark_write:") != std::string_view::npos) {
+            workload_start = line;
+        }
     }
-    return lines;
-}
 
-// At least the number of timer events in `text`, for reserving: each is on
-// a line of its own that names its tracepoint (timer_start, ...), so holds
-// "timer_". Not the line count: a capture recorded with other events too
-// (sched_switch, irq, ...) may hold mostly lines that are not timer events,
-// and a line count would reserve a ~150-byte Event for every one of them.
-std::size_t count_timer_mentions(std::string_view text) {
-    constexpr std::string_view kMention = "timer_";
-    std::size_t mentions = 0;
-    for (const char *p = text.data(), *end = p + text.size();; ++mentions) {
-        const void* hit = memmem(p, static_cast<std::size_t>(end - p), kMention.data(), kMention.size());
-        if (hit == nullptr) return mentions;
-        p = static_cast<const char*>(hit) + kMention.size();
-    }
-}
+    std::vector<LostMarker> lost;
+    std::optional<std::uint64_t> workload_start;
 
-// The line of the first "tracing_mark_write:" line that holds `marker`.
-// Only lines holding the marker are looked at: a search of the whole text,
-// not of every line.
-std::optional<std::uint64_t> find_marker_line(std::string_view text, std::string_view marker) {
-    const std::boyer_moore_horspool_searcher search(marker.begin(), marker.end());
-    const auto find_from = [&](std::size_t from) {
-        const auto hit = std::search(text.begin() + static_cast<std::ptrdiff_t>(from), text.end(), search);
-        return hit == text.end() ? std::string_view::npos : static_cast<std::size_t>(hit - text.begin());
-    };
-    for (std::size_t at = find_from(0); at != std::string_view::npos; at = find_from(at + 1)) {
-        const std::size_t newline_before = text.rfind('\n', at);
-        const std::size_t begin = newline_before == std::string_view::npos ? 0 : newline_before + 1;
-        const std::size_t end = std::min(text.find('\n', at), text.size());
-        if (text.substr(begin, end - begin).find("tracing_mark_write:") == std::string_view::npos) continue;
-        return 1 + count_lines(text.substr(0, begin));
-    }
-    return std::nullopt;
-}
-
-// The lines that say a CPU's events are missing, in line order.
-std::vector<LostMarker> find_lost_markers(std::string_view text) {
-    std::vector<LostMarker> out;
-    std::uint64_t line = 1;
-    std::size_t pos = 0;
-    const auto cpu_after = [](std::string_view rest, unsigned& cpu) {
+private:
+    static bool cpu_after(std::string_view rest, unsigned& cpu) {
         const auto end = rest.find_first_not_of("0123456789");
         const std::string_view digits = rest.substr(0, end);
         return !digits.empty() && std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
-    };
-    while (pos < text.size()) {
-        const std::size_t end = std::min(text.find('\n', pos), text.size());
-        std::string_view l = text.substr(pos, end - pos);
-        l.remove_prefix(static_cast<std::size_t>(detail::skip_blanks(l.data(), l.data() + l.size()) - l.data()));
-        unsigned cpu = 0;
-        if (l.starts_with("CPU:") && (l.find("[LOST ") != std::string_view::npos ||
-                                      l.find("EVENTS DROPPED]") != std::string_view::npos)) {
-            if (cpu_after(l.substr(4), cpu)) out.push_back(LostMarker{line, cpu, "ring buffer lost events"});
-        } else if (l.starts_with("##### CPU ") && l.find("buffer started") != std::string_view::npos) {
-            if (cpu_after(l.substr(10), cpu)) out.push_back(LostMarker{line, cpu, "CPU buffer started"});
-        }
-        pos = end + 1;
-        ++line;
     }
-    return out;
-}
+};
 
 } // namespace
 
-ReplayInput read_replay_input(std::string_view text, std::string file_name, const ReplayOptions& options,
-                              ReplayResult& result) {
-    result.file = file_name;
-    result.workload_start_line = find_marker_line(text, "timersim: workload start");
-
-    FtraceReader reader(text, std::move(file_name), options.hz);
+ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options, ReplayResult& result) {
+    result.file = reader.file_name();
     if (options.force_hz) reader.force_hz();
     reader.set_filter(options.filter);
+    MarkerLines marker_lines;
+    reader.set_observer(&marker_lines);
     ReplayInput input;
     std::vector<Event>& events = input.events;
-    events.reserve(count_timer_mentions(text));
+    events.reserve(options.expected_timer_events);
     // timer= -> its current incarnation and the index of its last event
     struct TimerState {
         std::size_t incarnation = 0;
@@ -148,6 +107,9 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
         if (e.cpu) cpus = std::max(cpus, *e.cpu + 1);
         events.push_back(std::move(e));
     }
+    reader.set_observer(nullptr);
+    result.workload_start_line = marker_lines.workload_start;
+    input.markers = std::move(marker_lines.lost);
     result.timer_events = events.size();
     const FtraceReaderStats& read = reader.stats();
     result.flags_garbled = read.starts_with_flags >= 2 && read.starts_with_dpi == read.starts_with_flags;
@@ -166,7 +128,6 @@ ReplayInput read_replay_input(std::string_view text, std::string file_name, cons
         events[i].next_same_cpu = next_of_cpu[events[i].line_cpu];
         next_of_cpu[events[i].line_cpu] = i;
     }
-    input.markers = find_lost_markers(text);
     return input;
 }
 

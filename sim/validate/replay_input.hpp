@@ -66,9 +66,10 @@ struct ReplayInput {
 // CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
 inline constexpr std::uint32_t kMaxReplayCpus = 8192;
 
-// Reads every timer_* event of `text` and fills result's file, hz, cpus,
-// timers, timer_events and workload_start_line. Throws TraceError.
-ReplayInput read_replay_input(std::string_view text, std::string file_name, const ReplayOptions& options,
-                              ReplayResult& result);
+// Reads every timer_* event `reader` gives (a reader made with options.hz,
+// not yet read; this sets its filter and --force-hz) and fills result's
+// file, hz, cpus, timers, timer_events and workload_start_line. Throws
+// TraceError.
+ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options, ReplayResult& result);
 
 } // namespace timersim::validate

@@ -106,7 +106,7 @@ expect_usage_error '--format' "try 'timersim validate --help'"
 # xz is known by its magic bytes, not by the name: xz's magic, then junk.
 printf '\3757zXZ\0not xz data\n' >"$dir/fake.xz"
 run validate "$dir/fake.xz"
-expect_file_error '^timersim: .*/fake\.xz: xz: compressed data is corrupt$'
+expect_file_error '^timersim: .*/fake\.xz:1: read error: xz: compressed data is corrupt \(line\)$'
 
 # A trace without timer events validates nothing: exit 1.
 printf '# hz=250\n' >"$dir/empty.txt"

@@ -479,9 +479,9 @@ TEST_CASE("a cancel is a delete unless the timer's next event is a start; a re-i
     CHECK(r.timers == 2);
 }
 
-TEST_CASE("a capture with other events too reserves room for its timer events, not for every line") {
+TEST_CASE("a capture with other events too keeps room for its timer events, not for every line") {
     // A sched_switch line for every timer line, 2,000 times over: one
-    // Event reserved per line would be 4,000 of them.
+    // Event kept per line would be 4,000 of them.
     std::string t = "# hz=250\n";
     for (int i = 0; i < 2000; ++i) {
         const std::string ts = "1." + std::to_string(100000 + i);
@@ -489,7 +489,8 @@ TEST_CASE("a capture with other events too reserves room for its timer events, n
         if (i % 100 == 0) t += ev(0, ts, "timer_cancel: timer=00000000000000aa");
     }
     ReplayResult result;
-    const validate::ReplayInput input = validate::read_replay_input(t, "mixed", {}, result);
+    FtraceReader reader(std::string_view(t), "mixed");
+    const validate::ReplayInput input = validate::read_replay_input(reader, {}, result);
     CHECK(input.events.size() == 20);
     CHECK(input.events.capacity() < 100);
 }

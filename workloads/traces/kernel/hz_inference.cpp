@@ -246,6 +246,7 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
         if (!sampler.in_order()) break;
     }
     sampler.finish();
+    r.timer_events = reader->stats().timer_events;
     const std::optional<unsigned> header_hz = reader->header_hz();
     std::optional<HzInference> inference;
     std::function<bool(unsigned)> fits;

@@ -135,6 +135,7 @@ struct HzResolution {
     bool forced = false;     // --force-hz: readers of the trace must not check its '# hz=' line against hz
     std::vector<JiffiesSample> clock_samples; // clock_samples() of every event that shows jiffies (kernel_clock.hpp)
     HzInference inference;   // what the jiffies say
+    std::uint64_t timer_events = 0; // timer_* lines the pass read (a later pass may reserve for them)
 };
 // Text read in passes (KernelText::pass()): each call of `pass` gives it
 // from its start. One pass (a second, rare, if its samples are out of

@@ -324,10 +324,14 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
         std::string_view text = detail::trim(line);
         if (text.empty()) continue;
         if (text.front() == '#') {
+            if (observer) observer->other_line(source.line_number(), text);
             comment_line(text);
             continue;
         }
-        if (other_line(text)) continue;
+        if (other_line(text)) {
+            if (observer) observer->other_line(source.line_number(), text);
+            continue;
+        }
 
         // The timestamp: the first token that ends in ':' (followed by a blank
         // or the end) and is a number. Comm names may contain ':' themselves.
@@ -377,6 +381,7 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
             name_end = identifier_end(0);
         }
         if (name_end == 0 || name_end == rest.size() || rest[name_end] != ':') {
+            if (observer) observer->other_line(source.line_number(), text);
             count_other("(other lines)");
             continue;
         }
@@ -397,6 +402,7 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
         else if (name == "timer_expire_exit") e.type = FtraceEventType::timer_expire_exit;
         else if (name == "timer_init") e.type = FtraceEventType::timer_init;
         else {
+            if (observer) observer->other_line(source.line_number(), text);
             count_other(name);
             continue;
         }

@@ -85,6 +85,10 @@ public:
     virtual ~FtraceObserver() = default;
     virtual void timer_event(const FtraceEvent& event) = 0;
     virtual void timer_softirq(const FtraceTimerSoftirq& event) = 0;
+    // Every line that is no timer_* event, trimmed, with its 1-based line
+    // number: comments, lost-event markers, other events (validate finds
+    // lost events and its workload marker there).
+    virtual void other_line(std::uint64_t /*line*/, std::string_view /*text*/) {}
 };
 
 struct FtraceReaderStats {
