@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <stdexcept>
 #include <memory>
 #include <optional>
 #include <limits>
@@ -160,29 +161,9 @@ std::vector<JiffiesSample> clock_samples(std::span<const JiffiesSample> samples)
     return std::move(sorted(samples).clock());
 }
 
-// Samples wait in a heap (by time, then arrival) until the latest one seen
-// is kHzReorderNs past them; then they go to SortedSamples in time order.
 struct JiffiesSampler::Impl {
-    struct Waiting {
-        JiffiesSample s;
-        std::uint64_t arrival;
-        bool operator>(const Waiting& o) const noexcept {
-            return s.time_ns != o.s.time_ns ? s.time_ns > o.s.time_ns : arrival > o.arrival;
-        }
-    };
-    std::vector<Waiting> heap; // std::push_heap with greater: the earliest on top
     SortedSamples taken;
-    std::uint64_t arrivals = 0;
-    std::uint64_t latest_ns = 0;
-    std::optional<std::uint64_t> taken_ns; // the last sample taken
-    bool in_order = true;
-
-    void release_one() {
-        std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
-        taken_ns = heap.back().s.time_ns;
-        taken.take(heap.back().s);
-        heap.pop_back();
-    }
+    std::optional<std::uint64_t> last_ns;
 };
 
 JiffiesSampler::JiffiesSampler() : impl_(std::make_unique<Impl>()) {}
@@ -191,27 +172,13 @@ JiffiesSampler::~JiffiesSampler() = default;
 void JiffiesSampler::fit_also(unsigned hz) { impl_->taken.fit_also(hz); }
 
 void JiffiesSampler::add(const JiffiesSample& s) {
-    Impl& m = *impl_;
-    if (!m.in_order) return;
-    if (m.taken_ns && s.time_ns < *m.taken_ns) {
-        m.in_order = false;
-        m.heap = {};
-        return;
-    }
-    m.heap.push_back({s, m.arrivals++});
-    std::push_heap(m.heap.begin(), m.heap.end(), std::greater<>{});
-    m.latest_ns = std::max(m.latest_ns, s.time_ns);
-    while (!m.heap.empty() && m.heap.front().s.time_ns + kHzReorderNs <= m.latest_ns) m.release_one();
+    if (impl_->last_ns && s.time_ns < *impl_->last_ns)
+        throw std::logic_error("JiffiesSampler::add(): samples must come in time order");
+    impl_->last_ns = s.time_ns;
+    impl_->taken.take(s);
 }
 
-void JiffiesSampler::finish() {
-    Impl& m = *impl_;
-    if (!m.in_order) return;
-    while (!m.heap.empty()) m.release_one();
-    m.taken.finish();
-}
-
-bool JiffiesSampler::in_order() const noexcept { return impl_->in_order; }
+void JiffiesSampler::finish() { impl_->taken.finish(); }
 HzInference JiffiesSampler::inference() const { return conclude(impl_->taken); }
 bool JiffiesSampler::fits(unsigned hz) const { return impl_->taken.fit(hz).fits; }
 std::vector<JiffiesSample> JiffiesSampler::take_clock_samples() { return std::move(impl_->taken.clock()); }
@@ -225,17 +192,14 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
     HzResolution r;
     // A first pass over the events for their jiffies (no HZ needed): they
     // decide HZ, and they are the kernel's clock for the replay.
-    const auto reader_for_samples = [&] {
-        std::unique_ptr<FtraceReader> reader = open();
-        reader->allow_unknown_hz();
-        if (choice.option && choice.force) reader->force_hz();
-        return reader;
-    };
-    std::unique_ptr<FtraceReader> reader = reader_for_samples();
+    std::unique_ptr<FtraceReader> reader = open();
+    reader->allow_unknown_hz();
+    if (choice.option && choice.force) reader->force_hz();
     JiffiesSampler sampler;
     if (choice.option) sampler.fit_also(*choice.option);
     std::uint64_t first_line = 0;
     FtraceEvent e;
+    // The reader refuses lines out of time order: samples come in order.
     while (reader->next(e)) {
         if (first_line == 0) {
             first_line = e.line;
@@ -243,35 +207,19 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
             if (const auto h = reader->header_hz()) sampler.fit_also(*h);
         }
         if (const auto j = e.jiffies()) sampler.add({e.timestamp_ns, *j});
-        if (!sampler.in_order()) break;
     }
     sampler.finish();
     r.timer_events = reader->stats().timer_events;
     const std::optional<unsigned> header_hz = reader->header_hz();
-    std::optional<HzInference> inference;
-    std::function<bool(unsigned)> fits;
-    std::vector<JiffiesSample> all;
-    if (sampler.in_order()) {
-        inference = sampler.inference();
-        r.clock_samples = sampler.take_clock_samples();
-        fits = [&](unsigned hz) { return sampler.fits(hz); };
-    } else {
-        // Printed out of order by more than the sampler waits: hold them all.
-        reader.reset();
-        reader = reader_for_samples();
-        while (reader->next(e))
-            if (const auto j = e.jiffies()) all.push_back({e.timestamp_ns, *j});
-        inference = infer_hz(all);
-        r.clock_samples = clock_samples(all);
-        fits = [&](unsigned hz) { return hz_fits(all, hz); };
-    }
+    r.clock_samples = sampler.take_clock_samples();
+    const auto fits = [&](unsigned hz) { return sampler.fits(hz); };
     if (choice.option && choice.force) {
         r.hz = *choice.option;
         r.source = "--hz (forced)";
         r.forced = true;
         return r;
     }
-    r.inference = std::move(*inference);
+    r.inference = sampler.inference();
     const std::uint64_t line = first_line ? first_line : 1;
     const auto given = [&](unsigned hz, std::string what, std::string_view override_hint) {
         // A given HZ the jiffies contradict: they fit one other kernel HZ.

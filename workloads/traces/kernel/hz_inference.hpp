@@ -86,14 +86,10 @@ bool hz_fits(std::span<const JiffiesSample> samples, unsigned hz);
 // answer at every time without the ones between). At most two per jiffy.
 std::vector<JiffiesSample> clock_samples(std::span<const JiffiesSample> samples);
 
-// The samples of one pass over a trace, taken in trace order: what
-// infer_hz(), hz_fits() and clock_samples() would say of all of them, in
-// memory bounded by one window of samples and the clock samples. The trace
-// may print samples out of time order (CPUs' skew) by up to kHzReorderNs;
-// one printed earlier than that before one already taken makes the sampler
-// out of order, and the numbers must then come from all the samples.
-inline constexpr std::uint64_t kHzReorderNs = 1'000'000'000;
-
+// The samples of one pass over a trace, taken in time order (FtraceReader
+// refuses lines out of it): what infer_hz(), hz_fits() and clock_samples()
+// would say of all of them, in memory bounded by one window of samples and
+// the clock samples.
 class JiffiesSampler {
 public:
     JiffiesSampler();
@@ -102,11 +98,11 @@ public:
     JiffiesSampler& operator=(const JiffiesSampler&) = delete;
     // Fits `hz` too (besides kKernelHz), for fits(). Before the first add().
     void fit_also(unsigned hz);
+    // Throws std::logic_error for a sample earlier than the one before.
     void add(const JiffiesSample& sample);
     // No more samples.
     void finish();
-    bool in_order() const noexcept;
-    // After finish(), if in_order():
+    // After finish():
     HzInference inference() const;
     bool fits(unsigned hz) const; // kKernelHz or a fit_also() one
     std::vector<JiffiesSample> take_clock_samples();
@@ -138,8 +134,7 @@ struct HzResolution {
     std::uint64_t timer_events = 0; // timer_* lines the pass read (a later pass may reserve for them)
 };
 // Text read in passes (KernelText::pass()): each call of `pass` gives it
-// from its start. One pass (a second, rare, if its samples are out of
-// order by more than kHzReorderNs: then all of them are held at once).
+// from its start. This reads one pass.
 using TextPasses = std::function<InputFile&()>;
 HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice);
 // Text in memory (the playground, tests).
