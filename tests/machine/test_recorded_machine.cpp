@@ -74,12 +74,14 @@ std::vector<Jiffies> fire_jiffies(Q queue, std::shared_ptr<const RecordedMachine
 TEST_CASE("the recording's runs, window and median delay come from non-deferrable expiries alone") {
     const auto m = recording();
     REQUIRE(m->runs.size() == 1);
-    CHECK(m->runs[0] == std::vector<Jiffies>{kJ0 + 20, kJ0 + 50});
+    // Without run times each run is at its tick's (kNoTime).
+    CHECK(m->runs[0] == std::vector<RecordedMachine::Run>{{kJ0 + 20}, {kJ0 + 50}});
     CHECK(m->wake_window[0] == 3);
     CHECK(m->wake_delay[0] == 1);
-    CHECK(m->ran(0, kJ0 + 20));
-    CHECK_FALSE(m->ran(0, kJ0 + 21));
-    CHECK_FALSE(m->ran(1, kJ0 + 20));
+    REQUIRE(m->run_at(0, kJ0 + 20));
+    CHECK(m->run_at(0, kJ0 + 20)->jiffy == kJ0 + 20);
+    CHECK_FALSE(m->run_at(0, kJ0 + 21));
+    CHECK_FALSE(m->run_at(1, kJ0 + 20));
     CHECK(m->runs_within(0, kJ0 + 48, kJ0 + 50));
     CHECK_FALSE(m->runs_within(0, kJ0 + 21, kJ0 + 49));
 }
