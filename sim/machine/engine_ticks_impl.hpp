@@ -297,6 +297,7 @@ std::optional<std::uint64_t> Engine<Q>::recorded_raise_time(CpuState& c) {
         c.wake_due_since.reset();
         return run->time_ns == RecordedMachine::kNoTime ? c.last_tick_ns : std::max(run->time_ns, c.last_tick_ns);
     }
+    // Not a peek: as 6.1 get_next_timer_interrupt() on idle entry, it refreshes a stale next_expiry and forwards clk.
     const std::optional<Jiffies> next = c.queue->next_timer_interrupt();
     if (!next || time_after(*next, j)) {
         c.wake_due_since.reset();
