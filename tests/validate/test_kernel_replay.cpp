@@ -8,10 +8,10 @@
 #include "workloads/traces/input/trace_error.hpp"
 
 #include "test_data_dir.hpp"
+#include "tests/kernel_trace_lines.hpp"
 #include "tests/xz_fixture.hpp"
 
 #include <doctest/doctest.h>
-#include <fmt/format.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +23,7 @@
 #include <string_view>
 
 using namespace timersim;
+using namespace timersim::test; // hand-made kernel trace lines (kernel_trace_lines.hpp)
 
 namespace {
 
@@ -166,59 +167,6 @@ TEST_CASE("a doctored baseclk is exactly one expiry disagreement") {
     CHECK(d.ours.starts_with("bucket clock " + std::to_string(baseclk)));
     CHECK(d.kernel.starts_with("baseclk " + std::to_string(baseclk - 1)));
 }
-
-namespace {
-
-// Hand-made traces in the kernel's format (6.1, no_hash_pointers), one
-// line each. Times are in microseconds, printed as the kernel's
-// seconds.microseconds; a timer is named by the last digits of its address
-// ("aa" is timer=00000000000000aa).
-std::string ev(unsigned cpu, std::uint64_t us, const std::string& what) {
-    return fmt::format("          <idle>-0       [00{}] d.s1.     {}.{:06}: {}\n", cpu, us / 1'000'000, us % 1'000'000,
-                       what);
-}
-
-std::string address(std::string_view timer) { return std::string(16 - timer.size(), '0') + std::string(timer); }
-
-// A timer_start on `cpu` for that CPU's wheel.
-std::string start(unsigned cpu, std::uint64_t us, std::string_view timer, std::string_view function, Jiffies expires,
-                  Jiffies timeout, unsigned idx, std::string_view flags = "") {
-    return ev(cpu, us,
-              fmt::format("timer_start: timer={} function={} expires={} [timeout={}] cpu={} idx={} flags={}",
-                          address(timer), function, expires, timeout, cpu, idx, flags));
-}
-
-std::string cancel(unsigned cpu, std::uint64_t us, std::string_view timer) {
-    return ev(cpu, us, "timer_cancel: timer=" + address(timer));
-}
-
-std::string init(unsigned cpu, std::uint64_t us, std::string_view timer) {
-    return ev(cpu, us, "timer_init: timer=" + address(timer));
-}
-
-std::string expire_entry(unsigned cpu, std::uint64_t us, std::string_view timer, std::string_view function,
-                         Jiffies now, Jiffies baseclk) {
-    return ev(cpu, us,
-              fmt::format("timer_expire_entry: timer={} function={} now={} baseclk={}", address(timer), function, now,
-                          baseclk));
-}
-
-std::string expire_exit(unsigned cpu, std::uint64_t us, std::string_view timer) {
-    return ev(cpu, us, "timer_expire_exit: timer=" + address(timer));
-}
-
-// A timer's expiry as 6.1 expire_timers() prints it: the detach
-// (timer_cancel), then the callback from timer_expire_entry, 1 us later, to
-// timer_expire_exit, `callback_us` after that.
-std::string expiry(unsigned cpu, std::uint64_t us, std::string_view timer, std::string_view function, Jiffies now,
-                   Jiffies baseclk, std::uint64_t callback_us = 1) {
-    return cancel(cpu, us, timer) + expire_entry(cpu, us + 1, timer, function, now, baseclk) +
-           expire_exit(cpu, us + 1 + callback_us, timer);
-}
-
-const std::string kHz250 = "# hz=250\n";
-
-} // namespace
 
 TEST_CASE("a timer never shown armed is unknown history, not a disagreement") {
     std::string t = kHz250;
