@@ -293,11 +293,11 @@ std::optional<std::uint64_t> Engine<Q>::recorded_raise_time(CpuState& c) {
     const RecordedMachine& rec = *config_.recorded;
     const auto cpu = static_cast<unsigned>(&c - cpus_.data());
     const Jiffies j = jiffies_;
-    if (rec.ran(cpu, j)) {
+    if (const RecordedMachine::Run* run = rec.run_at(cpu, j)) {
         c.wake_due_since.reset();
-        const std::uint64_t at = rec.run_time(cpu, j);
-        return at == RecordedMachine::kNoTime ? c.last_tick_ns : std::max(at, c.last_tick_ns);
+        return run->time_ns == RecordedMachine::kNoTime ? c.last_tick_ns : std::max(run->time_ns, c.last_tick_ns);
     }
+    // Not a peek: as 6.1 get_next_timer_interrupt() on idle entry, it refreshes a stale next_expiry and forwards clk.
     const std::optional<Jiffies> next = c.queue->next_timer_interrupt();
     if (!next || time_after(*next, j)) {
         c.wake_due_since.reset();

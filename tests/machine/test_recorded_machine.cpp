@@ -43,12 +43,14 @@ std::shared_ptr<const RecordedMachine> recording() {
     return std::make_shared<const RecordedMachine>(RecordedMachine::from(fires));
 }
 
-// Timers armed at time 0 with `expires`, each cancelled at `cancel_at`
-// (0: never), replayed on `recording`: the jiffies they fired at.
+// Timers armed at `arm_at` (0: at the start) with `expires`, each
+// cancelled at `cancel_at` (0: never), replayed on `recording`: the jiffies
+// they fired at.
 struct Timed {
     Jiffies expires;
     bool deferrable = false;
     std::uint64_t cancel_at = 0;
+    std::uint64_t arm_at = 0;
 };
 template <class Q>
 std::vector<Jiffies> fire_jiffies(Q queue, std::shared_ptr<const RecordedMachine> recording,
@@ -60,7 +62,10 @@ std::vector<Jiffies> fire_jiffies(Q queue, std::shared_ptr<const RecordedMachine
     engine.set_workload(&rec);
     for (const Timed& t : timers) {
         const TimerId id = engine.create_timer(TimerFlags{.deferrable = t.deferrable});
-        engine.arm(id, t.expires);
+        if (t.arm_at)
+            engine.schedule_action(t.arm_at, Action{.kind = Action::Kind::arm, .timer = id, .expires = t.expires});
+        else
+            engine.arm(id, t.expires);
         if (t.cancel_at) engine.schedule_action(t.cancel_at, Action{.kind = Action::Kind::cancel, .timer = id});
     }
     engine.run_until(tick_time_ns(100, kHz));
@@ -74,12 +79,14 @@ std::vector<Jiffies> fire_jiffies(Q queue, std::shared_ptr<const RecordedMachine
 TEST_CASE("the recording's runs, window and median delay come from non-deferrable expiries alone") {
     const auto m = recording();
     REQUIRE(m->runs.size() == 1);
-    CHECK(m->runs[0] == std::vector<Jiffies>{kJ0 + 20, kJ0 + 50});
+    // Without run times each run is at its tick's (kNoTime).
+    CHECK(m->runs[0] == std::vector<RecordedMachine::Run>{{kJ0 + 20}, {kJ0 + 50}});
     CHECK(m->wake_window[0] == 3);
     CHECK(m->wake_delay[0] == 1);
-    CHECK(m->ran(0, kJ0 + 20));
-    CHECK_FALSE(m->ran(0, kJ0 + 21));
-    CHECK_FALSE(m->ran(1, kJ0 + 20));
+    REQUIRE(m->run_at(0, kJ0 + 20));
+    CHECK(m->run_at(0, kJ0 + 20)->jiffy == kJ0 + 20);
+    CHECK_FALSE(m->run_at(0, kJ0 + 21));
+    CHECK_FALSE(m->run_at(1, kJ0 + 20));
     CHECK(m->runs_within(0, kJ0 + 48, kJ0 + 50));
     CHECK_FALSE(m->runs_within(0, kJ0 + 21, kJ0 + 49));
 }
@@ -94,6 +101,20 @@ TEST_CASE("a due timer fires at the recorded run within the wake window, else at
     // wakes at J0+31.
     CHECK(fire_jiffies(ClassicWheel(ClassicWheel::Config{.hz = kHz, .slack = std::nullopt}), recording(),
                        {{kJ0 + 18}, {kJ0 + 30}}) == std::vector<Jiffies>{kJ0 + 20, kJ0 + 31});
+}
+
+TEST_CASE("a due tick without a recorded run asks as the kernel's idle entry does: a stale next_expiry is refreshed") {
+    // modern: a timer armed for J0+5 (bucket J0+6) and cancelled at J0+3
+    // leaves next_expiry stale at J0+6. At J0+6 the CPU, with no recorded
+    // run, asks get_next_timer_interrupt(): next_expiry is searched again
+    // (nothing pending) and clk moves to J0+6. An arm at J0+10 for J0+70 is
+    // then forwarded to clk J0+10 (delta 60, level 0): bucket J0+71, no run
+    // within 3, so the CPU wakes for it at J0+72. Had the stale J0+6 been
+    // left, forward_timer_base() would stop clk there (delta 64, level 1:
+    // bucket J0+72, fired at J0+73).
+    CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), recording(),
+                       {{kJ0 + 5, false, tick_time_ns(3, kHz)},
+                        {kJ0 + 70, false, 0, tick_time_ns(10, kHz) + 1'000}}) == std::vector<Jiffies>{kJ0 + 72});
 }
 
 TEST_CASE("a deferrable timer never wakes the CPU: it waits for the next recorded run") {

@@ -8,18 +8,22 @@
 #include "workloads/traces/input/trace_error.hpp"
 
 #include "test_data_dir.hpp"
+#include "tests/kernel_trace_lines.hpp"
 #include "tests/xz_fixture.hpp"
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 using namespace timersim;
+using namespace timersim::test; // hand-made kernel trace lines (kernel_trace_lines.hpp)
 
 namespace {
 
@@ -164,27 +168,14 @@ TEST_CASE("a doctored baseclk is exactly one expiry disagreement") {
     CHECK(d.kernel.starts_with("baseclk " + std::to_string(baseclk - 1)));
 }
 
-namespace {
-
-// Hand-made traces in the kernel's format.
-std::string ev(unsigned cpu, const std::string& ts, const std::string& what) {
-    return "          <idle>-0       [00" + std::to_string(cpu) + "] d.s1.     " + ts + ": " + what + "\n";
-}
-
-} // namespace
-
 TEST_CASE("a timer never shown armed is unknown history, not a disagreement") {
-    std::string t = "# hz=250\n";
-    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=process_timeout expires=4294900010 [timeout=10] cpu=0 idx=43 flags=");
+    std::string t = kHz250;
+    t += start(0, 1'000'000, "aa", "process_timeout", 4294900010, 10, 43);
     // bb was armed before tracing began: its detach and expiry.
-    t += ev(0, "1.040000", "timer_cancel: timer=00000000000000bb");
-    t += ev(0, "1.040001", "timer_expire_entry: timer=00000000000000bb function=tcp_write_timer now=4294900010 baseclk=4294900010");
-    t += ev(0, "1.040002", "timer_expire_exit: timer=00000000000000bb");
-    t += ev(0, "1.040003", "timer_cancel: timer=00000000000000aa");
-    t += ev(0, "1.040004", "timer_expire_entry: timer=00000000000000aa function=process_timeout now=4294900011 baseclk=4294900011");
-    t += ev(0, "1.040005", "timer_expire_exit: timer=00000000000000aa");
+    t += expiry(0, 1'040'000, "bb", "tcp_write_timer", 4294900010, 4294900010);
+    t += expiry(0, 1'040'003, "aa", "process_timeout", 4294900011, 4294900011);
     // A del_timer() of another timer armed before tracing.
-    t += ev(0, "1.050000", "timer_cancel: timer=00000000000000cc");
+    t += cancel(0, 1'050'000, "cc");
     const ReplayResult r = replay_kernel_trace(t, "hand");
     CHECK(r.idx.agree == 1);
     CHECK(r.expiry.events == 2);
@@ -197,18 +188,14 @@ TEST_CASE("a timer never shown armed is unknown history, not a disagreement") {
 }
 
 TEST_CASE("a pending timer that moves CPU leaves the old wheel") {
-    std::string t = "# hz=250\n";
-    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900100 [timeout=100] cpu=0 idx=113 flags=");
-    t += ev(1, "1.010000", "timer_cancel: timer=00000000000000aa");
-    t += ev(1, "1.010001", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900020 [timeout=18] cpu=1 idx=53 flags=");
-    t += ev(1, "1.100000", "timer_cancel: timer=00000000000000aa");
-    t += ev(1, "1.100001", "timer_expire_entry: timer=00000000000000aa function=tcp_write_timer now=4294900021 baseclk=4294900021");
-    t += ev(1, "1.100002", "timer_expire_exit: timer=00000000000000aa");
+    std::string t = kHz250;
+    t += start(0, 1'000'000, "aa", "tcp_write_timer", 4294900100, 100, 113);
+    t += cancel(1, 1'010'000, "aa");
+    t += start(1, 1'010'001, "aa", "tcp_write_timer", 4294900020, 18, 53);
+    t += expiry(1, 1'100'000, "aa", "tcp_write_timer", 4294900021, 4294900021);
     // CPU 0's wheel no longer holds it: its softirq at the old bucket fires nothing.
-    t += ev(0, "1.500000", "timer_start: timer=00000000000000dd function=process_timeout expires=4294900120 [timeout=1] cpu=0 idx=25 flags=");
-    t += ev(0, "1.510000", "timer_cancel: timer=00000000000000dd");
-    t += ev(0, "1.510001", "timer_expire_entry: timer=00000000000000dd function=process_timeout now=4294900121 baseclk=4294900121");
-    t += ev(0, "1.510002", "timer_expire_exit: timer=00000000000000dd");
+    t += start(0, 1'500'000, "dd", "process_timeout", 4294900120, 1, 25);
+    t += expiry(0, 1'510'000, "dd", "process_timeout", 4294900121, 4294900121);
     const ReplayResult r = replay_kernel_trace(t, "hand");
     CHECK(r.migrations == 1);
     CHECK(r.kernel_requeues == 1);
@@ -219,14 +206,12 @@ TEST_CASE("a pending timer that moves CPU leaves the old wheel") {
 }
 
 TEST_CASE("a cancel printed after the start it preceded, with the same timestamp on another CPU, is put first") {
-    std::string t = "# hz=250\n";
-    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900100 [timeout=100] cpu=0 idx=113 flags=");
+    std::string t = kHz250;
+    t += start(0, 1'000'000, "aa", "tcp_write_timer", 4294900100, 100, 113);
     // CPU 0 deletes it, CPU 1 re-adds it; the trace prints them the other way round.
-    t += ev(1, "1.010000", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900020 [timeout=18] cpu=1 idx=53 flags=");
-    t += ev(0, "1.010000", "timer_cancel: timer=00000000000000aa");
-    t += ev(1, "1.100000", "timer_cancel: timer=00000000000000aa");
-    t += ev(1, "1.100001", "timer_expire_entry: timer=00000000000000aa function=tcp_write_timer now=4294900021 baseclk=4294900021");
-    t += ev(1, "1.100002", "timer_expire_exit: timer=00000000000000aa");
+    t += start(1, 1'010'000, "aa", "tcp_write_timer", 4294900020, 18, 53);
+    t += cancel(0, 1'010'000, "aa");
+    t += expiry(1, 1'100'000, "aa", "tcp_write_timer", 4294900021, 4294900021);
     const ReplayResult r = replay_kernel_trace(t, "tie");
     CHECK(r.idx.agree == 2);
     CHECK(r.expiry.agree == 1);
@@ -241,21 +226,20 @@ TEST_CASE("a callback re-arming on a late deferrable base moves the clock of the
     // deferrable base runs 21 jiffies late; writeout_period's callback re-arms
     // it, forward_timer_base() moves clk to jiffies, and the level-1 list then
     // prints baseclk = now - 1.
-    const std::string B = "4294895936";
-    auto trace = [&](const std::string& second_baseclk) {
-        std::string t = "# hz=250\n";
-        t += ev(0, "1.000000", "timer_start: timer=0000000000000001 function=writeout_period expires=4294895926 [timeout=600] cpu=0 idx=165 flags=D");
-        t += ev(0, "3.000000", "timer_start: timer=0000000000000002 function=delayed_work_timer_fn expires=4294895933 [timeout=100] cpu=0 idx=104 flags=D|I");
-        t += ev(0, "4.000000", "timer_cancel: timer=0000000000000001");
-        t += ev(0, "4.000001", "timer_expire_entry: timer=0000000000000001 function=writeout_period now=4294895957 baseclk=" + B);
-        t += ev(0, "4.000002", "timer_start: timer=0000000000000001 function=writeout_period expires=4294896681 [timeout=724] cpu=0 idx=177 flags=D");
-        t += ev(0, "4.000003", "timer_expire_exit: timer=0000000000000001");
-        t += ev(0, "4.000004", "timer_cancel: timer=0000000000000002");
-        t += ev(0, "4.000005", "timer_expire_entry: timer=0000000000000002 function=delayed_work_timer_fn now=4294895957 baseclk=" + second_baseclk);
-        t += ev(0, "4.000006", "timer_expire_exit: timer=0000000000000002");
+    constexpr Jiffies B = 4294895936;
+    constexpr Jiffies now = 4294895957;
+    auto trace = [&](Jiffies second_baseclk) {
+        std::string t = kHz250;
+        t += start(0, 1'000'000, "1", "writeout_period", 4294895926, 600, 165, "D");
+        t += start(0, 3'000'000, "2", "delayed_work_timer_fn", 4294895933, 100, 104, "D|I");
+        t += cancel(0, 4'000'000, "1");
+        t += expire_entry(0, 4'000'001, "1", "writeout_period", now, B);
+        t += start(0, 4'000'002, "1", "writeout_period", 4294896681, 724, 177, "D");
+        t += expire_exit(0, 4'000'003, "1");
+        t += expiry(0, 4'000'004, "2", "delayed_work_timer_fn", now, second_baseclk);
         return t;
     };
-    const ReplayResult r = replay_kernel_trace(trace("4294895956"), "late");
+    const ReplayResult r = replay_kernel_trace(trace(now - 1), "late");
     CHECK(r.idx.agree == 3);
     CHECK(r.expiry.agree == 2);
     require_full_agreement(r);
@@ -272,19 +256,13 @@ TEST_CASE("jiffies that move during a run: the run goes on at them, the standard
     // expires the standard base's bucket 25, a tick moves jiffies to 26,
     // the same loop expires bucket 26, then the deferrable base's 25. The
     // trace shows it in the next expiry's now=.
-    std::string t = "# hz=250\n";
-    t += ev(1, "1.000000", "timer_start: timer=00000000000000aa function=blk_stat_timer_fn expires=4294900024 [timeout=4] cpu=1 idx=57 flags=");
-    t += ev(1, "1.000001", "timer_start: timer=00000000000000bb function=process_timeout expires=4294900025 [timeout=5] cpu=1 idx=58 flags=");
-    t += ev(1, "1.000002", "timer_start: timer=00000000000000cc function=tcp_orphan_update expires=4294900024 [timeout=4] cpu=1 idx=57 flags=D");
-    t += ev(1, "1.020000", "timer_cancel: timer=00000000000000aa");
-    t += ev(1, "1.020001", "timer_expire_entry: timer=00000000000000aa function=blk_stat_timer_fn now=4294900025 baseclk=4294900025");
-    t += ev(1, "1.020040", "timer_expire_exit: timer=00000000000000aa");
-    t += ev(1, "1.020046", "timer_cancel: timer=00000000000000bb");
-    t += ev(1, "1.020047", "timer_expire_entry: timer=00000000000000bb function=process_timeout now=4294900026 baseclk=4294900026");
-    t += ev(1, "1.020080", "timer_expire_exit: timer=00000000000000bb");
-    t += ev(1, "1.020083", "timer_cancel: timer=00000000000000cc");
-    t += ev(1, "1.020084", "timer_expire_entry: timer=00000000000000cc function=tcp_orphan_update now=4294900026 baseclk=4294900025");
-    t += ev(1, "1.020090", "timer_expire_exit: timer=00000000000000cc");
+    std::string t = kHz250;
+    t += start(1, 1'000'000, "aa", "blk_stat_timer_fn", 4294900024, 4, 57);
+    t += start(1, 1'000'001, "bb", "process_timeout", 4294900025, 5, 58);
+    t += start(1, 1'000'002, "cc", "tcp_orphan_update", 4294900024, 4, 57, "D");
+    t += expiry(1, 1'020'000, "aa", "blk_stat_timer_fn", 4294900025, 4294900025, 39);
+    t += expiry(1, 1'020'046, "bb", "process_timeout", 4294900026, 4294900026, 33);
+    t += expiry(1, 1'020'083, "cc", "tcp_orphan_update", 4294900026, 4294900025, 6);
     const ReplayResult r = replay_kernel_trace(t, "moving");
     CHECK(r.idx.agree == 3);
     CHECK(r.expiry.agree == 3);
@@ -298,11 +276,10 @@ TEST_CASE("a disagreement that follows from events lost earlier is lost history 
     // lands at level 1 in our wheel (clk 31), level 0 in the kernel's.
     // When aa is started again without a timer_cancel (line 5), the loss
     // is proven, and bb's disagreement was lost history.
-    std::string t = "# hz=250\n";
-    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=delayed_work_timer_fn expires=4294900030 [timeout=10] cpu=0 idx=63 flags=");
-    t += ev(0, "1.400000", "timer_start: timer=00000000000000bb function=process_timeout expires=4294900101 [timeout=1] cpu=0 idx=6 flags=");
-    const std::string restart =
-        ev(0, "1.800000", "timer_start: timer=00000000000000aa function=delayed_work_timer_fn expires=4294900230 [timeout=30] cpu=0 idx=7 flags=");
+    std::string t = kHz250;
+    t += start(0, 1'000'000, "aa", "delayed_work_timer_fn", 4294900030, 10, 63);
+    t += start(0, 1'400'000, "bb", "process_timeout", 4294900101, 1, 6);
+    const std::string restart = start(0, 1'800'000, "aa", "delayed_work_timer_fn", 4294900230, 30, 7);
     const ReplayResult open = replay_kernel_trace(t, "unproven");
     REQUIRE(open.disagreements.size() == 1);
     CHECK(open.disagreements.front().cause == ReplayCause::our_clock_differs);
@@ -319,8 +296,8 @@ TEST_CASE("a disagreement that follows from events lost earlier is lost history 
 }
 
 TEST_CASE("bad input is a TraceError naming file and line") {
-    CHECK_THROWS_AS(replay_kernel_trace("# hz=250\nthis is not a trace\n", "bad"), TraceError);
-    CHECK_THROWS_AS(replay_kernel_trace(ev(0, "1.0", "timer_cancel: timer=00000000000000aa"), "no-hz"), TraceError);
+    CHECK_THROWS_AS(replay_kernel_trace(kHz250 + "this is not a trace\n", "bad"), TraceError);
+    CHECK_THROWS_AS(replay_kernel_trace(cancel(0, 1'000'000, "aa"), "no-hz"), TraceError);
 }
 
 namespace {
@@ -414,12 +391,10 @@ TEST_CASE("a whole capture has no lost history") {
 TEST_CASE("a jump of 80M jiffies is crossed in a few catch-up steps, not one per jiffy") {
     // Found by fuzzing: jiffies jumping by most of a day (within the
     // catch-up limit) stepped the replay a jiffy at a time, 80M steps.
-    std::string t = "# hz=250\n";
-    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=process_timeout expires=4294900010 [timeout=10] cpu=0 idx=43 flags=");
-    t += ev(0, "1.040001", "timer_cancel: timer=00000000000000aa");
-    t += ev(0, "1.040002", "timer_expire_entry: timer=00000000000000aa function=process_timeout now=4294900010 baseclk=4294900010");
-    t += ev(0, "1.040003", "timer_expire_exit: timer=00000000000000aa");
-    t += ev(0, "320001.000000", "timer_start: timer=00000000000000cc function=process_timeout expires=4374900010 [timeout=10] cpu=0 idx=43 flags=");
+    std::string t = kHz250;
+    t += start(0, 1'000'000, "aa", "process_timeout", 4294900010, 10, 43);
+    t += expiry(0, 1'040'001, "aa", "process_timeout", 4294900010, 4294900010);
+    t += start(0, 320'001'000'000, "cc", "process_timeout", 4374900010, 10, 43);
     const ReplayResult r = replay_kernel_trace(t, "jump.trace");
     CHECK(r.expiry.events == 1);
     CHECK(r.idx.events == 2);
@@ -429,9 +404,9 @@ TEST_CASE("a jump of 80M jiffies is crossed in a few catch-up steps, not one per
 TEST_CASE("a CPU number no kernel can have is the trace's error at its line, not a million wheels") {
     // Found by fuzzing: one line with CPU 444444 made the replay build a
     // wheel for every CPU up to it (out of memory).
-    std::string t = "# hz=250\n";
-    t += ev(0, "1.000000", "timer_init: timer=00000000000000aa");
-    t += ev(444444, "1.000001", "timer_init: timer=00000000000000bb");
+    std::string t = kHz250;
+    t += init(0, 1'000'000, "aa");
+    t += init(444444, 1'000'001, "bb");
     try {
         replay_kernel_trace(t, "cpus.trace");
         FAIL("no error");
@@ -440,16 +415,18 @@ TEST_CASE("a CPU number no kernel can have is the trace's error at its line, not
         CHECK(e.field() == "CPU");
         CHECK(std::string(e.what()).find("CPU 444444 is beyond the 8192 CPUs") != std::string::npos);
     }
-    t = "# hz=250\n" + ev(0, "1.0", "timer_start: timer=00000000000000aa function=f expires=4294900010 [timeout=10] cpu=9000 idx=43 flags=");
+    // The same in a timer_start's cpu= field (printed by CPU 0).
+    t = kHz250 + ev(0, 1'000'000, "timer_start: timer=00000000000000aa function=f expires=4294900010 [timeout=10] "
+                                  "cpu=9000 idx=43 flags=");
     CHECK_THROWS_AS(replay_kernel_trace(t, "cpus.trace"), TraceError);
 }
 
 TEST_CASE("jiffies jumping by more than 2^32 between two events is the trace's error, not minutes of replay") {
     // Found by fuzzing: now=111111114294892582 after jiffies 4294892580 made
     // our wheels run one __run_timers() round per 2^30 jiffies crossed.
-    std::string t = "# hz=250\n";
-    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=process_timeout expires=4294900010 [timeout=10] cpu=0 idx=43 flags=");
-    t += ev(0, "1.040000", "timer_expire_entry: timer=00000000000000bb function=f now=111111114294892582 baseclk=111111114294892582");
+    std::string t = kHz250;
+    t += start(0, 1'000'000, "aa", "process_timeout", 4294900010, 10, 43);
+    t += expire_entry(0, 1'040'000, "bb", "f", 111111114294892582, 111111114294892582);
     try {
         replay_kernel_trace(t, "jump.trace");
         FAIL("no error");
@@ -460,17 +437,17 @@ TEST_CASE("jiffies jumping by more than 2^32 between two events is the trace's e
 }
 
 TEST_CASE("a cancel is a delete unless the timer's next event is a start; a re-init ends a pending incarnation") {
-    std::string t = "# hz=250\n";
+    std::string t = kHz250;
     // aa: cancel, then another timer's events, then a start of aa: a requeue, not a delete.
-    t += ev(0, "1.000000", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900100 [timeout=100] cpu=0 idx=113 flags=");
-    t += ev(0, "1.010000", "timer_cancel: timer=00000000000000aa");
-    t += ev(1, "1.010001", "timer_start: timer=00000000000000bb function=process_timeout expires=4294900200 [timeout=198] cpu=1 idx=126 flags=");
-    t += ev(0, "1.010002", "timer_start: timer=00000000000000aa function=tcp_write_timer expires=4294900100 [timeout=98] cpu=0 idx=113 flags=");
+    t += start(0, 1'000'000, "aa", "tcp_write_timer", 4294900100, 100, 113);
+    t += cancel(0, 1'010'000, "aa");
+    t += start(1, 1'010'001, "bb", "process_timeout", 4294900200, 198, 126);
+    t += start(0, 1'010'002, "aa", "tcp_write_timer", 4294900100, 98, 113);
     // bb: cancelled, and its next event is a timer_init: a delete.
-    t += ev(1, "1.020000", "timer_cancel: timer=00000000000000bb");
-    t += ev(1, "1.020001", "timer_init: timer=00000000000000bb");
+    t += cancel(1, 1'020'000, "bb");
+    t += init(1, 1'020'001, "bb");
     // aa is re-initialised while pending in our model: the old incarnation leaves the wheel.
-    t += ev(0, "1.030000", "timer_init: timer=00000000000000aa");
+    t += init(0, 1'030'000, "aa");
     const ReplayResult r = replay_kernel_trace(t, "deletes");
     CHECK(r.kernel_requeues == 1);
     CHECK(r.kernel_deletes == 1);
@@ -482,11 +459,12 @@ TEST_CASE("a cancel is a delete unless the timer's next event is a start; a re-i
 TEST_CASE("a capture with other events too keeps room for its timer events, not for every line") {
     // A sched_switch line for every timer line, 2,000 times over: one
     // Event kept per line would be 4,000 of them.
-    std::string t = "# hz=250\n";
-    for (int i = 0; i < 2000; ++i) {
-        const std::string ts = "1." + std::to_string(100000 + i);
-        t += ev(0, ts, "sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/0:1 next_pid=42 next_prio=120");
-        if (i % 100 == 0) t += ev(0, ts, "timer_cancel: timer=00000000000000aa");
+    std::string t = kHz250;
+    for (std::uint64_t i = 0; i < 2000; ++i) {
+        const std::uint64_t us = 1'100'000 + i;
+        t += ev(0, us, "sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> "
+                       "next_comm=kworker/0:1 next_pid=42 next_prio=120");
+        if (i % 100 == 0) t += cancel(0, us, "aa");
     }
     ReplayResult result;
     FtraceReader reader(std::string_view(t), "mixed");

@@ -12,6 +12,7 @@
 #include "workloads/traces/replay/trace_replay.hpp"
 
 #include "test_data_dir.hpp"
+#include "tests/kernel_trace_lines.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -229,17 +230,19 @@ private:
     std::vector<Fire>& log_;
 };
 
-// Replays `text` on the heap (every timer fires exactly at its expiry).
+// Replays `text` (of `kind`, on its own clock) on the heap (every timer
+// fires exactly at its expiry), on a ticking machine.
 RunResult replay_text(const std::string& text, std::vector<Fire>& fires, TraceReplayStats& stats,
-                      std::uint64_t ticks = 200) {
+                      std::uint64_t ticks = 200, TraceKind kind = TraceKind::timersim) {
     TempFile file("text");
     write_text(file.path, text);
+    const TraceHeader header = summarize_trace(file.path, kind, {}).header;
     MachineConfig m;
-    m.hz = kHz;
-    m.start_jiffies = 1000;
+    m.hz = header.hz;
+    m.start_jiffies = header.start_jiffies;
     m.ticks = ticks;
     m.costs = CostModel::zero();
-    const WorkloadFactory inner = trace_replay(file.path, TraceKind::timersim, header_of(m), &stats);
+    const WorkloadFactory inner = trace_replay(file.path, kind, header, &stats);
     return run_machine(Design::heap, m, spec_of([&](Sim& sim) -> std::unique_ptr<Workload> {
                            return std::make_unique<FireLog>(inner(sim), fires);
                        }));
@@ -443,6 +446,46 @@ TEST_CASE("a callback block of a timer that already fired unused is applied at i
     CHECK(fires[0].fired_jiffies == 1010);
     CHECK(fires[1].expires == 1029);
     CHECK(stats.callback_events == 1);
+    CHECK(stats.callback_events_unmatched == 0);
+}
+
+TEST_CASE("a pump left another timer's early fire to itself: it comes back at that block's time") {
+    // Recorded on CPU 0 (jiffies 4294900000 at 1 s): aa and bb, armed for
+    // +10 and +12, ran 5 and 8 jiffies late, at 1.06 s and 1.08 s, each
+    // re-arming itself from its callback, bb for 4294900024. The heap fires
+    // both on time, before their callbacks' blocks are due: aa's fire asks
+    // for a pump at 1.06 s, and bb's, at 1.08 s, is left to that one (one
+    // pump per earliest time). After it the replay must look again at
+    // 1.08 s: bb's re-arm then fires at 4294900024. Left to the next thing
+    // that reads the trace (aa's next fire, at +35), bb would fire there.
+    using namespace timersim::test;
+    constexpr Jiffies J = 4294900000;
+    std::string t = kHz250;
+    t += start(0, 1'000'000, "aa", "tcp_write_timer", J + 10, 10, 43);
+    t += start(0, 1'000'001, "bb", "tcp_delack_timer", J + 12, 12, 45);
+    t += cancel(0, 1'060'000, "aa");
+    t += expire_entry(0, 1'060'001, "aa", "tcp_write_timer", J + 15, J + 11);
+    t += start(0, 1'060'002, "aa", "tcp_write_timer", J + 35, 20, 100);
+    t += expire_exit(0, 1'060'003, "aa");
+    t += cancel(0, 1'080'000, "bb");
+    t += expire_entry(0, 1'080'001, "bb", "tcp_delack_timer", J + 20, J + 13);
+    t += start(0, 1'080'002, "bb", "tcp_delack_timer", J + 24, 4, 88);
+    t += expire_exit(0, 1'080'003, "bb");
+    // Nothing else reads the trace on before 1.5 s.
+    t += start(0, 1'500'000, "cc", "process_timeout", J + 300, 175, 50);
+    std::vector<Fire> fires;
+    TraceReplayStats stats;
+    replay_text(t, fires, stats, 200, TraceKind::ftrace);
+    REQUIRE(fires.size() == 4);
+    CHECK(fires[0].id == 0); // aa
+    CHECK(fires[0].fired_jiffies == J + 10);
+    CHECK(fires[1].id == 1); // bb
+    CHECK(fires[1].fired_jiffies == J + 12);
+    CHECK(fires[2].id == 1);
+    CHECK(fires[2].fired_jiffies == J + 24);
+    CHECK(fires[3].id == 0);
+    CHECK(fires[3].fired_jiffies == J + 35);
+    CHECK(stats.callback_events == 2);
     CHECK(stats.callback_events_unmatched == 0);
 }
 

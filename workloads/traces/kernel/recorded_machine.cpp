@@ -4,6 +4,13 @@
 
 namespace timersim {
 
+namespace {
+
+// The runs are searched by jiffy alone (std::lower_bound's order).
+bool by_jiffy(const RecordedMachine::Run& r, Jiffies j) noexcept { return r.jiffy < j; }
+
+} // namespace
+
 RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
                                       const std::vector<RecordedRunTime>& run_times,
                                       const std::vector<KernelUnfired>& unfired, const KernelClock* clock) {
@@ -14,7 +21,7 @@ RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
             m.runs.resize(std::size_t{f.cpu} + 1);
             delays.resize(std::size_t{f.cpu} + 1);
         }
-        m.runs[f.cpu].push_back(f.now);
+        m.runs[f.cpu].push_back(Run{.jiffy = f.now});
         // 6.1 timer_expire_entry: baseclk is the clock of the bucket being
         // expired; the run came now - baseclk jiffies after it was due.
         if (f.baseclk && !f.deferrable && !time_before(f.now, *f.baseclk))
@@ -22,21 +29,20 @@ RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
     }
     for (std::size_t c = 0; c < m.runs.size(); ++c) {
         auto& r = m.runs[c];
-        std::sort(r.begin(), r.end());
-        r.erase(std::unique(r.begin(), r.end()), r.end());
+        std::sort(r.begin(), r.end(), [](const Run& a, const Run& b) { return a.jiffy < b.jiffy; });
+        r.erase(std::unique(r.begin(), r.end(), [](const Run& a, const Run& b) { return a.jiffy == b.jiffy; }),
+                r.end());
         auto& d = delays[c];
         std::sort(d.begin(), d.end());
         m.wake_window.push_back(d.empty() ? 0 : d.back());
         m.wake_delay.push_back(d.empty() ? 0 : d[(d.size() - 1) / 2]);
-        m.run_ns.emplace_back(r.size(), kNoTime);
     }
     for (const RecordedRunTime& t : run_times) {
         if (t.cpu >= m.runs.size()) continue;
-        const auto& r = m.runs[t.cpu];
-        const auto it = std::lower_bound(r.begin(), r.end(), t.now);
-        if (it == r.end() || *it != t.now) continue;
-        std::uint64_t& ns = m.run_ns[t.cpu][static_cast<std::size_t>(it - r.begin())];
-        ns = std::min(ns, t.time_ns);
+        auto& r = m.runs[t.cpu];
+        const auto it = std::lower_bound(r.begin(), r.end(), t.now, by_jiffy);
+        if (it == r.end() || it->jiffy != t.now) continue;
+        it->time_ns = std::min(it->time_ns, t.time_ns);
     }
     m.held.resize(m.runs.size());
     if (clock) {
@@ -70,22 +76,17 @@ bool RecordedMachine::held_at(unsigned cpu, Jiffies j) const noexcept {
     return it != spans.begin() && j <= (it - 1)->second;
 }
 
-std::uint64_t RecordedMachine::run_time(unsigned cpu, Jiffies j) const noexcept {
-    if (cpu >= runs.size()) return kNoTime;
+const RecordedMachine::Run* RecordedMachine::run_at(unsigned cpu, Jiffies j) const noexcept {
+    if (cpu >= runs.size()) return nullptr;
     const auto& r = runs[cpu];
-    const auto it = std::lower_bound(r.begin(), r.end(), j);
-    if (it == r.end() || *it != j) return kNoTime;
-    return run_ns[cpu][static_cast<std::size_t>(it - r.begin())];
-}
-
-bool RecordedMachine::ran(unsigned cpu, Jiffies j) const noexcept {
-    return cpu < runs.size() && std::binary_search(runs[cpu].begin(), runs[cpu].end(), j);
+    const auto it = std::lower_bound(r.begin(), r.end(), j, by_jiffy);
+    return it == r.end() || it->jiffy != j ? nullptr : &*it;
 }
 
 bool RecordedMachine::runs_within(unsigned cpu, Jiffies from, Jiffies to) const noexcept {
     if (cpu >= runs.size()) return false;
-    const auto it = std::lower_bound(runs[cpu].begin(), runs[cpu].end(), from);
-    return it != runs[cpu].end() && *it <= to;
+    const auto it = std::lower_bound(runs[cpu].begin(), runs[cpu].end(), from, by_jiffy);
+    return it != runs[cpu].end() && it->jiffy <= to;
 }
 
 std::uint64_t RecordedMachine::total_runs() const noexcept {

@@ -23,13 +23,18 @@
 namespace timersim {
 
 struct RecordedMachine {
-    // Per CPU: the jiffies it ran TIMER_SOFTIRQ at, ascending, once each,
-    // and beside each the replay time of the run's first callback within
-    // that jiffy (kNoTime: not known, the tick's), so that what the CPU's
-    // tasks did before the run in that jiffy is replayed before it.
     static constexpr std::uint64_t kNoTime = UINT64_MAX;
-    std::vector<std::vector<Jiffies>> runs;
-    std::vector<std::vector<std::uint64_t>> run_ns;
+    // One TIMER_SOFTIRQ run: its jiffy, and the replay time of its first
+    // callback within that jiffy (kNoTime: not known, the tick's), so that
+    // what the CPU's tasks did before the run in that jiffy is replayed
+    // before it. Kept together: the engine asks for both at every tick.
+    struct Run {
+        Jiffies jiffy = 0;
+        std::uint64_t time_ns = kNoTime;
+        friend bool operator==(const Run&, const Run&) = default;
+    };
+    // Per CPU: its runs, ascending by jiffy, one per jiffy.
+    std::vector<std::vector<Run>> runs;
     // Per CPU: the delays (now - baseclk) of the runs that expired a
     // non-deferrable timer: the longest (wake_window) and the median
     // (wake_delay). A design's due timer waits up to wake_window for a
@@ -48,9 +53,8 @@ struct RecordedMachine {
     static RecordedMachine from(const std::vector<KernelFire>& fires,
                                 const std::vector<RecordedRunTime>& run_times = {},
                                 const std::vector<KernelUnfired>& unfired = {}, const KernelClock* clock = nullptr);
-    bool ran(unsigned cpu, Jiffies j) const noexcept;
-    // The replay time of `cpu`'s run at `j` (kNoTime: none, or not known).
-    std::uint64_t run_time(unsigned cpu, Jiffies j) const noexcept;
+    // `cpu`'s run at jiffy `j`, or null where the recording shows none.
+    const Run* run_at(unsigned cpu, Jiffies j) const noexcept;
     // A recorded run on `cpu` at a jiffy in [from, to]?
     bool runs_within(unsigned cpu, Jiffies from, Jiffies to) const noexcept;
     bool held_at(unsigned cpu, Jiffies j) const noexcept;
