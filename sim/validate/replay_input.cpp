@@ -87,6 +87,10 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         e.baseclk = fe.baseclk;
         e.jiffies = fe.jiffies();
         if (fe.bucket_expiry) result.kernel_6_9 = true;
+        // Events and timer objects are numbered in 32 bits (EventIndex).
+        if (events.size() >= kMaxEvents)
+            throw TraceError(result.file, e.line, "line",
+                             fmt::format("more than {} timer events: validate a part (--from/--to, --cpu)", kMaxEvents));
         const auto [it, added] = current.try_emplace(e.timer);
         if (added) ++result.timers;
         else events[it->second.last_event].next_same_timer = events.size();

@@ -18,27 +18,32 @@
 
 namespace timersim::validate {
 
-inline constexpr std::size_t kNoIncarnation = static_cast<std::size_t>(-1);
-inline constexpr std::size_t kNoEvent = static_cast<std::size_t>(-1);
+// Events and timer objects are numbered in 32 bits: an Event is copied
+// for every timer line of the trace, and its size is validate's memory.
+using EventIndex = std::uint32_t;
+inline constexpr EventIndex kNoIncarnation = 0xFFFFFFFFu;
+inline constexpr EventIndex kNoEvent = 0xFFFFFFFFu;
+inline constexpr std::size_t kMaxEvents = kNoEvent - 1;
 
-// One timer_* line, copied out of the reader's buffer.
+// One timer_* line, copied out of the reader's buffer (fields ordered by
+// size, so that it packs).
 struct Event {
-    FtraceEventType type = FtraceEventType::timer_init;
     std::uint64_t line = 0;
     std::uint64_t timestamp_ns = 0;
-    std::uint32_t line_cpu = 0;
     std::uint64_t timer = 0;
-    std::string_view function;        // empty, or one of ReplayInput::functions
     Jiffies expires = 0;
-    std::optional<std::uint32_t> cpu;
-    std::optional<std::uint32_t> idx;
-    bool deferrable = false;
     std::optional<Jiffies> baseclk;
     std::optional<Jiffies> jiffies;
-    std::size_t incarnation = 0;      // which timer object (a timer_init starts a new one)
-    std::size_t previous_incarnation = kNoIncarnation; // a timer_init's: the one it ends, if any
-    std::size_t next_same_cpu = 0;    // index of the next event printed by the same CPU
-    std::size_t next_same_timer = kNoEvent; // index of the next event with the same timer= (any CPU)
+    std::string_view function;        // empty, or one of ReplayInput::functions
+    std::optional<std::uint32_t> cpu;
+    std::optional<std::uint32_t> idx;
+    std::uint32_t line_cpu = 0;
+    EventIndex incarnation = 0;       // which timer object (a timer_init starts a new one)
+    EventIndex previous_incarnation = kNoIncarnation; // a timer_init's: the one it ends, if any
+    EventIndex next_same_cpu = 0;     // index of the next event printed by the same CPU
+    EventIndex next_same_timer = kNoEvent; // index of the next event with the same timer= (any CPU)
+    FtraceEventType type = FtraceEventType::timer_init;
+    bool deferrable = false;
     bool consumed = false;            // applied out of print order (an equal-timestamp reordering)
 };
 
