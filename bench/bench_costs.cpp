@@ -39,6 +39,7 @@
 //                              due: SoftirqCpu raise, irq_exit, begin,
 //                              start_pass, the queue's run_softirq() that
 //                              returns at once, end_pass (the engine's path)
+#include "bench/bench_hz.hpp"
 #include "bench/clock_reference.hpp"
 #include "bench/cpu_clock.hpp"
 #include "bench/delay_tables.hpp"
@@ -183,7 +184,7 @@ void cost_cascade_move(benchmark::State& state) {
     double ops = 0;
     CpuClock::reading_cost();
     for (auto _ : state) {
-        auto q = std::make_unique<ClassicWheel>();
+        auto q = std::make_unique<ClassicWheel>(ClassicWheel::Config{.hz = kBenchHz});
         const Jiffies c = (q->timer_jiffies() | 255) + 1;
         arm_shuffled(*q, n, order, [&](std::size_t i) { return c + offsets[i]; }, ArmCall::mod_timer_pinned);
         std::uint64_t fired = 0;
@@ -219,7 +220,7 @@ void cost_expiry(benchmark::State& state) {
     double ops = 0;
     CpuClock::reading_cost();
     for (auto _ : state) {
-        auto q = std::make_unique<Q>();
+        auto q = std::make_unique<Q>(typename Q::Config{.hz = kBenchHz});
         const Jiffies deadline = q->jiffies() + 50;
         const auto ids =
             arm_shuffled(*q, n, order, [&](std::size_t) { return deadline; }, ArmCall::mod_timer_pinned);
@@ -254,7 +255,7 @@ void cost_bucket_scan_classic(benchmark::State& state) {
     double ops = 0;
     CpuClock::reading_cost();
     for (auto _ : state) {
-        ClassicWheel q(ClassicWheel::Config{.slack = std::nullopt});
+        ClassicWheel q(ClassicWheel::Config{.hz = kBenchHz, .slack = std::nullopt});
         const TimerId far = q.create();
         q.arm(far, q.jiffies() + (Jiffies{1} << 30));
         std::uint64_t fired = 0;
@@ -280,7 +281,7 @@ void cost_bucket_scan_classic(benchmark::State& state) {
 // next-expiry search steps that came with each scanned bucket (in the time).
 void cost_bucket_scan_modern(benchmark::State& state) {
     constexpr int kRounds = 4096;
-    ModernWheel q;
+    ModernWheel q(ModernWheel::Config{.hz = kBenchHz});
     const TimerId far = q.create();
     const TimerId t = q.create();
     double with_s = 0;
@@ -376,10 +377,10 @@ void cost_next_expiry_step(benchmark::State& state) {
 // run_softirq() returns at once when next_expiry is not due.
 void cost_softirq_entry(benchmark::State& state) {
     constexpr int kRounds = 1 << 16;
-    ModernWheel q;
+    ModernWheel q(ModernWheel::Config{.hz = kBenchHz});
     const TimerId far = q.create();
     q.arm(far, q.jiffies() + 50'000);
-    SoftirqCpu cpu(SoftirqCpu::Config{.hz = 250});
+    SoftirqCpu cpu(SoftirqCpu::Config{.hz = kBenchHz});
     std::uint64_t fired = 0;
     auto count = [&fired](const FiredTimer&) { ++fired; };
     double timed = 0;

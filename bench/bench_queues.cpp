@@ -39,6 +39,7 @@
 // (the CPU column; the manual time of the expiry benchmarks is CPU time too),
 // so a build on the other core does not inflate them by descheduling the
 // benchmark; it still competes for the shared cache and memory.
+#include "bench/bench_hz.hpp"
 #include "bench/clock_reference.hpp"
 #include "bench/cpu_clock.hpp"
 #include "bench/delay_tables.hpp"
@@ -203,7 +204,7 @@ void expire(benchmark::State& state, const std::vector<Jiffies>& delays) {
     std::uint64_t iterations = 0;
     CpuClock::reading_cost(); // calibrate before the first timed drain
     for (auto _ : state) {
-        auto q = std::make_unique<Q>();
+        auto q = std::make_unique<Q>(typename Q::Config{.hz = kBenchHz});
         const Jiffies start = q->jiffies();
         const auto t0 = clock::now();
         for (std::size_t i = 0; i < n; ++i) {

@@ -11,6 +11,7 @@
 // the peers' "steady" workload does; no tick, so nothing fires. Entries are
 // counted every 1024 pairs; prints the average and the peak per pending
 // timer and the bytes per timer they make with the node.
+#include "bench/bench_hz.hpp"
 #include "bench/peers_delays.hpp"
 #include "wheel/kernel/classic_wheel.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
@@ -38,7 +39,7 @@ struct Rng { // xorshift64*: the same stream for both wheels
 
 template <class Q>
 void churn(std::size_t timers, std::size_t pairs) {
-    Q q;
+    Q q(typename Q::Config{.hz = bench::kBenchHz});
     q.reserve(timers);
     Rng r{0x5eed0000ull + timers};
     for (std::size_t i = 0; i < timers; ++i) q.arm(q.create(), q.jiffies() + bench::draw_peers_delay(r));

@@ -9,6 +9,7 @@
 // particular order. The resident memory growth of the fill is recorded.
 #pragma once
 
+#include "bench/bench_hz.hpp"
 #include "bench/cpu_clock.hpp"
 #include "bench/delay_tables.hpp"
 #include "bench/resident_memory.hpp"
@@ -32,7 +33,7 @@ public:
         const std::vector<Jiffies> delays = uniform_delays(n, kFillSeed);
         const std::size_t rss_before = resident_bytes();
         const auto t0 = CpuClock::now();
-        queue_ = std::make_unique<Q>();
+        queue_ = std::make_unique<Q>(typename Q::Config{.hz = kBenchHz});
         const Jiffies now = queue_->jiffies();
         for (std::size_t i = 0; i < n; ++i) {
             ids_[i] = queue_->create();

@@ -29,6 +29,7 @@
 #include "wheel/kernel/modern_levels.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
 
+#include "bench/bench_hz.hpp"
 #include "bench/cpu_clock.hpp"
 #include "bench/peers_delays.hpp"
 
@@ -131,9 +132,8 @@ private:
 };
 
 timersim::ClassicWheel::Config classic_config() {
-    timersim::ClassicWheel::Config c;
-    c.slack = std::nullopt; // as the peers harness: queue mechanics only
-    return c;
+    // No slack, as the peers harness: queue mechanics only.
+    return {.hz = timersim::bench::kBenchHz, .slack = std::nullopt};
 }
 
 // Fills q, runs the windows, prints one line; returns the per-window ns.
@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
         floor_ns = run("floor", q, s);
     }
     {
-        AtStart<timersim::ModernWheel> q(pending, timersim::ModernWheel{});
+        AtStart<timersim::ModernWheel> q(pending, timersim::ModernWheel({.hz = timersim::bench::kBenchHz}));
         modern_ns = run("modern", q, s);
     }
     {

@@ -6,7 +6,7 @@
 namespace timersim {
 
 SoftirqCpu::SoftirqCpu(Config config) : config_(config) {
-    if (config_.hz == 0) throw std::invalid_argument("hz must be positive");
+    check_config_hz(config_.hz);
 }
 
 bool SoftirqCpu::irq_exit() noexcept {

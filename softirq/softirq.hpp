@@ -25,6 +25,7 @@
 // wakes ksoftirqd directly).
 #pragma once
 
+#include "wheel/core/clock.hpp"
 #include "wheel/core/jiffies.hpp"
 
 #include <cstdint>
@@ -67,7 +68,7 @@ enum class SoftirqContext : std::uint8_t {
 class SoftirqCpu {
 public:
     struct Config {
-        unsigned hz = 250;
+        unsigned hz = 0; // CONFIG_HZ, 1..kMaxHz: always given (0 is none; no HZ is assumed)
         // From wakeup_softirqd() to ksoftirqd actually running: the scheduler's
         // wakeup latency for a SCHED_NORMAL kthread (see sim/machine/engine.hpp for the
         // default the engine uses).
@@ -106,7 +107,6 @@ public:
         friend bool operator==(const Stats&, const Stats&) = default;
     };
 
-    SoftirqCpu() : SoftirqCpu(Config{}) {}
     explicit SoftirqCpu(Config config);
 
     // __raise_softirq_irqoff(): set the pending bit (from a hardirq, so no

@@ -9,6 +9,7 @@
 
 #include "peers_results.hpp"
 
+#include "bench/bench_hz.hpp"
 #include "bench/peers/batched_queue.hpp"
 #include "wheel/configurable/cascading_wheel.hpp"
 #include "wheel/configurable/in_place_wheel.hpp"
@@ -110,15 +111,14 @@ struct TimersimQ {
 
 template <class W>
 struct DefaultMake {
-    static W make() { return W(typename W::Config{}); }
+    static W make() { return W(typename W::Config{.hz = timersim::bench::kBenchHz}); }
 };
 struct MakeModern : DefaultMake<timersim::ModernWheel> { static constexpr const char* name = "modern"; };
 struct MakeClassic {
     static constexpr const char* name = "classic";
     static timersim::ClassicWheel make() {
-        timersim::ClassicWheel::Config c;
-        c.slack = std::nullopt; // queue mechanics only: no expiry rounding
-        return timersim::ClassicWheel(c);
+        // No slack: queue mechanics only, no expiry rounding.
+        return timersim::ClassicWheel({.hz = timersim::bench::kBenchHz, .slack = std::nullopt});
     }
 };
 struct MakeTsHeap : DefaultMake<timersim::HeapQueue> { static constexpr const char* name = "tsheap"; };
@@ -130,14 +130,16 @@ struct MakeRfc2015 {
     static constexpr const char* name = "rfc2015";
     static timersim::InPlaceWheel make() {
         return timersim::InPlaceWheel(timersim::InPlaceWheel::Config{
-            .hz = 250, .geometry = timersim::parse_wheel_spec("wheel:rfc-2015").geometry(250)});
+            .hz = timersim::bench::kBenchHz,
+            .geometry = timersim::parse_wheel_spec("wheel:rfc-2015").geometry(timersim::bench::kBenchHz)});
     }
 };
 struct MakeCascade8x4 {
     static constexpr const char* name = "cascade8x4";
     static timersim::CascadingWheel make() {
         return timersim::CascadingWheel(timersim::CascadingWheel::Config{
-            .hz = 250, .geometry = timersim::parse_wheel_spec("wheel:bits=8x4:mode=cascade").geometry(250),
+            .hz = timersim::bench::kBenchHz,
+            .geometry = timersim::parse_wheel_spec("wheel:bits=8x4:mode=cascade").geometry(timersim::bench::kBenchHz),
             .slack = std::nullopt});
     }
 };

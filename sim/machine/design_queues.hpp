@@ -48,10 +48,7 @@ struct QueueParams {
 // Q's Config: every queue takes the clock; the others read what they need.
 template <class Q>
 typename Q::Config queue_config(const QueueParams& p) {
-    typename Q::Config c;
-    c.hz = p.hz;
-    c.start_jiffies = p.start_jiffies;
-    return c;
+    return {.hz = p.hz, .start_jiffies = p.start_jiffies};
 }
 
 template <>

@@ -18,7 +18,7 @@ struct Summary {
     const CpuMetrics* m = nullptr;
     Design design = Design::modern;
     std::string name; // design_name(): a wheel's spec, else the design's name
-    unsigned hz = 250;
+    unsigned hz = 0; // the run's clock, RunResult::config.hz
     std::uint64_t cpu_ticks = 0;          // jiffies elapsed on each CPU, summed over CPUs
     std::uint64_t softirq_runs = 0;       // handle_softirqs() runs that ran TIMER_SOFTIRQ
     double softirq_mean_per_tick_ns = 0;  // softirq time / cpu_ticks

@@ -31,10 +31,7 @@ void refuse_lists(Design d, std::string_view command) {
 // is and the row it is drawn in.
 template <class Q>
 std::string placed(Jiffies clk, Jiffies expires, unsigned hz, std::string_view rule) {
-    typename Q::Config config;
-    config.hz = hz;
-    config.start_jiffies = clk;
-    Q q(config);
+    Q q(typename Q::Config{.hz = hz, .start_jiffies = clk});
     const TimerId id = q.create();
     q.arm(id, expires);
     const Placement p = q.placement(id);

@@ -194,7 +194,7 @@ TEST_CASE("ksoftirqd woken with nothing left to do goes back to sleep") {
 }
 
 TEST_CASE("misuse of the state machine is caught") {
-    SoftirqCpu cpu;
+    SoftirqCpu cpu(SoftirqCpu::Config{.hz = 250});
     CHECK_THROWS_AS(cpu.start_pass(), std::logic_error);
     CHECK_THROWS_AS(cpu.end_pass(0, 0), std::logic_error);
     cpu.begin(0, SoftirqContext::irq_exit);

@@ -161,11 +161,9 @@ ModernWheel make_modern_wrapping() {
   return ModernWheel(ModernWheel::Config{.hz = 1000, .start_jiffies = (Jiffies{1} << 32) - 2000});
 }
 ClassicWheel make_classic() {
-  ClassicWheel::Config c;
-  c.start_jiffies = 1000; // default slack
-  return ClassicWheel(c);
+  return ClassicWheel(ClassicWheel::Config{.hz = 250, .start_jiffies = 1000}); // default slack
 }
-HeapQueue make_heap() { return HeapQueue(HeapQueue::Config{}); }
+HeapQueue make_heap() { return HeapQueue(HeapQueue::Config{.hz = 250}); }
 
 constexpr std::size_t kSteps = TIMERSIM_OPTIMIZED && !TIMERSIM_SANITIZED ? 8000 : 1500;
 

@@ -258,7 +258,7 @@ TEST_CASE_TEMPLATE("seed designs: one timer per fresh queue around the larger bo
 TEST_CASE("seed designs: cog past its top ring laps it and still fires exactly") {
     // Two rings (4096 ticks of range): every longer delay is clamped into
     // ring 1 and re-placed each time its slot cascades.
-    CHECK_THROWS_AS(CogWheel(CogWheel::Config{.rings = 1}), std::invalid_argument);
+    CHECK_THROWS_AS(CogWheel(CogWheel::Config{.hz = 250, .rings = 1}), std::invalid_argument);
     for (const Jiffies start : {Jiffies{0}, Jiffies{63}, Jiffies{4095}, kTop - 70})
         for (Jiffies d : {Jiffies{4095}, Jiffies{4096}, Jiffies{4097}, Jiffies{8191}, Jiffies{8192}, Jiffies{20000}}) {
             CogWheel q(CogWheel::Config{.hz = 250, .start_jiffies = start, .rings = 2});
@@ -294,7 +294,7 @@ TEST_CASE("seed designs: netty's transfer limit makes timeouts late, never early
 
 TEST_CASE("seed designs: the paper's costs, counted") {
     SUBCASE("scheme 1 visits every timer on every tick") {
-        Scheme1Queue q(ListQueueConfig{.start_jiffies = 0});
+        Scheme1Queue q(ListQueueConfig{.hz = 250, .start_jiffies = 0});
         for (TimerId i = 0; i < 10; ++i) q.arm(q.create(), 1000 + i);
         tick_to(q, 20, [](const FiredTimer&) {});
         CHECK(q.counters().paper.start == 10);
@@ -302,7 +302,7 @@ TEST_CASE("seed designs: the paper's costs, counted") {
         CHECK(q.counters().list_steps == 10 * 21);
     }
     SUBCASE("scheme 2 walks the list on insertion, looks at the head per tick") {
-        Scheme2Queue q(ListQueueConfig{.start_jiffies = 0});
+        Scheme2Queue q(ListQueueConfig{.hz = 250, .start_jiffies = 0});
         // Increasing expiries: the i-th insertion walks past i timers.
         for (TimerId i = 0; i < 10; ++i) q.arm(q.create(), 100 + i);
         CHECK(q.counters().paper.start == 10 + 45);
@@ -313,7 +313,7 @@ TEST_CASE("seed designs: the paper's costs, counted") {
         CHECK(q.counters().paper.per_tick == 11);
     }
     SUBCASE("scheme 4 walks its overflow list once a revolution") {
-        Scheme4Queue q(ListQueueConfig{.start_jiffies = 0, .slots = 16});
+        Scheme4Queue q(ListQueueConfig{.hz = 250, .start_jiffies = 0, .slots = 16});
         for (TimerId i = 0; i < 5; ++i) q.arm(q.create(), 100 + i); // overflow (>= 16 ahead)
         q.arm(q.create(), 3);                                       // in the wheel
         CHECK(q.placement(0).level == 1);
@@ -328,7 +328,7 @@ TEST_CASE("seed designs: the paper's costs, counted") {
         CHECK(q.counters().cascade_moves == 5);
     }
     SUBCASE("scheme 6 visits the whole slot and decrements rounds") {
-        Scheme6Queue q(ListQueueConfig{.start_jiffies = 0, .slots = 8});
+        Scheme6Queue q(ListQueueConfig{.hz = 250, .start_jiffies = 0, .slots = 8});
         q.arm(q.create(), 3);  // rounds 0
         q.arm(q.create(), 19); // same slot, rounds 2
         CHECK(q.placement(1).slot == 3);
@@ -338,7 +338,7 @@ TEST_CASE("seed designs: the paper's costs, counted") {
         CHECK(q.counters().expired == 2);
     }
     SUBCASE("scheme 5 keeps a slot sorted") {
-        Scheme5Queue q(ListQueueConfig{.start_jiffies = 0, .slots = 8});
+        Scheme5Queue q(ListQueueConfig{.hz = 250, .start_jiffies = 0, .slots = 8});
         q.arm(q.create(), 19);
         q.arm(q.create(), 3); // goes before 19 in slot 3
         q.arm(q.create(), 11);

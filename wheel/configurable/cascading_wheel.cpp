@@ -14,7 +14,7 @@ CascadingWheel::CascadingWheel(Config config)
     : g_(config.geometry), slack_(config.slack),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))), timer_jiffies_(jiffies_),
       next_timer_(jiffies_), lists_(config.geometry.buckets() + 2) {
-    if (config.hz == 0) throw std::invalid_argument("hz must be positive");
+    check_config_hz(config.hz);
     if (g_.mode != WheelMode::cascade) throw std::invalid_argument("CascadingWheel needs a cascade geometry");
     g_.validate();
 }

@@ -21,10 +21,11 @@ constexpr std::uint64_t rotate(std::uint64_t map, unsigned start, unsigned bits)
 } // namespace
 
 InPlaceWheel::InPlaceWheel(Config config)
-    : g_(config.geometry), deferrable_base_(config.deferrable_base),
+    : g_(config.geometry ? *config.geometry : parse_wheel_spec("wheel:modern").geometry(config.hz)),
+      deferrable_base_(config.deferrable_base),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
       bases_{Base(g_.buckets() + g_.depth, jiffies_), Base(g_.buckets() + g_.depth, jiffies_)} {
-    if (config.hz == 0) throw std::invalid_argument("hz must be positive");
+    check_config_hz(config.hz);
     if (g_.mode != WheelMode::in_place) throw std::invalid_argument("InPlaceWheel needs an in-place geometry");
     g_.validate();
     if (g_.shift[0] != 0 && g_.round == WheelRound::down)

@@ -29,6 +29,7 @@
 
 #include "wheel/configurable/wheel_spec.hpp"
 #include "wheel/core/bucket_lists.hpp"
+#include "wheel/core/clock.hpp"
 #include "wheel/core/in_place_base.hpp"
 #include "wheel/core/queue_basics.hpp"
 #include "wheel/core/queue_layout.hpp"
@@ -43,11 +44,11 @@
 namespace timersim {
 
 // InPlaceWheel::Config (at namespace scope, as ListQueueConfig): the
-// `modern` preset by default.
+// `modern` preset at hz by default.
 struct InPlaceWheelConfig {
-    unsigned hz = 250;
+    unsigned hz = 0; // CONFIG_HZ, 1..kMaxHz: always given (0 is none; no HZ is assumed)
     std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
-    WheelGeometry geometry = parse_wheel_spec("wheel:modern").geometry(250);
+    std::optional<WheelGeometry> geometry; // default: wheel:modern's geometry at hz
     bool deferrable_base = true; // CONFIG_NO_HZ_COMMON
 };
 

@@ -202,6 +202,7 @@ std::string to_string(const WheelSpec& spec) {
     return s;
 }
 
+// Any HZ gives the same geometry: `classic` has no depth=hz.
 WheelGeometry classic_wheel_geometry() { return parse_wheel_spec("wheel:classic").geometry(250); }
 
 } // namespace timersim

@@ -123,7 +123,8 @@ const std::vector<WheelPreset>& wheel_presets();
 
 // "wheel:..." (the "wheel:" prefix is optional). Throws WheelSpecError.
 WheelSpec parse_wheel_spec(std::string_view text);
-// The `classic` preset's geometry at HZ=250: Linux <= 4.7's tv1..tv5.
+// The `classic` preset's geometry, Linux <= 4.7's tv1..tv5 (the same at
+// every HZ: the preset has no depth=hz).
 WheelGeometry classic_wheel_geometry();
 // The canonical spec string: "wheel:PRESET" for an unchanged preset, else
 // every key spelled out; parse_wheel_spec(to_string(s)) gives s's geometry.

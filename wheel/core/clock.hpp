@@ -1,11 +1,15 @@
 // A run's clock as one value: CONFIG_HZ, the jiffies at time 0 and where
 // they came from. It is resolved once, from --hz or from the trace a run
 // replays, and every layer below takes it as given instead of guessing HZ
-// and correcting it later. kMaxHz is the one bound every HZ is checked
-// against: options, trace headers, the engine.
+// and correcting it later: no queue's, softirq CPU's or engine's Config
+// defaults its hz (0 is none given). kMaxHz is the one bound every HZ is
+// checked against: options, trace headers, the queues, the engine.
 #pragma once
 
 #include "wheel/core/jiffies.hpp"
+
+#include <stdexcept>
+#include <string>
 
 namespace timersim {
 
@@ -14,6 +18,13 @@ namespace timersim {
 inline constexpr unsigned kMaxHz = 10000;
 
 constexpr bool valid_hz(unsigned hz) noexcept { return hz >= 1 && hz <= kMaxHz; }
+
+// What a queue's or a softirq CPU's constructor does with its Config's hz,
+// which has no default: std::invalid_argument unless valid_hz() (0, the
+// field's value when a Config is built without one, included).
+inline void check_config_hz(unsigned hz) {
+    if (!valid_hz(hz)) throw std::invalid_argument("hz must be 1.." + std::to_string(kMaxHz));
+}
 
 enum class ClockSource {
     option, // --hz (or its default): a machine booted at INITIAL_JIFFIES

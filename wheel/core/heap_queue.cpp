@@ -4,8 +4,6 @@
 
 namespace timersim {
 
-HeapQueue::HeapQueue() : HeapQueue(Config{}) {}
-
 void HeapQueue::sift_up(std::size_t pos) noexcept {
     const TimerId id = heap_[pos];
     while (pos > 0) {

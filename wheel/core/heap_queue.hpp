@@ -32,9 +32,10 @@ public:
         std::uint64_t order = 0;         // arm sequence: FIFO among equal expiries
     };
 
-    HeapQueue();
     explicit HeapQueue(Config config)
-        : jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))) {}
+        : jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))) {
+        check_config_hz(config.hz);
+    }
 
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer);
     // An arm from another CPU (wheel/core/timer_queue.hpp): no shortcut, so the

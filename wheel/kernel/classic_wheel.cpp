@@ -6,14 +6,12 @@ namespace timersim {
 
 using namespace classic;
 
-ClassicWheel::ClassicWheel() : ClassicWheel(Config{}) {}
-
 ClassicWheel::ClassicWheel(Config config)
     : geometry_(config.geometry), slack_(config.slack), slot_table_(geometry_),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
       timer_jiffies_(jiffies_), next_timer_(jiffies_), // 4.x init_timer_cpu()
       lists_(geometry_.wheel_lists() + 2) {
-    if (config.hz == 0) throw std::invalid_argument("hz must be positive");
+    check_config_hz(config.hz);
     if (geometry_.tvr_bits == 0 || geometry_.tvn_bits == 0 ||
         geometry_.tvr_bits + 4 * geometry_.tvn_bits > 63 || geometry_.wheel_lists() + 2 > 0xFFFF)
         throw std::invalid_argument("unsupported classic wheel geometry");

@@ -53,7 +53,6 @@ public:
     };
     static_assert(sizeof(Node) == 16);
 
-    ClassicWheel();
     explicit ClassicWheel(Config config);
 
 

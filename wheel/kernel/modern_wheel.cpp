@@ -6,14 +6,12 @@ namespace timersim {
 
 using namespace modern;
 
-ModernWheel::ModernWheel() : ModernWheel(Config{}) {}
-
 ModernWheel::ModernWheel(Config config)
     : depth_(depth_for_hz(config.hz)), cutoff_(timeout_cutoff(depth_)),
       deferrable_base_(config.deferrable_base),
       jiffies_(config.start_jiffies.value_or(initial_jiffies(config.hz))),
       bases_{Base(wheel_size(depth_) + depth_, jiffies_), Base(wheel_size(depth_) + depth_, jiffies_)} {
-    if (config.hz == 0) throw std::invalid_argument("hz must be positive");
+    check_config_hz(config.hz);
 }
 
 // The slow half of forward_timer_base(): the base is behind jiffies.

@@ -26,6 +26,7 @@
 #pragma once
 
 #include "wheel/core/bucket_arrays.hpp"
+#include "wheel/core/clock.hpp"
 #include "wheel/core/in_place_base.hpp"
 #include "wheel/core/queue_basics.hpp"
 #include "wheel/core/timer_pool.hpp"
@@ -44,7 +45,7 @@ public:
     static constexpr std::string_view name = "modern";
 
     struct Config {
-        unsigned hz = 250;
+        unsigned hz = 0; // CONFIG_HZ, 1..kMaxHz: always given (0 is none; no HZ is assumed)
         std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
         // CONFIG_NO_HZ_COMMON: deferrable timers get their own base (BASE_DEF).
         bool deferrable_base = true;
@@ -72,7 +73,6 @@ public:
     using Base = InPlaceBase<BucketArrays, modern::kMaxDepth>;
     static_assert(Base::kNextTimerMaxDelta == modern::kNextTimerMaxDelta);
 
-    ModernWheel();
     explicit ModernWheel(Config config);
 
     TimerId create(TimerFlags flags = {}) {

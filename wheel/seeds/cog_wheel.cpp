@@ -6,12 +6,10 @@ namespace timersim {
 
 static_assert(TimerQueue<CogWheel>);
 
-CogWheel::CogWheel() : CogWheel(Config{}) {}
-
 CogWheel::CogWheel(Config config)
     : TickedQueue<CogWheel>(config.start_jiffies.value_or(initial_jiffies(config.hz))), rings_(config.rings),
       buckets_(static_cast<std::size_t>(config.rings) * kRingSize) {
-    if (config.hz == 0) throw std::invalid_argument("hz must be positive");
+    check_config_hz(config.hz);
     // The clamp for deltas beyond the range needs a top ring that cascades.
     if (config.rings < 2 || config.rings > kMaxRings) throw std::invalid_argument("cog rings must be 2..10");
 }

@@ -35,6 +35,7 @@
 // article's "fires a tick early" trap). Appends keep FIFO order in a bucket.
 #pragma once
 
+#include "wheel/core/clock.hpp"
 #include "wheel/core/queue_layout.hpp"
 #include "wheel/core/ticked_queue.hpp"
 #include "wheel/core/timer_pool.hpp"
@@ -59,7 +60,7 @@ public:
     static constexpr unsigned kMaxRings = 10;
 
     struct Config {
-        unsigned hz = 250;
+        unsigned hz = 0; // CONFIG_HZ, 1..kMaxHz: always given (0 is none; no HZ is assumed)
         std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
         unsigned rings = kDefaultRings;       // 2 .. kMaxRings
     };
@@ -82,7 +83,6 @@ public:
     };
     static constexpr std::uint32_t kNoBlock = 0xFFFFFFFFu;
 
-    CogWheel();
     explicit CogWheel(Config config);
 
     TimerId create(TimerFlags = {}) {

@@ -40,6 +40,7 @@
 #pragma once
 
 #include "wheel/core/bucket_lists.hpp"
+#include "wheel/core/clock.hpp"
 #include "wheel/core/queue_layout.hpp"
 #include "wheel/core/ticked_queue.hpp"
 #include "wheel/core/timer_pool.hpp"
@@ -54,7 +55,7 @@
 namespace timersim {
 
 struct ListQueueConfig {
-    unsigned hz = 250;
+    unsigned hz = 0; // CONFIG_HZ, 1..kMaxHz: always given (0 is none; no HZ is assumed)
     std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
     unsigned slots = 256;                 // wheel schemes: slots per revolution (a power of two)
 };
@@ -82,11 +83,10 @@ public:
     using Config = ListQueueConfig;
     using Node = ListNode;
 
-    ListQueue() : ListQueue(Config{}) {}
     explicit ListQueue(Config config)
         : TickedQueue<ListQueue>(config.start_jiffies.value_or(initial_jiffies(config.hz))), rules_(config),
           lists_(rules_.lists() + 1) {
-        if (config.hz == 0) throw std::invalid_argument("hz must be positive");
+        check_config_hz(config.hz);
     }
 
     bool carry_over() const noexcept { return !lists_.empty(work_list()); }

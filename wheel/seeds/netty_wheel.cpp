@@ -17,14 +17,12 @@ unsigned normalized_length(unsigned ticks) {
 
 } // namespace
 
-NettyWheel::NettyWheel() : NettyWheel(Config{}) {}
-
 NettyWheel::NettyWheel(Config config)
     : TickedQueue<NettyWheel>(config.start_jiffies.value_or(initial_jiffies(config.hz))),
       wheel_length_(normalized_length(config.ticks_per_wheel)), mask_(wheel_length_ - 1),
       transfers_per_tick_(config.transfers_per_tick),
       head_(wheel_length_ + 2, kNoTimer), tail_(wheel_length_ + 2, kNoTimer) {
-    if (config.hz == 0) throw std::invalid_argument("hz must be positive");
+    check_config_hz(config.hz);
     if (transfers_per_tick_ == 0) throw std::invalid_argument("transfers per tick must be positive");
 }
 

@@ -45,6 +45,7 @@
 // timer holds anything: the idle CPU's tick is never stopped.
 #pragma once
 
+#include "wheel/core/clock.hpp"
 #include "wheel/core/queue_layout.hpp"
 #include "wheel/core/ticked_queue.hpp"
 #include "wheel/core/timer_pool.hpp"
@@ -66,7 +67,7 @@ public:
     static constexpr std::uint32_t kTransfersPerTick = 100'000; // transferTimeoutsToBuckets()
 
     struct Config {
-        unsigned hz = 250;
+        unsigned hz = 0; // CONFIG_HZ, 1..kMaxHz: always given (0 is none; no HZ is assumed)
         std::optional<Jiffies> start_jiffies; // default: INITIAL_JIFFIES for hz
         unsigned ticks_per_wheel = kDefaultTicksPerWheel; // rounded up to a power of two, as Netty does
         std::uint32_t transfers_per_tick = kTransfersPerTick;
@@ -95,7 +96,6 @@ public:
         std::int64_t rounds = 0; // remainingRounds
     };
 
-    NettyWheel();
     explicit NettyWheel(Config config);
 
     bool carry_over() const noexcept { return head_[work_list()] != kNoTimer; }
