@@ -27,12 +27,17 @@ struct Event {
     std::uint64_t line = 0;
     std::uint64_t timestamp_ns = 0;
     std::uint32_t line_cpu = 0;
+    // Printed while line_cpu ran the remote expiry of this idle CPU's global
+    // timers (6.9+: after its tmigr_handle_remote_cpu line, until the end of
+    // that TIMER softirq); kNoCpu otherwise.
+    std::uint32_t remote_cpu = static_cast<std::uint32_t>(-1);
     std::uint64_t timer = 0;
     std::string_view function;        // empty, or one of ReplayInput::functions
     Jiffies expires = 0;
     std::optional<std::uint32_t> cpu;
     std::optional<std::uint32_t> idx;
     bool deferrable = false;
+    bool pinned = false;              // flags P (6.9+: the timer goes to BASE_LOCAL)
     std::optional<Jiffies> baseclk;
     std::optional<Jiffies> jiffies;
     std::size_t incarnation = 0;      // which timer object (a timer_init starts a new one)
