@@ -47,9 +47,8 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
                "misprints 6.1's: which timers are deferrable is unknown, and expiries of the two bases disagree; "
                "validate the trace.dat or /sys/kernel/tracing/trace text instead\n";
     if (r.kernel_6_9)
-        out += "the trace is of a 6.9 or later kernel (its timer_start lines print bucket_expiry=): the model is "
-               "6.1's, without its three timer bases and timer migration, so expiries another CPU ran for an idle "
-               "one disagree\n";
+        out += "the trace is of a 6.9 or later kernel (its timer_start lines print bucket_expiry=): replayed with "
+               "three bases per CPU (local, global, deferrable) and the remote expiry of idle CPUs' global timers\n";
     out += fmt::format("replay: {} softirq runs of our model (+{} empty catch-up runs), {} requeues (cancel+start), "
                        "{} deletes, {} migrations\n",
                        r.model_softirq_runs, r.empty_softirq_runs, r.kernel_requeues, r.kernel_deletes, r.migrations);

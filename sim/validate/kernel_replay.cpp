@@ -2,6 +2,7 @@
 
 #include "sim/validate/replay_input.hpp"
 #include "sim/validate/replay_state.hpp"
+#include "sim/validate/timer_bases.hpp"
 
 #include "wheel/kernel/modern_levels.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
@@ -19,31 +20,6 @@
 
 namespace timersim {
 
-std::string_view to_string(ReplayCheck check) noexcept {
-    switch (check) {
-    case ReplayCheck::idx: return "idx";
-    case ReplayCheck::expiry: return "expiry";
-    }
-    return "?";
-}
-
-std::string_view to_string(ReplayCause cause) noexcept {
-    switch (cause) {
-    case ReplayCause::our_clock_differs: return "our base clock differs";
-    case ReplayCause::kernel_clock_differs: return "kernel base clock differs";
-    case ReplayCause::index_differs: return "index differs";
-    case ReplayCause::flags_changed: return "deferrable flag changed";
-    case ReplayCause::baseclk_differs: return "baseclk differs";
-    case ReplayCause::fired_late: return "fired late";
-    case ReplayCause::fired_earlier: return "fired earlier by our model";
-    case ReplayCause::not_due: return "not due in our model";
-    case ReplayCause::not_collected: return "not collected by our run";
-    case ReplayCause::not_pending: return "not pending in our model";
-    case ReplayCause::other_cpu: return "pending on another CPU in our model";
-    }
-    return "?";
-}
-
 namespace {
 
 using validate::Event;
@@ -55,6 +31,10 @@ using validate::CpuState;
 using validate::History;
 using validate::Incarnation;
 using validate::SteppedRun;
+
+using validate::BaseLayout;
+using validate::kNoCpu;
+using validate::RunWheels;
 
 // Jiffies are stepped one by one (for the catch-up runs) up to this jump: a
 // day at HZ=1000.
@@ -69,7 +49,8 @@ class Replay {
 public:
     Replay(std::vector<Event> events, std::vector<LostMarker> markers, std::size_t incarnations,
            ReplayResult& result, const ReplayOptions& options)
-        : events_(std::move(events)), markers_(std::move(markers)), result_(result), options_(options) {
+        : events_(std::move(events)), markers_(std::move(markers)), result_(result), options_(options),
+          layout_(result.kernel_6_9, result.cpus) {
         incs_.resize(incarnations);
         for (const Event& e : events_) {
             Incarnation& inc = incs_[e.incarnation];
@@ -90,9 +71,9 @@ public:
                 have_start = true;
             }
         jiffies_ = start;
-        for (unsigned c = 0; c < result_.cpus; ++c) {
-            wheels_.push_back(std::make_unique<ModernWheel>(
-                ModernWheel::Config{.hz = result_.hz, .start_jiffies = start, .deferrable_base = true}));
+        for (unsigned w = 0; w < layout_.wheels(); ++w) {
+            wheels_.push_back(std::make_unique<ModernWheel>(ModernWheel::Config{
+                .hz = result_.hz, .start_jiffies = start, .deferrable_base = layout_.wheel_deferrable_base()}));
             for (std::size_t i = 0; i < incarnations; ++i) {
                 const TimerId id = wheels_.back()->create(TimerFlags{.deferrable = incs_[i].deferrable});
                 if (id != static_cast<TimerId>(i)) throw std::logic_error("timer ids differ between wheels");
@@ -123,12 +104,8 @@ public:
         // The end of the trace ends every run; what our model still fires is
         // a fire the trace does not show.
         for (unsigned c = 0; c < cpus_.size(); ++c) {
-            CpuState& s = cpus_[c];
-            s.callback.reset();
-            bool may_start = false;
-            while (auto f = next_model_fire(c, may_start))
-                model_only_fire(*f, c, "our model fired it after the trace's last expiry on that CPU");
-            s.run.reset();
+            cpus_[c].callback.reset();
+            end_run(c, "our model fired it after the trace's last expiry on that CPU");
         }
         // Checks classed lost when a later line proved it come in line order.
         std::stable_sort(result_.lost.begin(), result_.lost.end(),
@@ -171,32 +148,41 @@ private:
             jiffies_ = next_catch_up_jiffy(target);
             ++result_.catch_up_steps;
             for (auto& w : wheels_) w->set_jiffies(jiffies_);
-            for (unsigned c = 0; c < wheels_.size(); ++c) {
-                if (!may_catch_up(c) || !wheel(c).softirq_due() || any_due(c)) continue;
+            for (unsigned w = 0; w < wheels_.size(); ++w) {
+                if (!may_catch_up(w) || !wheel(w).softirq_due() || any_due(w)) continue;
                 ++result_.empty_softirq_runs;
-                wheel(c).run_softirq([&](const FiredTimer& f) {
+                wheel(w).run_softirq([&](const FiredTimer& f) {
                     // Cannot happen: nothing was due.
-                    model_only_fire(f, c, "an empty catch-up run fired it");
+                    model_only_fire(f, layout_.cpu_of(w), "an empty catch-up run fired it");
                 });
             }
         }
     }
 
-    // May wheel c run an empty softirq the trace does not show? Not while a
+    // May wheel w run an empty softirq the trace does not show? Not while a
     // run of ours is in progress there, and not when a timer is due: then
     // it waits for the trace to show that expiry.
-    bool may_catch_up(unsigned c) const {
-        return options_.catch_up_runs && !cpus_[c].run && !cpus_[c].parked && !any_due(c);
+    bool may_catch_up(unsigned w) const { return options_.catch_up_runs && !wheel_in_run(w) && !any_due(w); }
+
+    // Is a run of ours in progress on wheel w (a CPU's own run, or, 6.9+,
+    // another CPU's remote expiry of w's global base)?
+    bool wheel_in_run(unsigned w) const {
+        if (!layout_.three_bases()) return cpus_[w].run || cpus_[w].parked;
+        for (unsigned c = 0; c < cpus_.size(); ++c)
+            if ((cpus_[c].run || cpus_[c].parked) && layout_.run_of(c, cpus_[c].run_remote).contains(w)) return true;
+        return false;
     }
 
     // The first jiffy after jiffies_, at most `target`, at which a wheel that
     // may catch up has its softirq due (a base's next_expiry is reached).
     Jiffies next_catch_up_jiffy(Jiffies target) const {
         Jiffies next = target;
-        for (unsigned c = 0; c < wheels_.size(); ++c) {
-            if (!may_catch_up(c)) continue;
-            for (const auto b : {ModernWheel::base_std, ModernWheel::base_def}) {
-                const Jiffies due = wheels_[c]->base(b).next_expiry;
+        const unsigned bases = layout_.wheel_deferrable_base() ? 2 : 1;
+        for (unsigned w = 0; w < wheels_.size(); ++w) {
+            if (!may_catch_up(w)) continue;
+            for (unsigned i = 0; i < bases; ++i) {
+                const auto b = i == 0 ? ModernWheel::base_std : ModernWheel::base_def;
+                const Jiffies due = wheels_[w]->base(b).next_expiry;
                 const Jiffies at = time_after(due, jiffies_) ? due : jiffies_ + 1;
                 if (time_before(at, next)) next = at;
             }
@@ -204,10 +190,10 @@ private:
         return next;
     }
 
-    // Does wheel c hold a timer whose bucket is due at the current jiffies?
-    bool any_due(unsigned c) const { return wheels_[c]->bucket_due(); }
+    // Does wheel w hold a timer whose bucket is due at the current jiffies?
+    bool any_due(unsigned w) const { return wheels_[w]->bucket_due(); }
 
-    ModernWheel& wheel(unsigned c) { return *wheels_.at(c); }
+    ModernWheel& wheel(unsigned w) { return *wheels_.at(w); }
 
     bool model_pending(std::size_t i) const {
         const Incarnation& inc = incs_[i];
@@ -229,9 +215,11 @@ private:
     }
 
     // The CPU whose wheel a check is about: the target CPU of a timer_start,
-    // the CPU that printed an expiry.
+    // the CPU that printed an expiry, or the idle CPU whose timers it
+    // expired remotely (6.9+).
     static unsigned check_cpu(const Event& e, ReplayCheck check) {
-        return check == ReplayCheck::idx && e.cpu ? *e.cpu : e.line_cpu;
+        if (check == ReplayCheck::idx) return e.cpu ? *e.cpu : e.line_cpu;
+        return e.remote_cpu != kNoCpu ? e.remote_cpu : e.line_cpu;
     }
 
     // From here on, CPU c's wheel is out of step with the kernel's.
@@ -357,9 +345,10 @@ private:
                      "start of a pending timer");
                 // The lost events came after the start that queued it: what
                 // its wheel disagreed on since then followed from them.
-                reclass_as_lost(*inc.wheel, inc.start_line, e.line, "start of a pending timer without its timer_cancel");
+                const unsigned old_cpu = layout_.cpu_of(*inc.wheel);
+                reclass_as_lost(old_cpu, inc.start_line, e.line, "start of a pending timer without its timer_cancel");
                 lose_history(k, "start of a pending timer without its timer_cancel", e.line);
-                if (*inc.wheel != k) lose_history(*inc.wheel, "start of a pending timer without its timer_cancel", e.line);
+                if (old_cpu != k) lose_history(old_cpu, "start of a pending timer without its timer_cancel", e.line);
             }
             wheel(*inc.wheel).cancel(id);
         }
@@ -370,13 +359,14 @@ private:
                              inc.model_fired->jiffies, inc.model_fired->line),
                  "unknown history: restarted after a fire of our model the trace never shows (lost events?)");
         if (inc.cancelled && inc.known) ++result_.kernel_requeues;
-        if (inc.wheel && *inc.wheel != k && inc.cancelled) ++result_.migrations;
+        if (inc.wheel && layout_.cpu_of(*inc.wheel) != k && inc.cancelled) ++result_.migrations;
         inc.model_fired.reset();
         inc.cancelled = false;
         inc.known = true;
-        inc.wheel = k;
+        const unsigned to = layout_.start_wheel(k, inc.deferrable, e.pinned);
+        inc.wheel = to;
         inc.start_line = e.line;
-        ModernWheel& w = wheel(k);
+        ModernWheel& w = wheel(to);
         w.arm(id, e.expires);
         const Placement p = w.placement(id);
         const unsigned ours = p.slot;
@@ -449,8 +439,17 @@ private:
         return e.next_same_timer < events_.size() && events_[e.next_same_timer].type == FtraceEventType::timer_start;
     }
 
+    // Ends CPU c's run: what it still fires, the kernel never showed.
+    void end_run(unsigned c, std::string_view why) {
+        bool may_start = false;
+        while (auto f = next_model_fire(c, may_start)) model_only_fire(*f, c, why);
+        cpus_[c].run.reset();
+    }
+
     // The next timer our softirq on CPU c fires: a parked one, else the
-    // current run's next, else (if allowed) the first of a new run.
+    // current run's next, else (if allowed) the first of a new run: on the
+    // CPU's own bases, or (6.9+) the global base of the idle CPU it expires
+    // remotely (CpuState::run_remote).
     std::optional<FiredTimer> next_model_fire(unsigned c, bool& may_start) {
         CpuState& s = cpus_[c];
         if (s.parked) {
@@ -464,7 +463,10 @@ private:
         }
         if (!may_start) return std::nullopt;
         may_start = false;
-        s.run = std::make_unique<SteppedRun>(wheel(c));
+        const RunWheels run = layout_.run_of(c, s.run_remote);
+        std::array<ModernWheel*, 3> ws{};
+        for (unsigned i = 0; i < run.count; ++i) ws[i] = &wheel(run.wheel[i]);
+        s.run = std::make_unique<SteppedRun>(ws, run.wheel, run.count);
         s.run_jiffies = jiffies_;
         s.run_line = events_[cursor_].line;
         ++result_.model_softirq_runs;
@@ -499,6 +501,13 @@ private:
                  "missing timer_expire_exit");
             s.callback.reset();
         }
+        if (e.remote_cpu != s.run_remote) {
+            // 6.9 run_timer_softirq(): the CPU's own bases are done before
+            // tmigr_handle_remote() expires an idle CPU's global base, and a
+            // remote expiry is over when its softirq ends.
+            end_run(c, "the kernel's run went on to other bases");
+            s.run_remote = e.remote_cpu;
+        }
         if (!e.baseclk || !e.jiffies) {
             unknown(result_.expiry, "timer_expire_entry without now= or baseclk=");
             return;
@@ -514,7 +523,7 @@ private:
             const FiredTimer fired = *s.parked;
             s.parked.reset();
             s.callback = e.incarnation;
-            check_fired(e, fired, kernel_clk, now, wheel(c).placement(id));
+            check_fired(e, fired, kernel_clk, now, wheel(s.parked_wheel).placement(id));
             return;
         }
         if (!model_pending(e.incarnation)) {
@@ -534,22 +543,24 @@ private:
             s.callback = e.incarnation;
             return;
         }
-        if (*inc.wheel != c) {
+        if (!layout_.run_of(c, s.run_remote).contains(*inc.wheel)) {
             const Placement p = wheel(*inc.wheel).placement(id);
             disagree(result_.expiry, e, ReplayCheck::expiry,
-                     fmt::format("pending on CPU {} in bucket {} (clock {})", *inc.wheel, p.slot, p.bucket_expiry),
+                     fmt::format("pending on {} in bucket {} (clock {})", layout_.describe(*inc.wheel), p.slot,
+                                 p.bucket_expiry),
                      kernel_view(kernel_clk, now), ReplayCause::other_cpu);
             wheel(*inc.wheel).cancel(id);
             s.callback = e.incarnation;
             return;
         }
-        const Placement p = wheel(c).placement(id);
+        ModernWheel& w = wheel(*inc.wheel);
+        const Placement p = w.placement(id);
         if (time_after(p.bucket_expiry, now)) {
             disagree(result_.expiry, e, ReplayCheck::expiry,
                      fmt::format("pending in bucket {} (clock {})", p.slot, p.bucket_expiry),
                      kernel_view(kernel_clk, now),
                      ReplayCause::not_due);
-            wheel(c).cancel(id);
+            w.cancel(id);
             s.callback = e.incarnation;
             return;
         }
@@ -570,7 +581,7 @@ private:
                      fmt::format("pending in bucket {} (clock {}) but not fired", p.slot, p.bucket_expiry),
                      kernel_view(kernel_clk, now),
                      ReplayCause::not_collected);
-            if (model_pending(e.incarnation)) wheel(c).cancel(id);
+            if (model_pending(e.incarnation)) w.cancel(id);
             return;
         }
         check_fired(e, *fired, kernel_clk, now, p);
@@ -610,9 +621,10 @@ private:
         // on another CPU during the callback), the run goes on at those.
         if (s.run && !s.parked) {
             if (const auto next = next_expiry_jiffies_on_cpu(e)) advance_jiffies(*next);
-            if (auto f = s.run->resume())
+            if (auto f = s.run->resume()) {
                 s.parked = f;
-            else
+                s.parked_wheel = s.run->current_wheel();
+            } else
                 s.run.reset();
         }
     }
@@ -625,6 +637,7 @@ private:
         std::size_t i = e.next_same_cpu;
         if (i < events_.size() && events_[i].type == FtraceEventType::timer_cancel) i = events_[i].next_same_cpu;
         if (i >= events_.size() || events_[i].type != FtraceEventType::timer_expire_entry) return std::nullopt;
+        if (events_[i].remote_cpu != e.remote_cpu) return std::nullopt; // another base's run (6.9+)
         if (events_[i].timestamp_ns - e.timestamp_ns > kSameRunGapNs) return std::nullopt;
         return events_[i].jiffies;
     }
@@ -634,7 +647,8 @@ private:
     std::vector<Incarnation> incs_;
     ReplayResult& result_;
     const ReplayOptions& options_;
-    std::vector<std::unique_ptr<ModernWheel>> wheels_;
+    BaseLayout layout_;
+    std::vector<std::unique_ptr<ModernWheel>> wheels_; // layout_.wheels(): by CPU, or by CPU and base
     std::vector<CpuState> cpus_;
     std::vector<unsigned> disagreement_cpus_; // beside result_.disagreements: the CPU of each
     Jiffies jiffies_ = 0;

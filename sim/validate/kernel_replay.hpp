@@ -1,4 +1,4 @@
-// Replay of a real Linux 6.1 timer trace through ModernWheel, checking the
+// Replay of a real Linux 6.1 (or 6.9+) timer trace through ModernWheel, checking the
 // model event by event against what the kernel printed (docs/validation.md):
 //
 //   check idx:    every timer_start: the idx our wheel computes equals the
@@ -10,7 +10,10 @@
 //
 // One ModernWheel per CPU; jiffies are global (the maximum any event told so
 // far). Our softirq runs on CPU c exactly when the trace shows an expiry on
-// CPU c. It runs one expiry at a time (the wheel's budgeted pass), so the
+// CPU c. A 6.9+ trace (timer_start prints bucket_expiry=) gets one wheel per
+// CPU and base (LOCAL, GLOBAL, DEF), run in the kernel's order, and the
+// expiries a CPU prints after "tmigr_handle_remote_cpu: cpu=N" are checked
+// against CPU N's global base (sim/validate/timer_bases.hpp). It runs one expiry at a time (the wheel's budgeted pass), so the
 // events the kernel's callback produced (re-arms, cancels, on any CPU) are
 // applied between two steps of our run, where that callback ran.
 //
@@ -123,7 +126,8 @@ struct ReplayResult {
     TraceFilterCounts filter_counts;
     std::optional<std::uint64_t> workload_start_line; // the marker, if present
     // A timer_start printed bucket_expiry=: the trace is of a 6.9 or later
-    // kernel, whose three bases and timer migration our 6.1 model lacks.
+    // kernel, replayed with its three bases per CPU and the remote expiry of
+    // idle CPUs' global timers.
     bool kernel_6_9 = false;
     // Every timer_start (two or more) has flags D|P|I: libtraceevent 1.7's
     // misprint of 6.1's flags (trace-cmd report, perf script), so which

@@ -1,5 +1,7 @@
 #include "sim/validate/replay_input.hpp"
 
+#include "sim/validate/timer_bases.hpp"
+
 #include "workloads/traces/input/parse_util.hpp"
 #include "workloads/traces/input/trace_error.hpp"
 
@@ -19,13 +21,32 @@ namespace {
 // The lines besides the timer events that validate needs, as the reader
 // passes them: the first "tracing_mark_write:" line holding the workload
 // marker, and the lines that say a CPU's events are missing, in line order.
+//
+// And, for a 6.9+ trace, which idle CPU's global timers each CPU is expiring
+// remotely: 6.9 tmigr_handle_remote_cpu() prints "tmigr_handle_remote_cpu:
+// cpu=N" on the migrator CPU just before timer_expire_remote(N), whose
+// expiries follow on the migrator's lines, still in its TIMER softirq.
 class MarkerLines final : public FtraceObserver {
 public:
-    void timer_event(const FtraceEvent&) override {}
-    void timer_softirq(const FtraceTimerSoftirq&) override {}
+    void timer_event(const FtraceEvent& e) override {
+        // Seen before any filter: a filter that keeps no timer_start still
+        // replays the trace as the 6.9+ kernel's it is.
+        if (e.bucket_expiry) kernel_6_9 = true;
+    }
+    void timer_softirq(const FtraceTimerSoftirq& s) override {
+        // A TIMER softirq's start or end ends any remote expiry on that CPU.
+        if (s.line_cpu < remote_of.size()) remote_of[s.line_cpu] = kNoCpu;
+    }
     void other_line(std::uint64_t line, std::string_view text) override {
         unsigned cpu = 0;
-        if (text.starts_with("CPU:") && (text.find("[LOST ") != std::string_view::npos ||
+        if (const auto at = text.find(" tmigr_handle_remote_cpu: cpu="); at != std::string_view::npos) {
+            unsigned remote = 0;
+            if (line_cpu_of(text.substr(0, at), cpu) && cpu_after(text.substr(at + 30), remote) &&
+                cpu < kMaxReplayCpus && remote < kMaxReplayCpus) {
+                if (remote_of.size() <= cpu) remote_of.resize(cpu + 1, kNoCpu);
+                remote_of[cpu] = remote;
+            }
+        } else if (text.starts_with("CPU:") && (text.find("[LOST ") != std::string_view::npos ||
                                          text.find("EVENTS DROPPED]") != std::string_view::npos)) {
             if (cpu_after(text.substr(4), cpu)) lost.push_back(LostMarker{line, cpu, "ring buffer lost events"});
         } else if (text.starts_with("##### CPU ") && text.find("buffer started") != std::string_view::npos) {
@@ -38,8 +59,23 @@ public:
 
     std::vector<LostMarker> lost;
     std::optional<std::uint64_t> workload_start;
+    bool kernel_6_9 = false;
+    std::vector<std::uint32_t> remote_of; // by CPU: the CPU whose global timers it expires remotely, or kNoCpu
+
+    std::uint32_t remote_cpu_of(std::uint32_t cpu) const { return cpu < remote_of.size() ? remote_of[cpu] : kNoCpu; }
 
 private:
+    // The "[CPU]" column of an event line's prefix (the first "[digits]").
+    static bool line_cpu_of(std::string_view prefix, unsigned& cpu) {
+        for (auto open = prefix.find('['); open != std::string_view::npos; open = prefix.find('[', open + 1)) {
+            const auto close = prefix.find(']', open);
+            if (close == std::string_view::npos) return false;
+            const std::string_view digits = prefix.substr(open + 1, close - open - 1);
+            if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos)
+                return std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
+        }
+        return false;
+    }
     static bool cpu_after(std::string_view rest, unsigned& cpu) {
         const auto end = rest.find_first_not_of("0123456789");
         const std::string_view digits = rest.substr(0, end);
@@ -57,7 +93,8 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
     reader.set_observer(&marker_lines);
     ReplayInput input;
     std::vector<Event>& events = input.events;
-    events.reserve(options.expected_timer_events);
+    // A filter keeps fewer; more than kMaxEvents is refused below, by line.
+    if (!options.filter.active()) events.reserve(std::min<std::uint64_t>(options.expected_timer_events, kMaxEvents));
     // timer= -> its current incarnation and the index of its last event
     struct TimerState {
         std::size_t incarnation = 0;
@@ -84,9 +121,10 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         e.cpu = fe.cpu;
         e.idx = fe.idx;
         e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
+        e.pinned = (fe.flags & kFtracePinned) != 0;
+        e.remote_cpu = marker_lines.remote_cpu_of(e.line_cpu);
         e.baseclk = fe.baseclk;
         e.jiffies = fe.jiffies();
-        if (fe.bucket_expiry) result.kernel_6_9 = true;
         // Events and timer objects are numbered in 32 bits (EventIndex).
         if (events.size() >= kMaxEvents)
             throw TraceError(result.file, e.line, "line",
@@ -113,6 +151,7 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
     }
     reader.set_observer(nullptr);
     result.workload_start_line = marker_lines.workload_start;
+    result.kernel_6_9 = marker_lines.kernel_6_9;
     input.markers = std::move(marker_lines.lost);
     result.timer_events = events.size();
     const FtraceReaderStats& read = reader.stats();

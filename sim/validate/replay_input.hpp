@@ -38,12 +38,17 @@ struct Event {
     std::optional<std::uint32_t> cpu;
     std::optional<std::uint32_t> idx;
     std::uint32_t line_cpu = 0;
+    // Printed while line_cpu ran the remote expiry of this idle CPU's global
+    // timers (6.9+: after its tmigr_handle_remote_cpu line, until the end of
+    // that TIMER softirq); kNoCpu otherwise.
+    std::uint32_t remote_cpu = static_cast<std::uint32_t>(-1);
     EventIndex incarnation = 0;       // which timer object (a timer_init starts a new one)
     EventIndex previous_incarnation = kNoIncarnation; // a timer_init's: the one it ends, if any
     EventIndex next_same_cpu = 0;     // index of the next event printed by the same CPU
     EventIndex next_same_timer = kNoEvent; // index of the next event with the same timer= (any CPU)
     FtraceEventType type = FtraceEventType::timer_init;
     bool deferrable = false;
+    bool pinned = false;              // flags P (6.9+: the timer goes to BASE_LOCAL)
     bool consumed = false;            // applied out of print order (an equal-timestamp reordering)
 };
 

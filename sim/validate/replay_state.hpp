@@ -7,6 +7,7 @@
 #include "wheel/core/jiffies.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -40,9 +41,15 @@ struct Incarnation {
 // as the kernel's unbounded one. Between two steps the replay applies the
 // events the kernel's callback produced (re-arms, cancels, on any CPU),
 // exactly where that callback ran. No thread, no hand-off per callback.
+// A run may go through several wheels in turn (timer_bases.hpp: 6.9's
+// three bases, each its own wheel): one wheel's pass ends before the next
+// starts, as each run_timer_base() returns before the next is called.
 class SteppedRun {
 public:
-    explicit SteppedRun(ModernWheel& wheel) : wheel_(wheel) {}
+    explicit SteppedRun(ModernWheel& wheel) : wheels_{&wheel, nullptr, nullptr}, ids_{0, 0, 0}, count_(1) {}
+    // `ids` are the replay's numbers of the wheels, in run order.
+    SteppedRun(const std::array<ModernWheel*, 3>& wheels, const std::array<unsigned, 3>& ids, unsigned count)
+        : wheels_(wheels), ids_(ids), count_(count) {}
     SteppedRun(const SteppedRun&) = delete;
     SteppedRun& operator=(const SteppedRun&) = delete;
     // A run dropped before its end still expires what it had collected and
@@ -54,24 +61,37 @@ public:
     }
 
     // Starts the run: the first timer it fires, or nothing (then it is over).
-    std::optional<FiredTimer> start() { return step(false); }
+    std::optional<FiredTimer> start() { return step(); }
     // Returns from the current callback: the next timer fired, or nothing.
     std::optional<FiredTimer> resume() {
         if (done_) return std::nullopt;
-        return step(true);
+        return step();
     }
+    // The replay's number of the wheel the last fire came from.
+    unsigned current_wheel() const noexcept { return ids_[stage_ < count_ ? stage_ : count_ - 1]; }
 
 private:
-    std::optional<FiredTimer> step(bool resume) {
+    std::optional<FiredTimer> step() {
         std::optional<FiredTimer> fired;
         const auto take = [&fired](const FiredTimer& f) { fired = f; };
-        // true: stopped right after an expiry; false: nothing was due any more.
-        const bool stopped = resume ? wheel_.resume_softirq(take, 1) : wheel_.run_softirq(take, 1);
-        if (!stopped) done_ = true;
+        while (stage_ < count_) {
+            ModernWheel& w = *wheels_[stage_];
+            // true: stopped right after an expiry; false: nothing was due any more.
+            const bool stopped = started_ ? w.resume_softirq(take, 1) : w.run_softirq(take, 1);
+            started_ = true;
+            if (stopped || fired) return fired;
+            ++stage_;
+            started_ = false;
+        }
+        done_ = true;
         return fired;
     }
 
-    ModernWheel& wheel_;
+    std::array<ModernWheel*, 3> wheels_;
+    std::array<unsigned, 3> ids_;
+    unsigned count_;
+    unsigned stage_ = 0;
+    bool started_ = false;
     bool done_ = false;
 };
 
@@ -85,6 +105,10 @@ struct CpuState {
     std::string lost_since; // why, and where
     std::unique_ptr<SteppedRun> run;
     std::optional<FiredTimer> parked;     // fired by our run, not yet matched with a kernel expiry
+    unsigned parked_wheel = 0;            // the wheel `parked` fired from
+    // The idle CPU whose global base the run is the remote expiry of
+    // (timer_bases.hpp), or kNoCpu: the CPU's own softirq.
+    std::uint32_t run_remote = static_cast<std::uint32_t>(-1);
     std::optional<std::size_t> callback;  // incarnation whose kernel callback is running
     Jiffies run_jiffies = 0;
     std::uint64_t run_line = 0;

@@ -35,11 +35,21 @@ run validate "$data/capture-6.1-hz250-softirq.trace-cmd.txt.xz"
 expect_stdout_line '^warning: every timer_start has flags D\|P\|I, as libtraceevent 1\.7'
 run validate "$data/capture-6.1-hz250-softirq.trace.xz"
 ! grep -q '^warning: every timer_start' <<<"$out" || fail "the kernel's own text said to be misprinted"
-# A 6.9+ kernel's trace: validate says the model is 6.1's, and disagrees
-# where its timer migration ran another CPU's timers.
+# A 6.9+ kernel's trace: validate says so and replays it with three bases
+# per CPU and the remote expiry of idle CPUs' global timers: every event
+# agrees, the expiries another CPU ran for an idle one included.
 run validate "$data/capture-6.12-hz250.trace.xz"
+expect_status 0
+expect_stdout_line '^the trace is of a 6\.9 or later kernel \(its timer_start lines print bucket_expiry=\): replayed with three bases'
+expect_stdout_line '^disagreements: 0$'
+expect_stdout_line '^agreement: idx 1313/1313, expiry 592/592$'
+# The remote expiries are checked, not skipped: with the
+# tmigr_handle_remote_cpu lines gone, they are pending on another CPU.
+xz -dc -- "$data/capture-6.12-hz250.trace.xz" | grep -v 'tmigr_handle_remote_cpu:' >"$dir/no-remote.trace"
+run validate "$dir/no-remote.trace"
 expect_status 1
-expect_stdout_line '^the trace is of a 6\.9 or later kernel \(its timer_start lines print bucket_expiry=\)'
+expect_stdout_line '^ +[0-9]+ +pending on another CPU in our model$'
+expect_stdout_line 'ours pending on CPU [01] global base in bucket'
 run validate "$data/capture-6.1-hz250-hrtimer.trace.xz" --format json
 python3 -c 'import json,sys; assert json.load(sys.stdin)["kernel_6_9"] is False' <<<"$out" || fail "a 6.1 trace said 6.9+"
 

@@ -1,0 +1,142 @@
+// timersim validate on 6.9+ traces (sim/validate/timer_bases.hpp): three
+// bases per CPU run LOCAL, GLOBAL, DEF in turn, and the expiries a migrator
+// CPU prints after "tmigr_handle_remote_cpu: cpu=N" are an idle CPU N's
+// global base. Small hand-made traces in the 6.12 format, each with the
+// replay of the 6.1 model (the same lines without bucket_expiry=) or of a
+// changed trace as the contrast that shows the rule is what decides.
+#include "sim/validate/kernel_replay.hpp"
+#include "wheel/kernel/modern_levels.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include <string>
+
+using namespace timersim;
+
+namespace {
+
+constexpr Jiffies kJ = 4294900000; // jiffies at the first start
+constexpr unsigned kHz = 250;
+
+std::string line(unsigned cpu, double ts, const std::string& what) {
+    return fmt::format("          <idle>-0       [{:03}] d.s1. {:12.6f}: {}\n", cpu, ts, what);
+}
+
+// A 6.12 timer_start armed at jiffies `now` on base CPU `cpu`; the kernel's
+// idx and bucket_expiry are calc_wheel_index()'s for a base clk at `now`.
+// bucket_expiry=false prints it as 6.1 does.
+std::string start(unsigned cpu, double ts, const char* timer, Jiffies now, Jiffies expires, const char* flags,
+                  bool bucket_expiry = true) {
+    const auto wi = modern::calc_wheel_index(expires, now, modern::depth_for_hz(kHz));
+    const std::string be = bucket_expiry ? fmt::format(" bucket_expiry={}", wi.bucket_expiry) : "";
+    return line(cpu, ts,
+                fmt::format("timer_start: timer={} function=process_timeout expires={} [timeout={}]{} cpu={} "
+                            "idx={} flags={}",
+                            timer, expires, expires - now, be, cpu, wi.idx, flags));
+}
+
+// The detach and callback of an expiry printed on CPU `cpu`.
+std::string expire(unsigned cpu, double ts, const char* timer, Jiffies now, Jiffies baseclk) {
+    return line(cpu, ts, fmt::format("timer_cancel: timer={}", timer)) +
+           line(cpu, ts + 0.000001,
+                fmt::format("timer_expire_entry: timer={} function=process_timeout now={} baseclk={}", timer, now,
+                            baseclk)) +
+           line(cpu, ts + 0.000002, fmt::format("timer_expire_exit: timer={}", timer));
+}
+
+std::string softirq(unsigned cpu, double ts, bool entry) {
+    return line(cpu, ts, fmt::format("softirq_{}: vec=1 [action=TIMER]", entry ? "entry" : "exit"));
+}
+
+} // namespace
+
+TEST_CASE("6.9+: a pinned and a global timer due in the same jiffy fire LOCAL first") {
+    // The pinned timer is armed first: in one base (6.1) the later-armed
+    // global timer would fire first (each bucket runs from its head), in
+    // 6.9's run_timer_softirq() the local base runs before the global one.
+    const Jiffies expires = kJ + 5;
+    const Jiffies fired_at = modern::calc_wheel_index(expires, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
+    const auto trace = [&](bool six_nine) {
+        std::string t = "# hz=250\n";
+        t += start(0, 1.000000, "00000000000000a1", kJ, expires, "P", six_nine);
+        t += start(0, 1.000100, "00000000000000b2", kJ, expires, "", six_nine);
+        t += softirq(0, 1.100000, true);
+        t += expire(0, 1.100010, "00000000000000a1", fired_at, fired_at);
+        t += expire(0, 1.100020, "00000000000000b2", fired_at, fired_at);
+        t += softirq(0, 1.100100, false);
+        return t;
+    };
+    const ReplayResult r = replay_kernel_trace(trace(true), "bases");
+    CHECK(r.kernel_6_9);
+    CHECK(r.idx.agree == 2);
+    CHECK(r.expiry.events == 2);
+    CHECK(r.expiry.agree == 2);
+    CHECK(r.expiry.disagree == 0);
+    CHECK(r.notes_by_class.count("model fire not matched by the kernel") == 0);
+
+    // The same order in one base of a 6.1 trace: the model fires the global
+    // timer first.
+    const ReplayResult one_base = replay_kernel_trace(trace(false), "one base");
+    CHECK_FALSE(one_base.kernel_6_9);
+    CHECK(one_base.expiry.disagree > 0);
+}
+
+TEST_CASE("6.9+: an expiry after tmigr_handle_remote_cpu is checked against the idle CPU's global base") {
+    // CPU 1 arms a timer and goes idle; CPU 0, the migrator, expires CPU 1's
+    // global base in its own softirq (timer_expire_remote()).
+    const Jiffies expires = kJ + 5;
+    const Jiffies fired_at = modern::calc_wheel_index(expires, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
+    const auto trace = [&](const char* flags, bool remote_line) {
+        std::string t = "# hz=250\n";
+        t += start(1, 1.000000, "00000000000000c3", kJ, expires, flags);
+        t += softirq(0, 1.100000, true);
+        if (remote_line)
+            t += line(0, 1.100005, "tmigr_handle_remote_cpu: cpu=1 parent=00000000b503d1a4 wakeup=9223372036854775807");
+        t += expire(0, 1.100010, "00000000000000c3", fired_at, fired_at);
+        t += softirq(0, 1.100100, false);
+        return t;
+    };
+    const ReplayResult r = replay_kernel_trace(trace("", true), "remote");
+    CHECK(r.idx.agree == 1);
+    CHECK(r.expiry.events == 1);
+    CHECK(r.expiry.agree == 1);
+    CHECK(r.expiry.disagree == 0);
+
+    // Without the tmigr line, CPU 0's own bases do not hold it.
+    const ReplayResult own = replay_kernel_trace(trace("", false), "own bases");
+    CHECK(own.expiry.agree == 0);
+    REQUIRE(own.disagreements.size() == 1);
+    CHECK(own.disagreements[0].cause == ReplayCause::other_cpu);
+    CHECK(own.disagreements[0].ours.find("CPU 1 global base") != std::string::npos);
+
+    // A pinned timer of CPU 1 sits in its local base, which the remote
+    // expiry does not run.
+    const ReplayResult pinned = replay_kernel_trace(trace("P", true), "pinned");
+    REQUIRE(pinned.disagreements.size() == 1);
+    CHECK(pinned.disagreements[0].cause == ReplayCause::other_cpu);
+    CHECK(pinned.disagreements[0].ours.find("CPU 1 local base") != std::string::npos);
+}
+
+TEST_CASE("6.9+: the remote expiry ends with the migrator's softirq") {
+    // After the remote softirq ends, CPU 0's next expiry is of its own bases.
+    const Jiffies e1 = kJ + 5;
+    const Jiffies f1 = modern::calc_wheel_index(e1, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
+    const Jiffies e2 = kJ + 9;
+    const Jiffies f2 = modern::calc_wheel_index(e2, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
+    std::string t = "# hz=250\n";
+    t += start(1, 1.000000, "00000000000000c3", kJ, e1, "");
+    t += start(0, 1.000100, "00000000000000d4", kJ, e2, "");
+    t += softirq(0, 1.100000, true);
+    t += line(0, 1.100005, "tmigr_handle_remote_cpu: cpu=1 parent=00000000b503d1a4 wakeup=9223372036854775807");
+    t += expire(0, 1.100010, "00000000000000c3", f1, f1);
+    t += softirq(0, 1.100100, false);
+    t += softirq(0, 1.200000, true);
+    t += expire(0, 1.200010, "00000000000000d4", f2, f2);
+    t += softirq(0, 1.200100, false);
+    const ReplayResult r = replay_kernel_trace(t, "two softirqs");
+    CHECK(r.expiry.events == 2);
+    CHECK(r.expiry.agree == 2);
+    CHECK(r.expiry.disagree == 0);
+}
