@@ -109,7 +109,7 @@ int run_import(std::span<const std::string> args) {
     AtomicOutputFile file(output);
 
     try {
-        // Read whole: a first pass decides HZ (never assumed), the second
+        // Read twice: a first pass decides HZ (never assumed), the second
         // imports; the header is known once the first event is (it reads
         // one ahead), so a trace whose first event is bad writes nothing.
         const std::unique_ptr<TraceSource> source = open_trace_source(in, TraceKind::ftrace, hz, filter);

@@ -287,8 +287,12 @@ void InputFile::keep_for_reading_again() {
     copy_fd_ = open_temporary_file();
     if (copy_fd_ < 0) throw InputError(name_ + ": no temporary file to read it again from in $TMPDIR or /tmp (" +
                                        std::strerror(errno) + ")");
-    if (!write_all(copy_fd_, raw_.get(), raw_end_))
-        throw InputError(name_ + ": cannot write its temporary copy (" + std::strerror(errno) + ")");
+    if (!write_all(copy_fd_, raw_.get(), raw_end_)) {
+        const std::string why = std::strerror(errno);
+        ::close(copy_fd_);
+        copy_fd_ = -1;
+        throw InputError(name_ + ": cannot write its temporary copy (" + why + ")");
+    }
 }
 
 std::unique_ptr<InputFile> InputFile::read_again() {

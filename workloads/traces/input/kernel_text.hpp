@@ -31,7 +31,7 @@ public:
     KernelText& operator=(const KernelText&) = delete;
 
     // The text from its start. The input a pass before got is then gone
-    // (the first pass reads `in` itself). Throws InputError.
+    // (the first pass of plain text reads `in` itself). Throws InputError.
     InputFile& pass();
     const std::string& name() const noexcept { return in_->name(); }
 

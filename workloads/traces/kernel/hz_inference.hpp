@@ -23,9 +23,9 @@
 //   const HzInference r = infer_hz(s);
 //   if (r.hz) use(*r.hz); else fail(r.explanation);
 //
-// A pass over a trace takes its samples in as they come (JiffiesSampler),
-// in memory bounded by one window, not by the trace's length; the same
-// numbers as infer_hz() over all of them.
+// A pass over a trace takes its samples in as they come (JiffiesSampler):
+// one window of them for the fits, and the clock samples (at most two a
+// jiffy); the same numbers as infer_hz() over all of them.
 #pragma once
 
 #include "wheel/core/jiffies.hpp"

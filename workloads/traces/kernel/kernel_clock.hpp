@@ -6,7 +6,7 @@
 // committed 6.1 capture's jiffies ran 13 ahead of its timestamps by 2.7 s);
 // replayed at replay_time() it lands on the jiffy the kernel was at.
 //
-//   KernelClock clock(samples, hz);   // samples: hz_inference's, every event that shows jiffies
+//   KernelClock clock(samples, hz);   // samples: HzResolution::clock_samples, or any that show jiffies
 //   Jiffies j = clock.jiffies_at(timestamp_ns);
 //   ReplayTimes times(clock, first_timestamp_ns);
 //   std::uint64_t t = times.next(timestamp_ns);   // in event order: non-decreasing, on jiffy j

@@ -91,7 +91,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     std::vector<std::string> timer_functions;
     data->file = in.name();
     data->kind = kind;
-    // Kernel text: read whole, a first pass decides its HZ (never assumed:
+    // Kernel text: read twice, a first pass decides its HZ (never assumed:
     // hz_inference.hpp), the second imports it. A timersim trace's header
     // fixes its clock.
     const std::unique_ptr<TraceSource> source =

@@ -45,12 +45,11 @@ struct TraceSummary {
     std::string hz_source;
 };
 
-// A trace read once, in one pass over its input, and held in memory as
-// compact events (32 bytes each; each timer's first label kept apart, by
-// timer; annotations dropped) for any
-// number of replays: compare replays it once per design, on several
-// threads, without reading the input again, so pipes, FIFOs and process
-// substitution work and a compressed trace is decompressed once. Immutable.
+// A trace read (kernel text: after the pass that decides its HZ) and held
+// in memory as compact events (32 bytes each; each timer's first label kept
+// apart, by timer; annotations dropped) for any number of replays: compare
+// replays it once per design, on several threads, without reading the input
+// again. Immutable.
 class LoadedTrace {
 public:
     struct Data; // in trace_replay.cpp
@@ -76,7 +75,7 @@ private:
 
 // Reads `in` to its end. Errors in the trace throw TraceError (FILE:LINE:
 // what (field)); an input that cannot be opened, InputError.
-// Kernel text is read whole and its HZ decided by resolve_ftrace_hz() (a
+// Kernel text is read twice, its HZ decided by resolve_ftrace_hz() (a
 // --hz the trace contradicts, or no HZ to be found, is a TraceError); the
 // HzChoice's --force-hz replays at --hz regardless. A timersim trace's
 // header gives its clock and `hz` is not used.
