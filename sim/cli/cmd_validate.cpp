@@ -31,6 +31,7 @@ int run_validate(std::span<const std::string> args) {
         ("max-listed", po::value<std::size_t>()->default_value(50), "list at most N disagreements (and N notes)")
         ("format", po::value<std::string>()->default_value("text"), "output: text or json");
     add_kernel_hz_options(options);
+    add_kernel_version_option(options);
     add_trace_filter_options(options);
     po::positional_options_description positional;
     positional.add("input", 1);
@@ -57,6 +58,7 @@ int run_validate(std::span<const std::string> args) {
 
     const std::string input = (*vm)["input"].as<std::string>();
     const HzChoice hz = kernel_hz_choice(*vm);
+    const std::optional<KernelVersion> kernel = kernel_version_option(*vm);
     const TraceFilter filter = trace_filter_option(*vm, true);
     const double min_percent = (*vm)["min"].as<double>();
     if (!(min_percent >= 0.0 && min_percent <= 100.0))
@@ -80,7 +82,9 @@ int run_validate(std::span<const std::string> args) {
                                                    .force_hz = resolved.forced,
                                                    .max_notes_per_class = max_listed,
                                                    .filter = filter,
-                                                   .expected_timer_events = resolved.timer_events});
+                                                   .expected_timer_events = resolved.timer_events,
+                                                   .kernel = resolve_kernel_version(resolved.kernel_evidence, kernel,
+                                                                                    text.name())});
         result.hz_source = resolved.source;
         require_kept(filter, result.filter_counts, in.name(), "timer events");
     } catch (const TraceError& e) {

@@ -41,6 +41,23 @@ void add_kernel_hz_options(po::options_description& options) {
         ("force-hz", po::bool_switch(), "use --hz even where the trace's jiffies or its '# hz=' line show another HZ");
 }
 
+const char* const kKernelOptionHelp =
+    "the recording kernel's version, MAJOR.MINOR (or a release, 6.12.118+deb13-cloud-amd64); without it, "
+    "the trace's '# kernel:' line, else the range its events' formats show (refused where that range "
+    "spans two timer designs and the design matters)";
+
+void add_kernel_version_option(po::options_description& options) {
+    options.add_options()("kernel", po::value<std::string>(), kKernelOptionHelp);
+}
+
+std::optional<KernelVersion> kernel_version_option(const po::variables_map& vm) {
+    if (!vm.count("kernel")) return std::nullopt;
+    const std::string value = vm["kernel"].as<std::string>();
+    const auto v = parse_kernel_release(value);
+    if (!v) throw UsageError(fmt::format("--kernel: expected a version MAJOR.MINOR such as 6.12, got '{}'", value));
+    return v;
+}
+
 HzChoice kernel_hz_choice(const po::variables_map& vm) {
     HzChoice choice;
     if (vm.count("hz")) choice.option = hz_option(vm);

@@ -6,6 +6,7 @@
 #include "sim/machine/design.hpp"
 #include "wheel/kernel/classic_levels.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
+#include "workloads/traces/kernel/kernel_version.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -30,6 +31,12 @@ boost::program_options::typed_value<double>* double_value(double default_value);
 // Throw UsageError naming the option on a bad value.
 unsigned hz_option(const boost::program_options::variables_map& vm);
 HzChoice kernel_hz_choice(const boost::program_options::variables_map& vm);
+
+// --kernel VERSION: the recording kernel's version over what a kernel trace
+// shows (workloads/traces/kernel/kernel_version.hpp).
+extern const char* const kKernelOptionHelp;
+void add_kernel_version_option(boost::program_options::options_description& options);
+std::optional<KernelVersion> kernel_version_option(const boost::program_options::variables_map& vm);
 std::optional<std::int64_t> slack_option(const boost::program_options::variables_map& vm);
 classic::Geometry geometry_option(const boost::program_options::variables_map& vm);
 std::string choice_option(const boost::program_options::variables_map& vm, std::string_view name,

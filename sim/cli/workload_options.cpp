@@ -55,6 +55,8 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     TraceLoadOptions load;
     load.filter = trace_filter_option(vm, ftrace);
     load.costs_from_trace = costs;
+    load.kernel = kernel_version_option(vm);
+    if (load.kernel && !ftrace) throw UsageError("--kernel: only with --ftrace (a timersim trace models no kernel's version)");
     InputFile in(path);
     const auto trace = load_trace(in, kind, HzChoice{.option = hz_given ? std::optional<unsigned>(hz) : std::nullopt,
                                                      .force = force}, load);
@@ -83,6 +85,11 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     if (!summary.hz_source.empty()) params["hz_source"] = summary.hz_source;
     params["start_jiffies"] = summary.header.start_jiffies;
     params["cpus"] = summary.cpus;
+    if (ftrace) {
+        choice.spec.description += "\n" + summary.kernel.describe();
+        params["kernel"] = summary.kernel.source.empty() ? "unknown" : summary.kernel.range.describe();
+        params["kernel_source"] = summary.kernel.source;
+    }
     // Where the run ends when no --duration/--ticks says otherwise.
     const bool length_given = vm.count("duration") || vm.count("ticks");
     if (!length_given) {
@@ -199,6 +206,7 @@ void add_workload_options(po::options_description& options, const char* default_
                  "its HZ is --hz, else its '# hz=' line, else what its jiffies show (never assumed); "
                  "- is standard input, xz, gzip and zstd are read as they are")
                 ("force-hz", po::bool_switch(), "with --ftrace and --hz: replay at --hz even where the trace's jiffies or its '# hz=' line show another HZ")
+                ("kernel", po::value<std::string>(), (std::string("with --ftrace: ") + kKernelOptionHelp).c_str())
                 ("machine", po::value<std::string>(),
                  "with --ftrace: recorded (the default: each CPU runs its timer softirq where and when in the "
                  "jiffy the trace shows the kernel ran it, wakes for a design's own timer where the trace shows no "
@@ -219,6 +227,7 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz) {
     for (const char* name : {"cpu", "function", "from", "to"})
         if (vm.count(name)) throw UsageError(fmt::format("--{}: a trace filter, only with --trace or --ftrace", name));
     if (vm["costs-from-trace"].as<bool>()) throw UsageError("--costs-from-trace: only with --ftrace");
+    if (vm.count("kernel")) throw UsageError("--kernel: only with --ftrace (a generated workload models no kernel's version)");
     if (vm.count("machine")) {
         const std::string machine = vm["machine"].as<std::string>();
         if (machine == "recorded")

@@ -34,6 +34,10 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
     // every check, and the trace's own line needs no comment.
     if (r.hz_source == "the trace's jiffies" || r.hz_source == "--hz (forced)")
         out += fmt::format(" (from {})", r.hz_source);
+    // The kernel decides which wheel is checked: said where it came from
+    // unless the trace's header names it.
+    out += fmt::format(", kernel {}", r.kernel.range.describe());
+    if (!r.kernel.source.starts_with("the trace's")) out += fmt::format(" (from {})", r.kernel.source);
     if (r.workload_start_line)
         out += fmt::format("; workload starts at line {} (before it: boot, possibly incomplete)\n",
                            *r.workload_start_line);
@@ -47,8 +51,8 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
                "misprints 6.1's: which timers are deferrable is unknown, and expiries of the two bases disagree; "
                "validate the trace.dat or /sys/kernel/tracing/trace text instead\n";
     if (r.kernel_6_9)
-        out += "the trace is of a 6.9 or later kernel (its timer_start lines print bucket_expiry=): replayed with "
-               "three bases per CPU (local, global, deferrable) and the remote expiry of idle CPUs' global timers\n";
+        out += "a 6.9 or later kernel: replayed with three bases per CPU (local, global, deferrable) and the remote "
+               "expiry of idle CPUs' global timers\n";
     out += fmt::format("replay: {} softirq runs of our model (+{} empty catch-up runs), {} requeues (cancel+start), "
                        "{} deletes, {} migrations\n",
                        r.model_softirq_runs, r.empty_softirq_runs, r.kernel_requeues, r.kernel_deletes, r.migrations);
@@ -189,6 +193,8 @@ ordered_json validate_document(const ReplayResult& r, std::size_t max_listed, do
     doc["timers"] = r.timers;
     if (r.filter.active()) doc["filter"] = filter_json(r.filter, r.filter_counts);
     doc["workload_start_line"] = r.workload_start_line ? ordered_json(*r.workload_start_line) : ordered_json(nullptr);
+    doc["kernel"] = r.kernel.range.describe();
+    doc["kernel_source"] = r.kernel.source;
     doc["kernel_6_9"] = r.kernel_6_9;
     doc["flags_garbled"] = r.flags_garbled;
     doc["idx"] = check_counts(r.idx);

@@ -10,7 +10,7 @@
 //
 // One ModernWheel per CPU; jiffies are global (the maximum any event told so
 // far). Our softirq runs on CPU c exactly when the trace shows an expiry on
-// CPU c. A 6.9+ trace (timer_start prints bucket_expiry=) gets one wheel per
+// CPU c. A 6.9+ trace (its version: kernel_version.hpp) gets one wheel per
 // CPU and base (LOCAL, GLOBAL, DEF), run in the kernel's order, and the
 // expiries a CPU prints after "tmigr_handle_remote_cpu: cpu=N" are checked
 // against CPU N's global base (sim/validate/timer_bases.hpp). It runs one expiry at a time (the wheel's budgeted pass), so the
@@ -35,6 +35,7 @@
 
 #include "wheel/core/jiffies.hpp"
 #include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/kernel/kernel_version.hpp"
 
 #include "workloads/traces/layouts/trace_filter.hpp"
 
@@ -125,9 +126,10 @@ struct ReplayResult {
     TraceFilter filter;
     TraceFilterCounts filter_counts;
     std::optional<std::uint64_t> workload_start_line; // the marker, if present
-    // A timer_start printed bucket_expiry=: the trace is of a 6.9 or later
-    // kernel, replayed with its three bases per CPU and the remote expiry of
-    // idle CPUs' global timers.
+    // The recording kernel's version and where it came from.
+    KernelVersionResolution kernel;
+    // The trace is of a 6.9 or later kernel, replayed with its three bases
+    // per CPU and the remote expiry of idle CPUs' global timers.
     bool kernel_6_9 = false;
     // Every timer_start (two or more) has flags D|P|I: libtraceevent 1.7's
     // misprint of 6.1's flags (trace-cmd report, perf script), so which
@@ -171,6 +173,10 @@ struct ReplayOptions {
     // The timer events a first pass counted (HzResolution::timer_events),
     // for reserving; 0: unknown.
     std::uint64_t expected_timer_events = 0;
+    // The recording kernel (resolve_kernel_version() of a first pass).
+    // Required for an InputFile; text in memory without it is read once
+    // more for its version (refused if it spans two timer designs).
+    std::optional<KernelVersionResolution> kernel;
 };
 
 // Replays `text` (the whole ftrace text), or the text `in` reads (a pass of

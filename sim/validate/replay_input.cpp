@@ -28,11 +28,7 @@ namespace {
 // expiries follow on the migrator's lines, still in its TIMER softirq.
 class MarkerLines final : public FtraceObserver {
 public:
-    void timer_event(const FtraceEvent& e) override {
-        // Seen before any filter: a filter that keeps no timer_start still
-        // replays the trace as the 6.9+ kernel's it is.
-        if (e.bucket_expiry) kernel_6_9 = true;
-    }
+    void timer_event(const FtraceEvent&) override {}
     void timer_softirq(const FtraceTimerSoftirq& s) override {
         // A TIMER softirq's start or end ends any remote expiry on that CPU.
         if (s.line_cpu < remote_of.size()) remote_of[s.line_cpu] = kNoCpu;
@@ -59,7 +55,6 @@ public:
 
     std::vector<LostMarker> lost;
     std::optional<std::uint64_t> workload_start;
-    bool kernel_6_9 = false;
     std::vector<std::uint32_t> remote_of; // by CPU: the CPU whose global timers it expires remotely, or kNoCpu
 
     std::uint32_t remote_cpu_of(std::uint32_t cpu) const { return cpu < remote_of.size() ? remote_of[cpu] : kNoCpu; }
@@ -151,7 +146,6 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
     }
     reader.set_observer(nullptr);
     result.workload_start_line = marker_lines.workload_start;
-    result.kernel_6_9 = marker_lines.kernel_6_9;
     input.markers = std::move(marker_lines.lost);
     result.timer_events = events.size();
     const FtraceReaderStats& read = reader.stats();

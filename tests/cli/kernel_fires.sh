@@ -159,16 +159,33 @@ expect_status 0
 grep -q '^modern,kernel_fires_same_jiffy_cpu,[0-9]' <<<"$out" || fail "compare CSV lacks kernel_fires rows"
 grep -q "^kernel,fired,$fires\$" <<<"$out" || fail "compare CSV lacks the kernel's column"
 grep -q "^kernel,error_p99_jiffies,$p99\$" <<<"$out" || fail "compare CSV: the kernel's p99"
-# A 6.9+ kernel's design is not modelled: the replay says so, with what in
-# the trace shows it; a 6.1 one says nothing of the kind.
+# A 6.9+ kernel's design is not modelled: the replay says so, with where
+# its version came from; a 6.1 one says nothing of the kind.
 run run --ftrace "$data/capture-6.12-hz250.trace.xz" --format json
 expect_status 0
-python3 -c 'import json,sys; u = json.load(sys.stdin)["workload"]["kernel_fires"]["unmodelled_kernel"]; assert u and "bucket_expiry=" in u, u' <<<"$out" ||
+python3 -c 'import json,sys; w = json.load(sys.stdin)["workload"]; u = w["kernel_fires"]["unmodelled_kernel"]; assert u and "6.12" in u, u; assert w["params"]["kernel"] == "6.12", w["params"]' <<<"$out" ||
   fail "a 6.12 replay does not say its design is not modelled"
 run run --ftrace "$data/capture-6.12-hz250.trace.xz"
-grep -q "^the recording kernel is 6.9 or later (its timer_start lines print bucket_expiry=, it has timer_base_idle events)" <<<"$out" ||
+expect_stdout_line "^kernel 6\.12 from the trace's '# kernel:' line$"
+grep -q "^the recording kernel is 6.12 (the trace's '# kernel:' line): its three timer bases" <<<"$out" ||
   fail "the text report does not say the 6.12 design is not modelled"
+# Without the header its tmigr_* events say 6.9 or later; without those
+# too, only 6.8 or later: the report says --kernel would tell.
+xz -dc -- "$data/capture-6.12-hz250.trace.xz" | grep -v '^# kernel:' >no-kernel.trace
+run run --ftrace no-kernel.trace
+expect_stdout_line '^kernel 6\.9 or later from its events: timer_migration:tmigr_\* events$'
+grep -v 'tmigr_' no-kernel.trace >no-tmigr.trace
+run run --ftrace no-tmigr.trace
+expect_status 0
+grep -q "^the recording kernel is 6.8 or later .*pass --kernel to say which" <<<"$out" || fail "an ambiguous 6.8+ trace does not ask for --kernel"
+run run --ftrace no-tmigr.trace --kernel 6.8
+! grep -q "not modelled" <<<"$out" || fail "--kernel 6.8 (one base, modelled) still says not modelled"
+run run --ftrace no-tmigr.trace --kernel six
+expect_status 2
+run run --workload uniform --duration 1 --kernel 6.1
+expect_status 2
 run run --ftrace capture-6.1-hz250.txt
+expect_stdout_line "^kernel 6\.1 from the trace's '# kernel:' line$"
 ! grep -q "6.9 or later" <<<"$out" || fail "a 6.1 replay claims an unmodelled kernel"
 # run lists the kernel's fires by function beside the designs'.
 run run --ftrace capture-6.1-hz250.txt

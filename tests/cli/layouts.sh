@@ -104,16 +104,17 @@ expect_status 0
 text_checks=$(checks "$out")
 run validate layout.dat
 expect_status 0
-expect_stdout_line '^layout\.dat: 3225 timer events, 281 timers, 2 CPUs, hz=250 \(from the trace.s jiffies\); workload starts'
+expect_stdout_line '^layout\.dat: 3225 timer events, 281 timers, 2 CPUs, hz=250 \(from the trace.s jiffies\), kernel 5\.2 to 6\.7 \(from its events: .*\); workload starts'
 [[ $(checks "$out") == "$text_checks" ]] || { echo "validate differs:"; diff <(echo "$text_checks") <(checks "$out"); exit 1; }
 grep -q '^agreement: idx 856/856, expiry 423/423' <<<"$text_checks" || { echo "validate on the text: $text_checks"; exit 1; }
 
-# run and compare --ftrace: the same report (HZ given, so its source is too).
+# run and compare --ftrace: the same report (HZ and kernel given, so their
+# sources are too: the text's header names them, the trace.dat has none).
 for command in run compare; do
-  run "$command" --ftrace layout.text --hz 250
+  run "$command" --ftrace layout.text --hz 250 --kernel 6.1
   expect_status 0
   text_report=$(sed 's/layout\.text/INPUT/g' <<<"$out")
-  run "$command" --ftrace layout.dat --hz 250
+  run "$command" --ftrace layout.dat --hz 250 --kernel 6.1
   expect_status 0
   [[ $(sed 's/layout\.dat/INPUT/g' <<<"$out") == "$text_report" ]] ||
     { echo "$command --ftrace: the trace.dat's report differs from the text's"; exit 1; }

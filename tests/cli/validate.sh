@@ -40,7 +40,8 @@ run validate "$data/capture-6.1-hz250-softirq.trace.xz"
 # agrees, the expiries another CPU ran for an idle one included.
 run validate "$data/capture-6.12-hz250.trace.xz"
 expect_status 0
-expect_stdout_line '^the trace is of a 6\.9 or later kernel \(its timer_start lines print bucket_expiry=\): replayed with three bases'
+expect_stdout_line ', kernel 6\.12; workload starts'
+expect_stdout_line '^a 6\.9 or later kernel: replayed with three bases'
 expect_stdout_line '^disagreements: 0$'
 expect_stdout_line '^agreement: idx 1313/1313, expiry 592/592$'
 # The remote expiries are checked, not skipped: with the
@@ -51,7 +52,26 @@ expect_status 1
 expect_stdout_line '^ +[0-9]+ +pending on another CPU in our model$'
 expect_stdout_line 'ours pending on CPU [01] global base in bucket'
 run validate "$data/capture-6.1-hz250-hrtimer.trace.xz" --format json
-python3 -c 'import json,sys; assert json.load(sys.stdin)["kernel_6_9"] is False' <<<"$out" || fail "a 6.1 trace said 6.9+"
+python3 -c 'import json,sys; d = json.load(sys.stdin); assert d["kernel_6_9"] is False and d["kernel"] == "6.1", d["kernel"]' <<<"$out" || fail "a 6.1 trace said 6.9+"
+# The kernel's version decides the bases: never guessed. Without its
+# header and its tmigr_* events the 6.12 capture shows only 6.8 or later
+# (6.8 prints bucket_expiry= and runs one base): refused, naming --kernel.
+xz -dc -- "$data/capture-6.12-hz250.trace.xz" | grep -v '^# kernel:' | grep -v 'tmigr_' >"$dir/no-version.trace"
+run validate "$dir/no-version.trace"
+expect_status 2
+grep -Eq 'no-version\.trace:[0-9]+: validate needs the timer design .*6\.8 or later.*pass --kernel VERSION \(kernel\)$' <<<"$err" ||
+  fail "an ambiguous version is not refused naming --kernel: $err"
+run validate "$dir/no-version.trace" --kernel 6.12
+expect_stdout_line ', kernel 6\.12 \(from --kernel\); workload starts'
+expect_stdout_line '^a 6\.9 or later kernel: replayed with three bases'
+# A header the events contradict is the trace's error at the header's line.
+xz -dc -- "$data/capture-6.12-hz250.trace.xz" | sed 's/^# kernel: .*/# kernel: 6.1.0-57-cloud-amd64/' >"$dir/wrong-version.trace"
+run validate "$dir/wrong-version.trace"
+expect_status 2
+grep -Eq "wrong-version\.trace:2: the trace's '# kernel:' line says 6\.1\.0-57-cloud-amd64, but .* so it is 6\.9 or later; pass --kernel to say which \(kernel\)$" <<<"$err" ||
+  fail "a contradicted header is not the trace's error: $err"
+run validate "$dir/wrong-version.trace" --kernel banana
+expect_status 2
 
 # The capture uncompressed, with one idx changed (its 2000th timer_start):
 # exactly one disagreement; json; a --min it meets.

@@ -6,6 +6,7 @@
 // changed trace as the contrast that shows the rule is what decides.
 #include "sim/validate/kernel_replay.hpp"
 #include "wheel/kernel/modern_levels.hpp"
+#include "workloads/traces/input/trace_error.hpp"
 
 #include <doctest/doctest.h>
 
@@ -59,7 +60,7 @@ TEST_CASE("6.9+: a pinned and a global timer due in the same jiffy fire LOCAL fi
     const Jiffies expires = kJ + 5;
     const Jiffies fired_at = modern::calc_wheel_index(expires, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
     const auto trace = [&](bool six_nine) {
-        std::string t = "# hz=250\n";
+        std::string t = six_nine ? "# kernel: 6.12.118+deb13-cloud-amd64\n# hz=250\n" : "# hz=250\n";
         t += start(0, 1.000000, "00000000000000a1", kJ, expires, "P", six_nine);
         t += start(0, 1.000100, "00000000000000b2", kJ, expires, "", six_nine);
         t += softirq(0, 1.100000, true);
@@ -89,7 +90,7 @@ TEST_CASE("6.9+: an expiry after tmigr_handle_remote_cpu is checked against the 
     const Jiffies expires = kJ + 5;
     const Jiffies fired_at = modern::calc_wheel_index(expires, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
     const auto trace = [&](const char* flags, bool remote_line) {
-        std::string t = "# hz=250\n";
+        std::string t = "# kernel: 6.12.118+deb13-cloud-amd64\n# hz=250\n";
         t += start(1, 1.000000, "00000000000000c3", kJ, expires, flags);
         t += softirq(0, 1.100000, true);
         if (remote_line)
@@ -139,4 +140,41 @@ TEST_CASE("6.9+: the remote expiry ends with the migrator's softirq") {
     CHECK(r.expiry.events == 2);
     CHECK(r.expiry.agree == 2);
     CHECK(r.expiry.disagree == 0);
+}
+
+TEST_CASE("a trace that shows 6.8 or later but not which side of 6.9 is refused until the kernel is given") {
+    // 6.8 prints bucket_expiry= and runs one base; 6.9 runs three. Nothing
+    // else in this trace tells them apart.
+    const Jiffies expires = kJ + 5;
+    const Jiffies fired_at = modern::calc_wheel_index(expires, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
+    std::string t = "# hz=250\n";
+    t += start(0, 1.000000, "00000000000000a1", kJ, expires, "P");
+    t += start(0, 1.000100, "00000000000000b2", kJ, expires, "");
+    t += softirq(0, 1.100000, true);
+    t += expire(0, 1.100010, "00000000000000a1", fired_at, fired_at);
+    t += expire(0, 1.100020, "00000000000000b2", fired_at, fired_at);
+    t += softirq(0, 1.100100, false);
+    try {
+        replay_kernel_trace(t, "ambiguous");
+        FAIL("no error");
+    } catch (const TraceError& e) {
+        CHECK(e.field() == "kernel");
+        CHECK(e.line() == 2); // the first timer_start printing bucket_expiry=
+        CHECK(std::string(e.what()).find("6.8 or later") != std::string::npos);
+        CHECK(std::string(e.what()).find("--kernel") != std::string::npos);
+    }
+    // Said as 6.9: three bases, and the pinned timer fires first.
+    const auto as = [&](KernelVersion v) {
+        ReplayOptions o;
+        o.kernel = KernelVersionResolution{KernelVersionRange{v, KernelVersion{v.major, v.minor + 1}}, "--kernel", 0};
+        return replay_kernel_trace(t, "given", o);
+    };
+    const ReplayResult six_nine = as({6, 9});
+    CHECK(six_nine.kernel_6_9);
+    CHECK(six_nine.expiry.agree == 2);
+    // Said as 6.8: one base, where the later-armed global timer would come
+    // first: the order disagrees, which only the version explains.
+    const ReplayResult six_eight = as({6, 8});
+    CHECK_FALSE(six_eight.kernel_6_9);
+    CHECK(six_eight.expiry.disagree > 0);
 }

@@ -195,6 +195,7 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
     std::unique_ptr<FtraceReader> reader = open();
     reader->allow_unknown_hz();
     if (choice.option && choice.force) reader->force_hz();
+    reader->set_observer(&r.kernel_evidence);
     JiffiesSampler sampler;
     if (choice.option) sampler.fit_also(*choice.option);
     std::uint64_t first_line = 0;
@@ -209,6 +210,7 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
         if (const auto j = e.jiffies()) sampler.add({e.timestamp_ns, *j});
     }
     sampler.finish();
+    r.kernel_evidence.finish(reader->stats());
     r.timer_events = reader->stats().timer_events;
     const std::optional<unsigned> header_hz = reader->header_hz();
     r.clock_samples = sampler.take_clock_samples();

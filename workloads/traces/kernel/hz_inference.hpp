@@ -30,6 +30,7 @@
 
 #include "wheel/core/jiffies.hpp"
 #include "workloads/traces/input/input_file.hpp"
+#include "workloads/traces/kernel/kernel_version.hpp"
 
 #include <array>
 #include <functional>
@@ -132,6 +133,7 @@ struct HzResolution {
     std::vector<JiffiesSample> clock_samples; // clock_samples() of every event that shows jiffies (kernel_clock.hpp)
     HzInference inference;   // what the jiffies say
     std::uint64_t timer_events = 0; // timer_* lines the pass read (a later pass may reserve for them)
+    KernelVersionEvidence kernel_evidence; // what the same pass shows of the kernel (kernel_version.hpp)
 };
 // Text read in passes (KernelText::pass()): each call of `pass` gives it
 // from its start. This reads one pass.

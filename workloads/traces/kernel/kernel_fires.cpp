@@ -9,10 +9,8 @@ namespace timersim {
 void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // 6.1 call_timer_fn(): trace_timer_expire_entry(timer, baseclk) prints
     // now=jiffies as the callback starts, on the CPU running the softirq.
-    if (e.type == FtraceEventType::timer_start) {
+    if (e.type == FtraceEventType::timer_start)
         last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires};
-        if (e.bucket_expiry) saw_bucket_expiry_ = true;
-    }
     note_unfired(e);
     note_next_in_run(e);
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
@@ -67,7 +65,7 @@ void KernelFireCollector::note_unfired(const FtraceEvent& e) {
     case FtraceEventType::timer_start: {
         queued_.erase(e.timer);
         if ((e.flags & kFtraceDeferrable) || !e.cpu) return;
-        if (e.bucket_expiry) { // 6.9+
+        if (e.bucket_expiry) { // 6.8+
             queued_[e.timer] = KernelUnfired{*e.cpu, *e.bucket_expiry, 0};
         } else if (e.idx && *e.idx < modern::kLevelSize * (modern::kMaxDepth - 1)) {
             // 6.1 calc_index(): the level is the bucket's; the last level

@@ -54,7 +54,7 @@ inline constexpr std::uint64_t kSameRunGapNs = 100'000;
 // A non-deferrable timer the kernel took off its CPU's wheel without
 // firing it (del_timer(), or mod_timer() moving it): queued on `cpu` to be
 // collected at `bucket_expiry` (6.1 calc_index(), from its timer_start's
-// idx=; 6.9+ prints it), cancelled at trace time `cancel_ns`. Cancelled
+// idx=; 6.8+ prints it), cancelled at trace time `cancel_ns`. Cancelled
 // after its bucket's jiffy, it shows the CPU ran no TIMER_SOFTIRQ from that
 // jiffy on: the run would have fired it (6.1 __run_timers()).
 struct KernelUnfired {
@@ -74,8 +74,6 @@ public:
     const std::vector<KernelFire>& fires() const noexcept { return fires_; }
     // The callbacks' function= names, by KernelFire::function.
     const std::vector<std::string>& functions() const noexcept { return functions_; }
-    // A timer_start printed bucket_expiry= (6.9+ include/trace/events/timer.h).
-    bool saw_bucket_expiry() const noexcept { return saw_bucket_expiry_; }
     // Once the whole trace is read: a cancel is known not to be an
     // expiry's detach when the timer's next event is not its expire_entry.
     std::vector<KernelUnfired> unfired() const;
@@ -87,7 +85,6 @@ private:
     FtraceObserver* next_;
     std::vector<KernelFire> fires_;
     std::vector<std::string> functions_;
-    bool saw_bucket_expiry_ = false;
     struct NameHash { // lookups by the line's string_view, no copy
         using is_transparent = void;
         std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }

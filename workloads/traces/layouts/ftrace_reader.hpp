@@ -56,7 +56,7 @@ struct FtraceEvent {
     std::int64_t timeout = 0;                 // [timeout=] = expires - now
     std::optional<std::uint32_t> cpu;         // cpu= (4.11+), or from flags=0x (4.2-4.10)
     std::optional<std::uint32_t> idx;         // idx= (4.11+): the wheel bucket 0..575
-    std::optional<Jiffies> bucket_expiry;     // bucket_expiry= (6.9+)
+    std::optional<Jiffies> bucket_expiry;     // bucket_expiry= (6.8+)
     std::uint32_t flags = 0;                  // M/D/P/I as kernel bits (kFtrace*)
     bool flags_known = false;                 // the line had flags=
     // timer_expire_entry

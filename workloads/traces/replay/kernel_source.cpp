@@ -53,6 +53,7 @@ public:
     std::uint64_t skipped_lines() const override { return reader_.stats().other_events; }
     const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
     const std::string& hz_source() const override { return hz_.source; }
+    const KernelVersionEvidence* kernel_evidence() const override { return &hz_.kernel_evidence; }
     const FtraceReader* kernel_reader() const override { return &reader_; }
     const FtraceImporter* kernel_importer() const override { return &importer_; }
 

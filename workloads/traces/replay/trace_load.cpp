@@ -56,25 +56,20 @@ std::string_view function_of_label(std::string_view label) { return label.substr
 
 namespace {
 
-// What in a kernel trace shows a timer design timersim does not model: 6.9+
-// (LOCAL, GLOBAL and DEF bases, the pull model of timer migration) prints
-// bucket_expiry= in timer_start and has the timer_base_idle and
-// timer_migration:tmigr_* events. Empty when nothing does.
-std::string unmodelled_kernel(const KernelFireCollector& fires, const FtraceReader* reader) {
-    std::vector<std::string> evidence;
-    if (fires.saw_bucket_expiry()) evidence.emplace_back("its timer_start lines print bucket_expiry=");
-    if (reader) {
-        for (const auto& [name, n] : reader->stats().other_by_name) {
-            if (name == "timer_base_idle" || name.starts_with("tmigr_")) {
-                evidence.push_back(fmt::format("it has {} events", name));
-                break;
-            }
-        }
-    }
-    if (evidence.empty()) return "";
-    return fmt::format("the recording kernel is 6.9 or later ({}): its three timer bases and the pull model of timer "
-                       "migration are not modelled yet, so no design here is that kernel's",
-                       fmt::join(evidence, ", "));
+// The kernel's version decides whether a design here is the recording
+// kernel's: 6.9+ (LOCAL, GLOBAL and DEF bases, the pull model of timer
+// migration) is not modelled yet. Empty when a modelled one recorded it.
+std::string unmodelled_kernel(const KernelVersionResolution& kernel) {
+    const std::optional<KernelTimerEra> era = kernel.era();
+    if (era == KernelTimerEra::pull_model)
+        return fmt::format("the recording kernel is {} ({}): its three timer bases and the pull model of timer "
+                           "migration are not modelled yet, so no design here is that kernel's",
+                           kernel.range.describe(), kernel.source);
+    if (!era && kernel.range.at_least >= KernelVersion{6, 8})
+        return fmt::format("the recording kernel is {} ({}): if it is 6.9 or later, its three timer bases and the "
+                           "pull model of timer migration are not modelled yet; pass --kernel to say which",
+                           kernel.range.describe(), kernel.source);
+    return "";
 }
 
 } // namespace
@@ -97,6 +92,8 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     const std::unique_ptr<TraceSource> source =
         open_trace_source(in, kind, hz, options.filter, kind == TraceKind::ftrace ? &fires : nullptr);
     data->summary.hz_source = source->hz_source();
+    if (const KernelVersionEvidence* evidence = source->kernel_evidence())
+        data->summary.kernel = resolve_kernel_version(*evidence, options.kernel, in.name());
     TraceSummary& summary = data->summary;
     TraceEvent e;
     std::unordered_map<std::string, std::uint32_t> label_index;
@@ -131,7 +128,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     if (kind == TraceKind::ftrace) {
         data->kernel_fires = fires.fires();
         data->kernel_functions = fires.functions();
-        data->unmodelled_kernel = unmodelled_kernel(fires, source->kernel_reader());
+        data->unmodelled_kernel = unmodelled_kernel(data->summary.kernel);
         const FtraceImporter* importer = source->kernel_importer();
         data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(
             data->kernel_fires, importer ? importer->recorded_runs() : std::vector<RecordedRunTime>{}, fires.unfired(),

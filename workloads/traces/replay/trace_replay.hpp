@@ -5,6 +5,7 @@
 
 #include "workloads/traces/input/input_file.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
+#include "workloads/traces/kernel/kernel_version.hpp"
 #include "workloads/traces/kernel/recorded_machine.hpp"
 #include "workloads/traces/kernel/trace_costs.hpp"
 #include "workloads/traces/layouts/trace_event.hpp"
@@ -43,6 +44,8 @@ struct TraceSummary {
     unsigned cpus = 1; // highest cpu= seen + 1
     // Kernel text: where its HZ came from (hz_inference.hpp, HzResolution::source).
     std::string hz_source;
+    // Kernel text: the recording kernel's version (kernel_version.hpp).
+    KernelVersionResolution kernel;
 };
 
 // A trace read (kernel text: after the pass that decides its HZ) and held
@@ -88,6 +91,9 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
 struct TraceLoadOptions {
     TraceFilter filter;
     bool costs_from_trace = false;
+    // A kernel trace: --kernel, the version that recorded it, over what the
+    // trace shows (resolve_kernel_version()).
+    std::optional<KernelVersion> kernel;
 };
 std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz,
                                               const TraceLoadOptions& options);

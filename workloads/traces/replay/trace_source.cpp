@@ -21,6 +21,7 @@ public:
     std::uint64_t skipped_lines() const override { return 0; }
     const TraceFilterCounts& filter_counts() const override { return reader_.filter_counts(); }
     const std::string& hz_source() const override { return kNoHzSource; }
+    const KernelVersionEvidence* kernel_evidence() const override { return nullptr; }
     const FtraceReader* kernel_reader() const override { return nullptr; }
     const FtraceImporter* kernel_importer() const override { return nullptr; }
 

@@ -48,6 +48,9 @@ public:
     virtual const TraceFilterCounts& filter_counts() const = 0;
     // Kernel text: where its HZ came from (HzResolution::source); else empty.
     virtual const std::string& hz_source() const = 0;
+    // Kernel text: what its first pass showed of the recording kernel
+    // (kernel_version.hpp); else null.
+    virtual const KernelVersionEvidence* kernel_evidence() const = 0;
     // Kernel text: the reader and the importer, for their statistics; else null.
     virtual const FtraceReader* kernel_reader() const = 0;
     virtual const FtraceImporter* kernel_importer() const = 0;
