@@ -249,6 +249,24 @@ TEST_CASE("cancel and start far apart, or on other CPUs, are a cancel and an arm
     CHECK(narrow.find("1000000 cancel 0x000000000000000a cpu=1\n3000000 arm ") != std::string::npos);
 }
 
+TEST_CASE("a cancel and a start with another timer event of that CPU between them are a cancel and an arm") {
+    // 6.1 __mod_timer() traces its detach and its enqueue under the base
+    // lock with interrupts off: nothing else of that CPU's comes between.
+    const std::string start = "timer_start: timer=a function=f expires=4294967400 [timeout=100] cpu=0 idx=1 flags=";
+    const std::string other = "timer_start: timer=b function=g expires=4294967500 [timeout=200] cpu=0 idx=2 flags=";
+    const std::string between = import_text(line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") +
+                                                line("1.001500", other) + line("1.002000", start),
+                                            250);
+    CHECK(between.find("1000000 cancel 0x000000000000000a cpu=1\n") != std::string::npos);
+    CHECK(between.find("2000000 arm 0x000000000000000a") != std::string::npos);
+    CHECK(between.find("modify") == std::string::npos);
+    // Another CPU's event between them does not count: still one modify.
+    const std::string elsewhere = import_text(line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") +
+                                                  line("1.001500", other, 2) + line("1.002000", start),
+                                              250);
+    CHECK(elsewhere.find("1000000 modify 0x000000000000000a") != std::string::npos);
+}
+
 TEST_CASE("starts and cancels between a timer's expire_entry and expire_exit on its CPU get cb= that timer") {
     const std::string start_b = "timer_start: timer=b function=f expires=4294967500 [timeout=100] cpu=1 idx=1 flags=";
     const std::string start_c = "timer_start: timer=c function=f expires=4294967500 [timeout=100] cpu=1 idx=1 flags=";
@@ -268,15 +286,17 @@ TEST_CASE("starts and cancels between a timer's expire_entry and expire_exit on 
     CHECK(text.find("300000 cancel 0x000000000000000c cpu=1 cb=" + a + "\n") != std::string::npos);
     CHECK(text.find("500000 cancel 0x000000000000000b cpu=1\n") != std::string::npos); // after the exit: no cb=
 
-    // mod_timer() inside a callback of a timer whose cancel came before the
-    // entry: one modify, at the cancel's time, with cb= (found by fuzzing:
-    // the import hung on it).
+    // A cancel before the entry and a start inside the callback (found by
+    // fuzzing: the import hung on it). The entry between them on that CPU
+    // says they are no one mod_timer(): a del_timer() and, in the
+    // callback, an arm with cb=.
     const std::string start_a = "timer_start: timer=a function=f expires=4294967600 [timeout=200] cpu=1 idx=2 flags=";
     const std::string modified = import_text(line("1.000000", start_c) + line("1.000050", "timer_cancel: timer=c") +
                                                  line("1.000100", entry_a) + line("1.000200", start_c) +
                                                  line("1.000400", "timer_expire_exit: timer=a") + line("1.0005", start_a),
                                              250);
-    CHECK(modified.find("50000 modify 0x000000000000000c at=4294967500 cpu=1 label=f kidx=1 know=4294967400 cb=" + a +
+    CHECK(modified.find("50000 cancel 0x000000000000000c cpu=1\n") != std::string::npos);
+    CHECK(modified.find("200000 arm 0x000000000000000c at=4294967500 cpu=1 label=f kidx=1 know=4294967400 cb=" + a +
                         "\n") != std::string::npos);
 
     // Without timer_expire_exit lines nothing can be told: no cb= at all.

@@ -34,6 +34,7 @@ struct TimerState {
     std::uint32_t held_cpu = 0;
     std::uint64_t held_time = 0;  // relative ns
     std::uint64_t held_seq = 0;   // its slot in the output queue
+    std::uint64_t held_serial = 0; // its place among held_cpu's timer events (Impl::cpu_serial)
 };
 
 // ready: an event to hand out; held: a timer_cancel awaiting its meaning;
@@ -121,6 +122,8 @@ struct FtraceImporter::Impl {
     std::string label_buffer;
     OutQueue queue;
     std::unordered_map<std::uint32_t, OpenCallback> callbacks; // by CPU
+    // By CPU: the timer events it traced so far (those the reader kept).
+    std::unordered_map<std::uint32_t, std::uint64_t> cpu_serial;
     std::uint64_t callback_serial = 0;
     char token[2 + 16 + 1] = {};
     char cb_token[2 + 16 + 1] = {};
@@ -257,10 +260,16 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
     }
     const std::uint32_t ti = timer_index(e.timer);
     TimerState& s = timers[ti];
+    const std::uint64_t serial = ++cpu_serial[e.line_cpu];
 
     if (s.held) {
         const bool paired = e.line_cpu == s.held_cpu && rel - s.held_time <= pair_window_ns;
-        if (paired && e.type == FtraceEventType::timer_start) {
+        // 6.1 __mod_timer(): detach_if_pending() and internal_add_timer()
+        // run under the base lock with interrupts off, so the CPU traces no
+        // other timer event between them. A start after other events of
+        // its CPU is a del_timer() followed by a new arm, not one modify.
+        const bool adjacent = serial == s.held_serial + 1;
+        if (paired && adjacent && e.type == FtraceEventType::timer_start) {
             // mod_timer() moving a pending timer: detach (cancel) + enqueue (start).
             OutEvent& h = queue.at(s.held_seq);
             h.slot = Slot::ready;
@@ -326,6 +335,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
         s.held = true;
         s.held_cpu = e.line_cpu;
         s.held_time = rel;
+        s.held_serial = serial;
         return;
     }
     case FtraceEventType::timer_expire_entry:
