@@ -56,9 +56,9 @@ std::string_view function_of_label(std::string_view label) { return label.substr
 
 namespace {
 
-// What in a kernel trace shows a timer design timersim does not model: 6.9+
-// (LOCAL, GLOBAL and DEF bases, the pull model of timer migration) prints
-// bucket_expiry= in timer_start and has the timer_base_idle and
+// What in a kernel trace shows a 6.9+ kernel, whose timer design (LOCAL,
+// GLOBAL and DEF bases, the pull model of timer migration) is modern-6.9,
+// not modern: bucket_expiry= in timer_start, and the timer_base_idle and
 // timer_migration:tmigr_* events. Empty when nothing does.
 std::string unmodelled_kernel(const KernelFireCollector& fires, const FtraceReader* reader) {
     std::vector<std::string> evidence;
@@ -72,8 +72,8 @@ std::string unmodelled_kernel(const KernelFireCollector& fires, const FtraceRead
         }
     }
     if (evidence.empty()) return "";
-    return fmt::format("the recording kernel is 6.9 or later ({}): its three timer bases and the pull model of timer "
-                       "migration are not modelled yet, so no design here is that kernel's",
+    return fmt::format("the recording kernel is 6.9 or later ({}): its design, with three timer bases and the pull "
+                       "model of timer migration, is modern-6.9 (modern is 4.8-6.8's)",
                        fmt::join(evidence, ", "));
 }
 
@@ -132,10 +132,11 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
         data->kernel_fires = fires.fires();
         data->kernel_functions = fires.functions();
         data->unmodelled_kernel = unmodelled_kernel(fires, source->kernel_reader());
+        data->kernel_6_9 = fires.saw_bucket_expiry();
         const FtraceImporter* importer = source->kernel_importer();
         data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(
             data->kernel_fires, importer ? importer->recorded_runs() : std::vector<RecordedRunTime>{}, fires.unfired(),
-            importer ? importer->clock() : nullptr));
+            importer ? importer->clock() : nullptr, fires.remote_runs()));
         // The importer names each timer by its pointer, "0x%016x".
         for (std::uint32_t id = 0; id < data->names.size(); ++id) {
             const std::string& name = data->names[id];
