@@ -111,18 +111,7 @@ void KernelFireCollector::timer_softirq(const FtraceTimerSoftirq& e) {
 
 namespace {
 
-// The "[CPU]" column of an event line's prefix (the first "[digits]"), and
-// the number at the start of `rest`.
-bool line_cpu_of(std::string_view prefix, std::uint32_t& cpu) {
-    for (auto open = prefix.find('['); open != std::string_view::npos; open = prefix.find('[', open + 1)) {
-        const auto close = prefix.find(']', open);
-        if (close == std::string_view::npos) return false;
-        const std::string_view digits = prefix.substr(open + 1, close - open - 1);
-        if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos)
-            return std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
-    }
-    return false;
-}
+// The number at the start of `rest`.
 bool number_at(std::string_view rest, std::uint32_t& n) {
     const std::string_view digits = rest.substr(0, rest.find_first_not_of("0123456789"));
     return !digits.empty() && std::from_chars(digits.data(), digits.data() + digits.size(), n).ec == std::errc{};
@@ -137,7 +126,7 @@ void KernelFireCollector::other_line(std::uint64_t line, std::string_view text) 
     if (const auto at = text.find(kRemote); at != std::string_view::npos) {
         std::uint32_t migrator = 0;
         std::uint32_t cpu = 0;
-        if (line_cpu_of(text.substr(0, at), migrator) && number_at(text.substr(at + kRemote.size()), cpu) &&
+        if (other_line_cpu(text.substr(0, at), migrator) && number_at(text.substr(at + kRemote.size()), cpu) &&
             cpu != migrator) {
             const auto entry = softirq_entry_ns_.find(migrator);
             remote_open_[migrator].push_back(remote_runs_.size());
