@@ -94,3 +94,23 @@ TEST_CASE("modern-6.9: a remote run expires the global base only") {
     // Deferrable timers never wake the CPU; the local one does.
     CHECK(q.next_timer_interrupt() == kStart + 4);
 }
+
+TEST_CASE("modern-6.9: the layout draws each base's levels, global first") {
+    Modern69Wheel q = at_start();
+    const TimerId global = q.create();
+    const TimerId local = q.create();
+    const TimerId def = q.create(TimerFlags{.deferrable = true});
+    q.arm(global, kStart + 3);
+    q.arm(local, kStart + 3, ArmCall::mod_timer_pinned);
+    q.arm(def, kStart + 3);
+    const QueueLayout l = q.layout();
+    REQUIRE(l.rows.size() == 3 * q.depth());
+    CHECK(l.rows[0].name == "L0");
+    CHECK(l.rows[q.depth()].name == "pL0");
+    CHECK(l.deferrable_row == 2 * q.depth());
+    CHECK(l.rows[l.deferrable_row].name == "dL0");
+    for (const unsigned row : {0u, q.depth(), l.deferrable_row}) {
+        CHECK(l.rows[row].total == 1);
+        CHECK(l.rows[row].counts.at(q.placement(global).slot) == 1); // the same bucket on each base
+    }
+}

@@ -1,6 +1,7 @@
 #include "wheel/kernel/modern69_wheel.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace timersim {
 
@@ -58,6 +59,34 @@ std::optional<Jiffies> Modern69Wheel::next_timer_interrupt() {
     if (!local) return global;
     if (!global) return local;
     return time_before(*global, *local) ? global : local;
+}
+
+QueueLayout Modern69Wheel::layout() const {
+    QueueLayout l;
+    static constexpr std::array<BaseIndex, kBases> order{base_global, base_local, base_def};
+    static constexpr std::array<const char*, kBases> prefix{"L", "pL", "dL"};
+    for (unsigned i = 0; i < kBases; ++i) {
+        const ModernWheel& w = wheels_[order[i]];
+        const Jiffies clk = w.base(ModernWheel::base_std).clk;
+        if (order[i] == base_def) l.deferrable_row = static_cast<unsigned>(l.rows.size());
+        for (unsigned level = 0; level < depth(); ++level) {
+            LayoutRow row;
+            row.name = prefix[i] + std::to_string(level);
+            row.first_slot = level * modern::kLevelSize;
+            row.pointer = static_cast<unsigned>((clk >> modern::level_shift(level)) & modern::kLevelMask);
+            for (unsigned slot = 0; slot < modern::kLevelSize; ++slot) {
+                const std::uint32_t n = w.bucket_count(ModernWheel::base_std, row.first_slot + slot);
+                row.counts.push_back(n);
+                row.total += n;
+            }
+            l.rows.push_back(std::move(row));
+        }
+    }
+    l.summary = "modern-6.9: global clk " + std::to_string(wheels_[base_global].base(ModernWheel::base_std).clk) +
+                ", local clk " + std::to_string(wheels_[base_local].base(ModernWheel::base_std).clk) +
+                ", deferrable clk " + std::to_string(wheels_[base_def].base(ModernWheel::base_std).clk) + ", " +
+                std::to_string(pending()) + " pending";
+    return l;
 }
 
 const QueueCounters& Modern69Wheel::counters() const noexcept {

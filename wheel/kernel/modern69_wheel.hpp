@@ -22,6 +22,7 @@
 // destroyed together), and is queued on at most one.
 #pragma once
 
+#include "wheel/core/queue_layout.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
 
 #include <array>
@@ -152,6 +153,11 @@ public:
     }
 
     unsigned depth() const noexcept { return wheels_[0].depth(); }
+    // The three bases' levels as rows of 64 buckets (`timersim step`, the
+    // playground): BASE_GLOBAL's as L0.., where most timers are, then
+    // BASE_LOCAL's (pL0..) and BASE_DEF's (dL0..). A pinned timer's
+    // placement names its level, drawn on the global rows' names.
+    QueueLayout layout() const;
     const ModernWheel& wheel(BaseIndex b) const noexcept { return wheels_[b]; }
 
 private:
