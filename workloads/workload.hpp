@@ -54,7 +54,7 @@ struct FireRecord {
     Jiffies fired_jiffies; // jiffies when its callback ran
     std::uint64_t fire_ns; // simulated time the softirq reached it
     std::int64_t error_ns; // fire_ns - nominal time of the requested expiry's tick
-    std::uint32_t cpu = 0; // the CPU whose softirq ran it
+    std::uint32_t cpu = 0; // the CPU whose softirq ran it (a remote expiry's: the migrator)
 };
 
 // How a replay's fires compare with the fires the recording kernel traced
@@ -79,10 +79,9 @@ struct FireAgreement {
     std::map<std::int64_t, std::uint64_t> kernel_error_jiffies;
     std::map<std::string, KernelFunction, std::less<>> kernel_by_function;
     std::vector<std::uint64_t> kernel_fires_by_cpu;
-    // Set when the recording kernel runs a timer design timersim does not
-    // model: what in the trace shows it (6.9+: three bases and the pull
-    // model of timer migration). No replay is then expected to give back
-    // its fires.
+    // Set when the recording kernel is 6.9 or later, whose design (three
+    // bases, the pull model of timer migration) is modern-6.9, not modern:
+    // what in the trace shows it. (Named when no design modelled it.)
     std::string unmodelled_kernel;
     // same_jiffy_cpu over kernel_fires and over replay_fires (1 when none).
     double recall() const noexcept { return ratio(same_jiffy_cpu, kernel_fires); }
@@ -120,7 +119,13 @@ public:
     // mod_timer() family from the current CPU: the timer is queued on its base.
     virtual ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) = 0;
     // add_timer_on(): queue on `cpu`'s base (no classic slack, like 4.x).
-    virtual ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu) = 0;
+    // `call` is what that base's queue sees: add_timer_on()'s (pinned; since
+    // 6.9 it sets TIMER_PINNED). A replay of a 6.9+ trace passes mod_timer
+    // for an unpinned timer_start on another CPU's base: that CPU's
+    // mod_timer(), whose timer goes to its global base. Only a queue whose
+    // bases follow the call (modern-6.9) tells them apart.
+    virtual ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu,
+                              ArmCall call = ArmCall::mod_timer_pinned) = 0;
     // del_timer(): true if the timer was pending.
     virtual bool cancel(TimerId id) = 0;
     virtual void schedule_action(std::uint64_t time_ns, const Action& action) = 0;

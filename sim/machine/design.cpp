@@ -9,8 +9,8 @@ namespace {
 // One row per design, in enum order: the registry's rows, then the
 // configurable wheel.
 const std::vector<DesignInfo>& table() {
-#define TIMERSIM_DESIGN_INFO(id, Queue, alias, summary, paper_costs, holds_garbage)                                \
-    {Design::id, #id, std::string_view(alias).empty() ? std::vector<std::string_view>{}                            \
+#define TIMERSIM_DESIGN_INFO(id, name, Queue, alias, summary, paper_costs, holds_garbage)                          \
+    {Design::id, name, std::string_view(alias).empty() ? std::vector<std::string_view>{}                            \
                                                        : std::vector<std::string_view>{alias},                      \
      summary, paper_costs, holds_garbage},
     static const std::vector<DesignInfo> rows = {

@@ -1,5 +1,6 @@
 // The timer queues a run can use: the classic cascading wheel (Linux <= 4.7),
-// the modern expire-in-place wheel (4.8+, as in 6.1), the exact heap, the
+// the modern expire-in-place wheel (4.8-6.8, as in 6.1) and its 6.9+ bases
+// (modern-6.9), the exact heap, the
 // seeds' designs (Varghese & Lauck's schemes 1, 2, 4, 5 and 6: scheme 3 is
 // the heap, scheme 7 the classic wheel; Netty's HashedWheelTimer; cog), and
 // the configurable wheel (wheel:SPEC). The list itself is the registry in
@@ -16,7 +17,7 @@
 
 namespace timersim {
 
-enum class Design : std::uint8_t { classic, modern, heap, scheme1, scheme2, scheme4, scheme5, scheme6, netty, cog,
+enum class Design : std::uint8_t { classic, modern, modern_6_9, heap, scheme1, scheme2, scheme4, scheme5, scheme6, netty, cog,
                                    // the configurable hierarchical wheel (wheel/configurable/wheel_spec.hpp); its
                                    // geometry travels in MachineConfig::wheel. Not in every_design().
                                    wheel };

@@ -11,8 +11,9 @@
 // there. Design-specific views (explain, levels) are optional: a design
 // without one is refused by those commands.
 //
-// ROW(id, Queue, alias, summary, paper_costs, holds_garbage)
-//   id             the enumerator and the name every output prints
+// ROW(id, name, Queue, alias, summary, paper_costs, holds_garbage)
+//   id             the enumerator
+//   name           the name every output prints and --design takes
 //   Queue          the queue type (wheel/)
 //   alias          another name accepted on the command line, or ""
 //   summary        one line for --help and listings
@@ -25,17 +26,22 @@
 #pragma once
 
 // clang-format off
-#define TIMERSIM_DESIGNS(ROW)                                                                                         \
-    ROW(classic, ClassicWheel, "", "cascading wheel, Linux <= 4.7", false, false)                                      \
-    ROW(modern, ModernWheel, "", "expire-in-place wheel, Linux 4.8+ (6.1)", false, false)                             \
-    ROW(heap, HeapQueue, "scheme3", "exact binary heap (Varghese-Lauck scheme 3)", false, false)                      \
-    ROW(scheme1, Scheme1Queue, "unsorted-list", "Varghese-Lauck 1: unsorted list, per-tick decrement", true, false)   \
-    ROW(scheme2, Scheme2Queue, "ordered-list", "Varghese-Lauck 2: ordered list", true, false)                         \
-    ROW(scheme4, Scheme4Queue, "simple-wheel", "Varghese-Lauck 4: simple wheel + overflow list", true, false)         \
-    ROW(scheme5, Scheme5Queue, "hashed-sorted", "Varghese-Lauck 5: hashed wheel, sorted slots", true, false)          \
-    ROW(scheme6, Scheme6Queue, "hashed-unsorted", "Varghese-Lauck 6: hashed wheel, unsorted slots, rounds", true,     \
-        false)                                                                                                         \
-    ROW(netty, NettyWheel, "hashed-wheel-timer", "Netty HashedWheelTimer: 512-tick ring, rounds, deferred cancel",    \
-        true, true)                                                                                                    \
-    ROW(cog, CogWheel, "", "cog: base-64 cascading rings, block buckets, tombstone cancel", true, true)
+#define TIMERSIM_DESIGNS(ROW)                                                                                          \
+    ROW(classic, "classic", ClassicWheel, "", "cascading wheel, Linux <= 4.7", false, false)                           \
+    ROW(modern, "modern", ModernWheel, "", "expire-in-place wheel, Linux 4.8-6.8 (6.1)", false, false)                 \
+    ROW(modern_6_9, "modern-6.9", Modern69Wheel, "",                                                                   \
+        "expire-in-place wheel, Linux 6.9+: local, global and deferrable bases", false, false)                         \
+    ROW(heap, "heap", HeapQueue, "scheme3", "exact binary heap (Varghese-Lauck scheme 3)", false, false)               \
+    ROW(scheme1, "scheme1", Scheme1Queue, "unsorted-list",                                                             \
+        "Varghese-Lauck 1: unsorted list, per-tick decrement", true, false)                                            \
+    ROW(scheme2, "scheme2", Scheme2Queue, "ordered-list", "Varghese-Lauck 2: ordered list", true, false)               \
+    ROW(scheme4, "scheme4", Scheme4Queue, "simple-wheel",                                                              \
+        "Varghese-Lauck 4: simple wheel + overflow list", true, false)                                                 \
+    ROW(scheme5, "scheme5", Scheme5Queue, "hashed-sorted",                                                             \
+        "Varghese-Lauck 5: hashed wheel, sorted slots", true, false)                                                   \
+    ROW(scheme6, "scheme6", Scheme6Queue, "hashed-unsorted",                                                           \
+        "Varghese-Lauck 6: hashed wheel, unsorted slots, rounds", true, false)                                         \
+    ROW(netty, "netty", NettyWheel, "hashed-wheel-timer",                                                              \
+        "Netty HashedWheelTimer: 512-tick ring, rounds, deferred cancel", true, true)                                  \
+    ROW(cog, "cog", CogWheel, "", "cog: base-64 cascading rings, block buckets, tombstone cancel", true, true)
 // clang-format on

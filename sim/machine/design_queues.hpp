@@ -20,6 +20,7 @@
 #include "wheel/core/heap_queue.hpp"
 #include "wheel/kernel/classic_levels.hpp"
 #include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern69_wheel.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
 #include "wheel/seeds/cog_wheel.hpp"
 #include "wheel/seeds/netty_wheel.hpp"
@@ -76,7 +77,7 @@ decltype(auto) with_configurable_wheel(const std::optional<WheelGeometry>& wheel
 
 template <class F>
 decltype(auto) with_design_queue(Design d, const std::optional<WheelGeometry>& wheel, F&& f) {
-#define TIMERSIM_DESIGN_CASE(id, Queue, ...)                                                                        \
+#define TIMERSIM_DESIGN_CASE(id, name, Queue, ...)                                                                        \
     case Design::id: return f.template operator()<Queue>();
     switch (d) {
         TIMERSIM_DESIGNS(TIMERSIM_DESIGN_CASE)

@@ -8,7 +8,7 @@
 
 namespace timersim {
 
-#define TIMERSIM_INSTANTIATE_ENGINE(id, Queue, ...) template class Engine<Queue>;
+#define TIMERSIM_INSTANTIATE_ENGINE(id, name, Queue, ...) template class Engine<Queue>;
 TIMERSIM_DESIGNS(TIMERSIM_INSTANTIATE_ENGINE)
 #undef TIMERSIM_INSTANTIATE_ENGINE
 template class Engine<CascadingWheel>;

@@ -178,7 +178,8 @@ public:
     // stopped doing on its own as engine.cpp grew (callgrind: +7 M
     // instructions per 300k arms; arm_general() stays out, noinline).
     [[gnu::flatten]] ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) override;
-    ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu) override;
+    ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu,
+                      ArmCall call = ArmCall::mod_timer_pinned) override;
     bool cancel(TimerId id) override;
     void schedule_action(std::uint64_t time_ns, const Action& action) override;
     // Kept for the event log's name and label columns while one is set.
@@ -270,6 +271,10 @@ private:
     void start_run(CpuState& c, SoftirqContext context, std::uint64_t start_ns);
     void start_pass(CpuState& c);
     void queue_step(CpuState& c, bool resume);
+    template <class Take>
+    void remote_steps(CpuState& c, Take& take, bool resume);
+    void find_remote_targets(CpuState& c);
+    bool remote_work_due(CpuState& c);
     void after_queue_step(CpuState& c);
     void softirq_step(CpuState& c);
     void run_callback(CpuState& c);

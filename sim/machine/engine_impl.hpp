@@ -128,6 +128,9 @@
 
 namespace timersim {
 
+// No CPU (CpuState::remote_cpu when no remote expiry runs).
+inline constexpr std::uint32_t kNoRemoteCpu = 0xFFFFFFFFu;
+
 template <TimerQueue Q>
 struct Engine<Q>::CpuState {
     CpuState(Q& q, SoftirqCpu::Config c, std::uint64_t seed) : queue(&q), softirq(c), rng(seed) {}
@@ -174,6 +177,24 @@ struct Engine<Q>::CpuState {
     std::uint64_t step_start_ns = 0; // clock at the start of the queue step in progress (group softirq time)
     FiredTimer fired{};
     TimerId running_timer = kNoTimer; // fired, callback not finished (base->running_timer)
+    // 6.9+ remote expiry (queues with RemoteExpiry): the idle CPUs whose
+    // global base this pass runs after its own (tmigr_handle_remote()), the
+    // next of them to run, and the one running now (kNoRemoteCpu: none).
+    std::vector<std::uint32_t> remote_targets;
+    std::size_t remote_next = 0;
+    std::uint32_t remote_cpu = kNoRemoteCpu;
+    // A timer of this CPU's global base whose callback another CPU runs
+    // (its base->running_timer while a remote expiry runs it).
+    TimerId remote_running = kNoTimer;
+};
+
+// A queue whose idle CPU's global timers another CPU can expire (6.9+
+// timer migration: Modern69Wheel).
+template <class Q>
+concept RemoteExpiry = requires(Q& q, const Q& cq, void (*f)(const FiredTimer&), std::uint64_t budget) {
+    { cq.remote_due() } -> std::same_as<bool>;
+    { q.run_remote_softirq(f, budget) } -> std::same_as<bool>;
+    { q.resume_remote_softirq(f, budget) } -> std::same_as<bool>;
 };
 
 // ---------------------------------------------------------------------------

@@ -112,7 +112,8 @@ void Engine<Q>::log_fire(const CpuState& c) {
 // CPU's mod_timer() may queue it again before its callback runs.
 template <TimerQueue Q>
 void Engine<Q>::note_fired_placement(CpuState& c) {
-    c.fired_placement = engine_log::last_placement(*c.queue, c.fired.id);
+    const Q& q = c.remote_cpu == kNoRemoteCpu ? *c.queue : *cpus_[c.remote_cpu].queue;
+    c.fired_placement = engine_log::last_placement(q, c.fired.id);
 }
 
 template <TimerQueue Q>

@@ -31,7 +31,9 @@ void Engine<Q>::tick(CpuState& c) {
     sync(c);
     // A bounded run's carry-over is due too (not the pass in progress: it
     // stops after every expiry only to let the other CPUs' events in).
-    const bool due = c.queue->softirq_due() || (!c.in_softirq && c.queue->carry_over());
+    // 6.9+ run_local_timers() raises for the migration hierarchy's remote
+    // work too (tmigr_requires_handle_remote()).
+    const bool due = c.queue->softirq_due() || (!c.in_softirq && c.queue->carry_over()) || remote_work_due(c);
     bool raise = due;
     if (due && config_.recorded) {
         const std::optional<std::uint64_t> at = recorded_raise_time(c);
@@ -91,6 +93,11 @@ void Engine<Q>::start_pass(CpuState& c) {
         // 6.1 run_timer_softirq() -> __run_timers() for each base, one
         // expiry at a time. With the bound spent the handler has nothing to do.
         charge(c, config_.costs.softirq_entry_ns);
+        if constexpr (RemoteExpiry<Q>) {
+            find_remote_targets(c);
+            c.remote_next = 0;
+            c.remote_cpu = kNoRemoteCpu;
+        }
         const std::uint32_t bound = config_.max_expiries_per_softirq;
         if (bound == 0 || c.run_expiries < bound) {
             queue_step(c, false);
@@ -110,11 +117,86 @@ void Engine<Q>::queue_step(CpuState& c, bool resume) {
         c.fired = f;
         c.has_fired = true;
     };
-    if (resume)
-        c.queue->resume_softirq(take, 1);
-    else
-        c.queue->run_softirq(take, 1);
+    if (c.remote_cpu != kNoRemoteCpu) {
+        remote_steps(c, take, resume);
+    } else {
+        if (resume)
+            c.queue->resume_softirq(take, 1);
+        else
+            c.queue->run_softirq(take, 1);
+        // Its own bases are done: 6.9 run_timer_softirq() -> tmigr_handle_remote().
+        if (!c.has_fired) remote_steps(c, take, false);
+    }
     after_queue_step(c);
+}
+
+// 6.9 tmigr_handle_remote() -> timer_expire_remote(): the idle CPUs'
+// global bases, one after another, until one fires a timer (which then
+// runs on this CPU) or none is left. Their work is this CPU's (remote()).
+template <TimerQueue Q>
+template <class Take>
+void Engine<Q>::remote_steps(CpuState& c, Take& take, bool resume) {
+    if constexpr (RemoteExpiry<Q>) {
+        while (true) {
+            if (c.remote_cpu == kNoRemoteCpu) {
+                if (c.remote_next >= c.remote_targets.size()) return;
+                c.remote_cpu = c.remote_targets[c.remote_next++];
+                resume = false;
+            }
+            CpuState& idle = cpus_[c.remote_cpu];
+            sync(idle);
+            remote(idle, [&] {
+                return resume ? idle.queue->resume_remote_softirq(take, 1) : idle.queue->run_remote_softirq(take, 1);
+            });
+            if (c.has_fired) return;
+            c.remote_cpu = kNoRemoteCpu;
+        }
+    } else {
+        (void)c, (void)take, (void)resume;
+    }
+}
+
+// Whose global base CPU c runs after its own in this TIMER softirq. On the
+// recorded machine, the ones the trace shows it ran then (its
+// tmigr_handle_remote_cpu lines). On the simulated machine with NOHZ idle,
+// a stand-in for the hierarchy (docs/machine.md): the lowest-numbered CPU
+// of a group of kMigrationGroup that is not idle is the group's migrator,
+// and runs every idle CPU of the group. Without NOHZ no CPU is idle.
+template <TimerQueue Q>
+void Engine<Q>::find_remote_targets(CpuState& c) {
+    c.remote_targets.clear();
+    const unsigned x = index_of(c);
+    if (config_.recorded) {
+        for (const RecordedMachine::RemoteRun& r : config_.recorded->remote_runs_at(x, jiffies_))
+            if (r.cpu < cpus_.size() && r.cpu != x) c.remote_targets.push_back(r.cpu);
+        return;
+    }
+    if (!config_.nohz_idle) return;
+    // 6.9 kernel/time/timer_migration.c: TMIGR_CHILDREN_PER_GROUP is 8.
+    constexpr unsigned kMigrationGroup = 8;
+    const unsigned first = x / kMigrationGroup * kMigrationGroup;
+    const unsigned end = std::min<unsigned>(first + kMigrationGroup, static_cast<unsigned>(cpus_.size()));
+    for (unsigned y = first; y < x; ++y)
+        if (!cpus_[y].tick_stopped) return; // a lower busy CPU is the migrator
+    for (unsigned y = first; y < end; ++y)
+        if (y != x && cpus_[y].tick_stopped) c.remote_targets.push_back(y);
+}
+
+// Is a global base CPU c would run remotely due now?
+template <TimerQueue Q>
+bool Engine<Q>::remote_work_due(CpuState& c) {
+    if constexpr (RemoteExpiry<Q>) {
+        if (!config_.recorded && !config_.nohz_idle) return false;
+        find_remote_targets(c);
+        for (const std::uint32_t y : c.remote_targets) {
+            sync(cpus_[y]);
+            if (cpus_[y].queue->remote_due()) return true;
+        }
+        return false;
+    } else {
+        (void)c;
+        return false;
+    }
 }
 
 template <TimerQueue Q>
@@ -126,7 +208,15 @@ void Engine<Q>::after_queue_step(CpuState& c) {
         if (c.fired.ahead != kNoTimer) prefetch_fire(c.fired.ahead);
         if (events_) note_fired_placement(c);
         c.phase = Phase::fire;
-        c.running_timer = single_ ? c.fired.id : c.timer_of[c.fired.id];
+        // A remote expiry's node is the idle CPU's, and so is the timer
+        // while its callback runs here.
+        if (c.remote_cpu != kNoRemoteCpu) {
+            CpuState& idle = cpus_[c.remote_cpu];
+            c.running_timer = idle.timer_of[c.fired.id];
+            idle.remote_running = c.running_timer;
+        } else {
+            c.running_timer = single_ ? c.fired.id : c.timer_of[c.fired.id];
+        }
         // What it asked for when it was taken off: another CPU's mod_timer()
         // may arm it again before its callback runs.
         c.fired_requested = books_[c.running_timer].requested();
@@ -144,6 +234,10 @@ void Engine<Q>::softirq_step(CpuState& c) {
         if (bound != 0 && c.run_expiries >= bound) {
             // The bound: the rest stays collected for the next run.
             c.queue->hold_carry_over();
+            if (c.remote_cpu != kNoRemoteCpu) {
+                cpus_[c.remote_cpu].queue->hold_carry_over();
+                c.remote_cpu = kNoRemoteCpu;
+            }
             charge_queue_work(c);
             c.phase = Phase::pass_end;
             return;
@@ -189,6 +283,7 @@ void Engine<Q>::run_callback(CpuState& c) {
         if (const auto ns = workload_->callback_cost_ns(record)) callback_ns = *ns;
     }
     c.running_timer = kNoTimer;
+    if (c.remote_cpu != kNoRemoteCpu) cpus_[c.remote_cpu].remote_running = kNoTimer;
     // The callback's own work (its re-arms) is charged here rather than with
     // the next step, so that it counts in this timer's group; the clock and
     // every total come out the same.
@@ -297,6 +392,11 @@ std::optional<std::uint64_t> Engine<Q>::recorded_raise_time(CpuState& c) {
         c.wake_due_since.reset();
         return run->time_ns == RecordedMachine::kNoTime ? c.last_tick_ns : std::max(run->time_ns, c.last_tick_ns);
     }
+    // The recording's remote expiry run on this CPU, with an idle CPU's
+    // global timer due: it ran TIMER_SOFTIRQ then, whatever its own bases held.
+    if constexpr (RemoteExpiry<Q>) {
+        if (!rec.remote_runs_at(cpu, j).empty() && remote_work_due(c)) return c.last_tick_ns;
+    }
     // Not a peek: as 6.1 get_next_timer_interrupt() on idle entry, it refreshes a stale next_expiry and forwards clk.
     const std::optional<Jiffies> next = c.queue->next_timer_interrupt();
     if (!next || time_after(*next, j)) {
@@ -308,6 +408,10 @@ std::optional<std::uint64_t> Engine<Q>::recorded_raise_time(CpuState& c) {
     const Jiffies window = cpu < rec.wake_window.size() ? rec.wake_window[cpu] : 0;
     const Jiffies delay = cpu < rec.wake_delay.size() ? rec.wake_delay[cpu] : 0;
     if (rec.runs_within(cpu, due, due + window)) return std::nullopt; // the recorded CPU woke for it then
+    // 6.9+: or a migrator is still to run this idle CPU's global base then.
+    if constexpr (RemoteExpiry<Q>) {
+        if (rec.remote_expired_within(cpu, time_after(j, due) ? j : due, due + window)) return std::nullopt;
+    }
     if (time_before(j, due + delay) || rec.held_at(cpu, j)) return std::nullopt;
     c.wake_due_since.reset();
     // Late in the jiffy, after what the replay places in it (ReplayTimes

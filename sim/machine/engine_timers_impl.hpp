@@ -22,6 +22,18 @@ template <TimerQueue Q>
     else return q.arm(id, expires, call);
 }
 
+// The call that queues a timer arm_detach() took off another CPU, or
+// arm_on() queues on one: no slack (classic applied it, or add_timer_on()
+// applies none), so mod_timer_pinned; where the call picks the base (6.9+:
+// TIMER_PINNED picks BASE_LOCAL), the original call, a pending one's as a
+// mod_timer() (the timer was pending, or it would not move).
+template <TimerQueue Q>
+ArmCall moved_call(ArmCall call) {
+    if constexpr (requires { Q::kPinnedPicksBase; })
+        return call == ArmCall::mod_timer_pending ? ArmCall::mod_timer : call;
+    else return ArmCall::mod_timer_pinned;
+}
+
 template <TimerQueue Q>
 ArmOutcome Engine<Q>::arm(TimerId id, Jiffies expires, ArmCall call) {
     if (fast_) [[likely]] {
@@ -263,7 +275,10 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
     CpuState& home = cpus_[t.cpu];
     sync(home);
     // Stays where it is: on this CPU already, or its callback is running there.
-    if (t.cpu == cpu || home.running_timer == id) return arm_in_place(t.cpu, id, t.node, expires, call);
+    // (A remote expiry's callback runs on the migrator, the timer stays on
+    // the idle CPU's base: 6.9 __mod_timer() checks base->running_timer.)
+    if (t.cpu == cpu || home.running_timer == id || home.remote_running == id)
+        return arm_in_place(t.cpu, id, t.node, expires, call);
     // On another CPU: its own base decides whether it stays (shortcuts),
     // otherwise it leaves that base and is queued on this one.
     const TimerId node = t.node;
@@ -283,7 +298,7 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
     }
     const TimerId here = home_on(id, cpu);
     sync(me);
-    me.queue->arm(here, e, ArmCall::mod_timer_pinned); // slack already applied
+    me.queue->arm(here, e, moved_call<Q>(call)); // slack already applied
     books_[id].set_requested(expires);
     if (events_) log_enqueue(cpu, id, here);
     count_arm(id, cpu, here);
@@ -291,7 +306,7 @@ ArmOutcome Engine<Q>::arm_general(TimerId id, Jiffies expires, ArmCall call) {
 }
 
 template <TimerQueue Q>
-ArmOutcome Engine<Q>::arm_on(TimerId id, Jiffies expires, unsigned cpu) {
+ArmOutcome Engine<Q>::arm_on(TimerId id, Jiffies expires, unsigned cpu, ArmCall call) {
     if (cpu >= cpus_.size())
         throw std::invalid_argument("arm_on: no CPU " + std::to_string(cpu) + " on a machine with " +
                                     std::to_string(cpus_.size()) + " CPUs");
@@ -302,8 +317,9 @@ ArmOutcome Engine<Q>::arm_on(TimerId id, Jiffies expires, unsigned cpu) {
     const TimerId node = home_on(id, cpu);
     CpuState& target = cpus_[cpu];
     sync(target);
-    // 4.x and 6.1 add_timer_on(): internal_add_timer() on that base, no slack.
-    const ArmOutcome outcome = remote(target, [&] { return target.queue->arm(node, expires, ArmCall::mod_timer_pinned); });
+    // 4.x and 6.1 add_timer_on(): internal_add_timer() on that base, no
+    // slack. 6.9+: the call picks the base (Sim::arm_on()).
+    const ArmOutcome outcome = remote(target, [&] { return target.queue->arm(node, expires, moved_call<Q>(call)); });
     books_[id].set_requested(expires);
     if (events_) log_enqueue(cpu, id, node);
     count_arm(id, cpu, node);

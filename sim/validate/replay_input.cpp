@@ -34,10 +34,10 @@ public:
         if (s.line_cpu < remote_of.size()) remote_of[s.line_cpu] = kNoCpu;
     }
     void other_line(std::uint64_t line, std::string_view text) override {
-        unsigned cpu = 0;
+        std::uint32_t cpu = 0;
         if (const auto at = text.find(" tmigr_handle_remote_cpu: cpu="); at != std::string_view::npos) {
             unsigned remote = 0;
-            if (line_cpu_of(text.substr(0, at), cpu) && cpu_after(text.substr(at + 30), remote) &&
+            if (other_line_cpu(text.substr(0, at), cpu) && cpu_after(text.substr(at + 30), remote) &&
                 cpu < kMaxReplayCpus && remote < kMaxReplayCpus) {
                 if (remote_of.size() <= cpu) remote_of.resize(cpu + 1, kNoCpu);
                 remote_of[cpu] = remote;
@@ -60,17 +60,6 @@ public:
     std::uint32_t remote_cpu_of(std::uint32_t cpu) const { return cpu < remote_of.size() ? remote_of[cpu] : kNoCpu; }
 
 private:
-    // The "[CPU]" column of an event line's prefix (the first "[digits]").
-    static bool line_cpu_of(std::string_view prefix, unsigned& cpu) {
-        for (auto open = prefix.find('['); open != std::string_view::npos; open = prefix.find('[', open + 1)) {
-            const auto close = prefix.find(']', open);
-            if (close == std::string_view::npos) return false;
-            const std::string_view digits = prefix.substr(open + 1, close - open - 1);
-            if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos)
-                return std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
-        }
-        return false;
-    }
     static bool cpu_after(std::string_view rest, unsigned& cpu) {
         const auto end = rest.find_first_not_of("0123456789");
         const std::string_view digits = rest.substr(0, end);

@@ -159,16 +159,16 @@ expect_status 0
 grep -q '^modern,kernel_fires_same_jiffy_cpu,[0-9]' <<<"$out" || fail "compare CSV lacks kernel_fires rows"
 grep -q "^kernel,fired,$fires\$" <<<"$out" || fail "compare CSV lacks the kernel's column"
 grep -q "^kernel,error_p99_jiffies,$p99\$" <<<"$out" || fail "compare CSV: the kernel's p99"
-# A 6.9+ kernel's design is not modelled: the replay says so, with where
-# its version came from; a 6.1 one says nothing of the kind.
+# A 6.9+ kernel's design is modern-6.9, not modern: the replay says so,
+# with where its version came from; a 6.1 one says nothing of the kind.
 run run --ftrace "$data/capture-6.12-hz250.trace.xz" --format json
 expect_status 0
-python3 -c 'import json,sys; w = json.load(sys.stdin)["workload"]; u = w["kernel_fires"]["unmodelled_kernel"]; assert u and "6.12" in u, u; assert w["params"]["kernel"] == "6.12", w["params"]' <<<"$out" ||
-  fail "a 6.12 replay does not say its design is not modelled"
+python3 -c 'import json,sys; w = json.load(sys.stdin)["workload"]; u = w["kernel_fires"]["unmodelled_kernel"]; assert u and "6.12" in u and "is modern-6.9" in u, u; assert w["params"]["kernel"] == "6.12", w["params"]' <<<"$out" ||
+  fail "a 6.12 replay does not name modern-6.9 as its kernel's design"
 run run --ftrace "$data/capture-6.12-hz250.trace.xz"
 expect_stdout_line "^kernel 6\.12 from the trace's '# kernel:' line$"
-grep -q "^the recording kernel is 6.12 (the trace's '# kernel:' line): its three timer bases" <<<"$out" ||
-  fail "the text report does not say the 6.12 design is not modelled"
+grep -q "^the recording kernel is 6.12 (the trace's '# kernel:' line): its design, with three timer bases and the pull model of timer migration, is modern-6.9" <<<"$out" ||
+  fail "the text report does not name modern-6.9 as the 6.12 kernel's design"
 # Without the header its tmigr_* events say 6.9 or later; without those
 # too, only 6.8 or later: the report says --kernel would tell.
 xz -dc -- "$data/capture-6.12-hz250.trace.xz" | grep -v '^# kernel:' >no-kernel.trace
@@ -179,14 +179,14 @@ run run --ftrace no-tmigr.trace
 expect_status 0
 grep -q "^the recording kernel is 6.8 or later .*pass --kernel to say which" <<<"$out" || fail "an ambiguous 6.8+ trace does not ask for --kernel"
 run run --ftrace no-tmigr.trace --kernel 6.8
-! grep -q "not modelled" <<<"$out" || fail "--kernel 6.8 (one base, modelled) still says not modelled"
+! grep -q "the recording kernel is" <<<"$out" || fail "--kernel 6.8 (one base, modern's) still names another design"
 run run --ftrace no-tmigr.trace --kernel six
 expect_status 2
 run run --workload uniform --duration 1 --kernel 6.1
 expect_status 2
 run run --ftrace capture-6.1-hz250.txt
 expect_stdout_line "^kernel 6\.1 from the trace's '# kernel:' line$"
-! grep -q "6.9 or later" <<<"$out" || fail "a 6.1 replay claims an unmodelled kernel"
+! grep -q "6.9 or later" <<<"$out" || fail "a 6.1 replay claims a 6.9+ kernel"
 # run lists the kernel's fires by function beside the designs'.
 run run --ftrace capture-6.1-hz250.txt
 grep -q '^Kernel (as recorded) by function' <<<"$out" || fail "run has no kernel by-function table"

@@ -67,7 +67,7 @@ expect_status 0
 expect_stdout_line 'HZ=300, 100 ticks'
 
 run run --design wheels
-expect_usage_error "--design: expected classic, modern, heap, scheme1, scheme2, scheme4, scheme5, scheme6, netty, cog, wheel:SPEC, got 'wheels'" "try 'timersim run --help'"
+expect_usage_error "--design: expected classic, modern, modern-6.9, heap, scheme1, scheme2, scheme4, scheme5, scheme6, netty, cog, wheel:SPEC, got 'wheels'" "try 'timersim run --help'"
 run run --design wheel
 expect_usage_error "--design: wheel: empty wheel spec" "try 'timersim run --help'"
 run run --duration 5 --ticks 100

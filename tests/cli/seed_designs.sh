@@ -32,8 +32,8 @@ grep -q 'Varghese-Lauck' <<<"$out" && fail "modern counts no paper costs"
 # compare: all designs, the seeds' rows only when one of them is compared.
 run compare --design all --duration 4 --connections 200
 expect_status 0
-expect_stdout_line '^ +classic +modern +heap +scheme1 +scheme2 +scheme4 +scheme5 +scheme6 +netty +cog$'
-expect_stdout_line '^  START_TIMER +- +- +- +[0-9,]+'
+expect_stdout_line '^ +classic +modern +modern-6.9 +heap +scheme1 +scheme2 +scheme4 +scheme5 +scheme6 +netty +cog$'
+expect_stdout_line '^  START_TIMER +- +- +- +- +[0-9,]+'
 run compare --design classic,modern,heap --duration 4 --connections 200
 grep -q 'Varghese-Lauck' <<<"$out" && fail "the default designs show no paper-cost rows"
 run compare --design netty,cog --duration 4 --connections 200 --format csv

@@ -73,7 +73,7 @@ for d in classic netty scheme1 cog; do
 done
 [[ $(cut -d, -f17- every/results.csv | sort -u | wc -l) -eq 5 ]] || fail "four designs gave the same costs"
 run sweep --design classic,scheme3x -o bad
-expect_usage_error "--design: expected classic, modern, heap, scheme1, .*wheel:SPEC, got 'scheme3x'" "try 'timersim sweep --help'"
+expect_usage_error "--design: expected classic, modern, modern-6.9, heap, scheme1, .*wheel:SPEC, got 'scheme3x'" "try 'timersim sweep --help'"
 
 run sweep --design classic,wheel:nope -o bad
 expect_usage_error "--design: wheel:nope: unknown preset" "try 'timersim sweep --help'"

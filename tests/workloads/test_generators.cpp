@@ -96,10 +96,11 @@ public:
         rec_.arms.push_back(ArmRecord{id, base_->jiffies(), expires, call, in_fire});
         return base_->arm(id, expires, call);
     }
-    ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu) override {
+    ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu,
+                      ArmCall call = ArmCall::mod_timer_pinned) override {
         ++ops;
-        rec_.arms.push_back(ArmRecord{id, base_->jiffies(), expires, ArmCall::mod_timer_pinned, in_fire});
-        return base_->arm_on(id, expires, cpu);
+        rec_.arms.push_back(ArmRecord{id, base_->jiffies(), expires, call, in_fire});
+        return base_->arm_on(id, expires, cpu, call);
     }
     bool cancel(TimerId id) override {
         ++ops;

@@ -42,7 +42,10 @@ public:
     ArmOutcome arm(TimerId id, Jiffies expires, ArmCall call = ArmCall::mod_timer) override {
         return base_->arm(id, expires, call);
     }
-    ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu) override { return base_->arm_on(id, expires, cpu); }
+    ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu,
+                      ArmCall call = ArmCall::mod_timer_pinned) override {
+        return base_->arm_on(id, expires, cpu, call);
+    }
     bool cancel(TimerId id) override { return base_->cancel(id); }
     void prefetch_timer(TimerId id) override { base_->prefetch_timer(id); }
     void schedule_action(std::uint64_t time_ns, const Action& action) override {

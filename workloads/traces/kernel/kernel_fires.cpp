@@ -3,6 +3,8 @@
 #include "wheel/kernel/modern_levels.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <string_view>
 
 namespace timersim {
 
@@ -14,6 +16,11 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     note_unfired(e);
     note_next_in_run(e);
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
+        // The first expiry after a remote run began gives that run's jiffy.
+        if (const auto r = remote_open_.find(e.line_cpu); r != remote_open_.end()) {
+            for (const std::size_t i : r->second) remote_runs_[i].now = *e.now;
+            remote_open_.erase(r);
+        }
         const auto s = last_start_.find(e.timer);
         const bool known = s != last_start_.end();
         std::uint32_t function = kNoFunction;
@@ -94,7 +101,38 @@ std::vector<KernelUnfired> KernelFireCollector::unfired() const {
 }
 
 void KernelFireCollector::timer_softirq(const FtraceTimerSoftirq& e) {
+    // A TIMER softirq's start or end ends the remote runs open on its CPU.
+    remote_open_.erase(e.line_cpu);
+    if (e.entry) softirq_entry_ns_[e.line_cpu] = e.timestamp_ns;
     if (next_) next_->timer_softirq(e);
+}
+
+namespace {
+
+// The number at the start of `rest`.
+bool number_at(std::string_view rest, std::uint32_t& n) {
+    const std::string_view digits = rest.substr(0, rest.find_first_not_of("0123456789"));
+    return !digits.empty() && std::from_chars(digits.data(), digits.data() + digits.size(), n).ec == std::errc{};
+}
+
+} // namespace
+
+void KernelFireCollector::other_line(std::uint64_t line, std::string_view text) {
+    // 6.9 tmigr_handle_remote_cpu() traces the idle CPU before it calls
+    // timer_expire_remote() for it, unless that CPU is the migrator itself.
+    static constexpr std::string_view kRemote = " tmigr_handle_remote_cpu: cpu=";
+    if (const auto at = text.find(kRemote); at != std::string_view::npos) {
+        std::uint32_t migrator = 0;
+        std::uint32_t cpu = 0;
+        if (other_line_cpu(text.substr(0, at), migrator) && number_at(text.substr(at + kRemote.size()), cpu) &&
+            cpu != migrator) {
+            const auto entry = softirq_entry_ns_.find(migrator);
+            remote_open_[migrator].push_back(remote_runs_.size());
+            remote_runs_.push_back(KernelRemoteRun{migrator, cpu, entry == softirq_entry_ns_.end() ? 0 : entry->second,
+                                                   std::nullopt});
+        }
+    }
+    if (next_) next_->other_line(line, text);
 }
 
 FireTally::FireTally(const std::vector<KernelFire>& fires, const std::vector<std::string>& functions,

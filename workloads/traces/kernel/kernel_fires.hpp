@@ -63,6 +63,20 @@ struct KernelUnfired {
     std::uint64_t cancel_ns = 0;
 };
 
+// A remote expiry run as a 6.9+ trace shows it: in its TIMER softirq,
+// CPU `migrator` printed "tmigr_handle_remote_cpu: cpu=N" just before it
+// ran idle CPU N's global base (6.9 tmigr_handle_remote_cpu() ->
+// timer_expire_remote()). Machine evidence, whatever it then fired: the
+// jiffy is the `now=` of the next timer_expire_entry of that softirq on the
+// migrator, if any, else to be read off the clock at `softirq_ns` (its
+// softirq_entry's timestamp).
+struct KernelRemoteRun {
+    std::uint32_t migrator = 0;
+    std::uint32_t cpu = 0;
+    std::uint64_t softirq_ns = 0;
+    std::optional<Jiffies> now;
+};
+
 // Collects the fires (every timer_expire_entry the reader reads, before
 // any filter) and the unfired cancels, and passes every event on to
 // `next`, if given (the cost collector of --costs-from-trace).
@@ -71,7 +85,11 @@ public:
     explicit KernelFireCollector(FtraceObserver* next = nullptr) : next_(next) {}
     void timer_event(const FtraceEvent& event) override;
     void timer_softirq(const FtraceTimerSoftirq& event) override;
+    void other_line(std::uint64_t line, std::string_view text) override;
     const std::vector<KernelFire>& fires() const noexcept { return fires_; }
+    // The remote expiry runs (6.9+ with the timer_migration events), in
+    // trace order.
+    const std::vector<KernelRemoteRun>& remote_runs() const noexcept { return remote_runs_; }
     // The callbacks' function= names, by KernelFire::function.
     const std::vector<std::string>& functions() const noexcept { return functions_; }
     // Once the whole trace is read: a cancel is known not to be an
@@ -111,6 +129,11 @@ private:
     std::unordered_map<std::uint64_t, KernelUnfired> queued_;
     std::unordered_map<std::uint64_t, KernelUnfired> cancelled_;
     std::vector<KernelUnfired> unfired_;
+    std::vector<KernelRemoteRun> remote_runs_;
+    // By CPU: its TIMER softirq's softirq_entry timestamp, and its remote
+    // runs whose jiffy is not known yet (indices in remote_runs_).
+    std::unordered_map<std::uint32_t, std::uint64_t> softirq_entry_ns_;
+    std::unordered_map<std::uint32_t, std::vector<std::size_t>> remote_open_;
 };
 
 // The kernel's fires by the replay's timer ids, matched against the

@@ -9,11 +9,34 @@ namespace {
 // The runs are searched by jiffy alone (std::lower_bound's order).
 bool by_jiffy(const RecordedMachine::Run& r, Jiffies j) noexcept { return r.jiffy < j; }
 
+// The remote runs on the kernel's jiffies: a run that expired something
+// says when by its first expiry's now=; one that did not is placed by the
+// clock at its softirq's entry (without a clock it cannot be placed).
+void add_remote_runs(RecordedMachine& m, const std::vector<KernelRemoteRun>& remote, const KernelClock* clock) {
+    for (const KernelRemoteRun& r : remote) {
+        if (!r.now && !clock) continue;
+        const Jiffies j = r.now ? *r.now : clock->jiffies_at(r.softirq_ns);
+        const std::size_t cpus = std::max<std::size_t>(r.migrator, r.cpu) + 1;
+        if (m.remote_runs.size() < cpus) m.remote_runs.resize(cpus);
+        if (m.remote_expired.size() < cpus) m.remote_expired.resize(cpus);
+        m.remote_runs[r.migrator].push_back(RecordedMachine::RemoteRun{.jiffy = j, .cpu = r.cpu});
+        m.remote_expired[r.cpu].push_back(j);
+    }
+    // Stable: a softirq's remote runs keep the order the migrator ran them in.
+    for (auto& runs : m.remote_runs)
+        std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.jiffy < b.jiffy; });
+    for (auto& jiffies : m.remote_expired) {
+        std::sort(jiffies.begin(), jiffies.end());
+        jiffies.erase(std::unique(jiffies.begin(), jiffies.end()), jiffies.end());
+    }
+}
+
 } // namespace
 
 RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
                                       const std::vector<RecordedRunTime>& run_times,
-                                      const std::vector<KernelUnfired>& unfired, const KernelClock* clock) {
+                                      const std::vector<KernelUnfired>& unfired, const KernelClock* clock,
+                                      const std::vector<KernelRemoteRun>& remote) {
     RecordedMachine m;
     std::vector<std::vector<Jiffies>> delays;
     for (const KernelFire& f : fires) {
@@ -65,6 +88,7 @@ RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
             spans = std::move(merged);
         }
     }
+    add_remote_runs(m, remote, clock);
     return m;
 }
 
@@ -93,6 +117,22 @@ std::uint64_t RecordedMachine::total_runs() const noexcept {
     std::uint64_t n = 0;
     for (const auto& r : runs) n += r.size();
     return n;
+}
+
+std::span<const RecordedMachine::RemoteRun> RecordedMachine::remote_runs_at(unsigned migrator, Jiffies j) const noexcept {
+    if (migrator >= remote_runs.size()) return {};
+    const auto& r = remote_runs[migrator];
+    const auto first = std::lower_bound(r.begin(), r.end(), j, [](const RemoteRun& x, Jiffies v) { return x.jiffy < v; });
+    auto last = first;
+    while (last != r.end() && last->jiffy == j) ++last;
+    return {first, last};
+}
+
+bool RecordedMachine::remote_expired_within(unsigned cpu, Jiffies from, Jiffies to) const noexcept {
+    if (cpu >= remote_expired.size()) return false;
+    const auto& r = remote_expired[cpu];
+    const auto it = std::lower_bound(r.begin(), r.end(), from);
+    return it != r.end() && *it <= to;
 }
 
 } // namespace timersim

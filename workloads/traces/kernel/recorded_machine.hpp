@@ -17,6 +17,7 @@
 #include "workloads/traces/kernel/kernel_fires.hpp"
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -47,17 +48,34 @@ struct RecordedMachine {
     // (KernelUnfired). The kernel's own due timer did not wake the CPU there
     // (its vCPU held, or its wakeup slow); no design's does.
     std::vector<std::vector<std::pair<Jiffies, Jiffies>>> held;
+    // 6.9+: the remote expiry runs (KernelRemoteRun), by migrator CPU,
+    // ascending by jiffy: at `jiffy` its TIMER softirq ran idle CPU `cpu`'s
+    // global base after its own (6.9 tmigr_handle_remote()). And by idle
+    // CPU, the jiffies another CPU did so, ascending.
+    struct RemoteRun {
+        Jiffies jiffy = 0;
+        std::uint32_t cpu = 0;
+        friend bool operator==(const RemoteRun&, const RemoteRun&) = default;
+    };
+    std::vector<std::vector<RemoteRun>> remote_runs;
+    std::vector<std::vector<Jiffies>> remote_expired;
 
     // `clock` places the unfired cancels on the kernel's jiffies (without
     // it, or without unfired cancels, nothing is held).
     static RecordedMachine from(const std::vector<KernelFire>& fires,
                                 const std::vector<RecordedRunTime>& run_times = {},
-                                const std::vector<KernelUnfired>& unfired = {}, const KernelClock* clock = nullptr);
+                                const std::vector<KernelUnfired>& unfired = {}, const KernelClock* clock = nullptr,
+                                const std::vector<KernelRemoteRun>& remote = {});
     // `cpu`'s run at jiffy `j`, or null where the recording shows none.
     const Run* run_at(unsigned cpu, Jiffies j) const noexcept;
     // A recorded run on `cpu` at a jiffy in [from, to]?
     bool runs_within(unsigned cpu, Jiffies from, Jiffies to) const noexcept;
     bool held_at(unsigned cpu, Jiffies j) const noexcept;
+    // The idle CPUs whose global base `migrator` ran at jiffy `j`, in the
+    // order it ran them.
+    std::span<const RemoteRun> remote_runs_at(unsigned migrator, Jiffies j) const noexcept;
+    // Did another CPU run `cpu`'s global base at a jiffy in [from, to]?
+    bool remote_expired_within(unsigned cpu, Jiffies from, Jiffies to) const noexcept;
     std::uint64_t total_runs() const noexcept;
 };
 

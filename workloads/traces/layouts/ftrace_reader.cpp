@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -14,6 +15,17 @@
 namespace timersim {
 
 using detail::LineSource;
+
+bool other_line_cpu(std::string_view prefix, std::uint32_t& cpu) {
+    for (auto open = prefix.find('['); open != std::string_view::npos; open = prefix.find('[', open + 1)) {
+        const auto close = prefix.find(']', open);
+        if (close == std::string_view::npos) return false;
+        const std::string_view digits = prefix.substr(open + 1, close - open - 1);
+        if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos)
+            return std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
+    }
+    return false;
+}
 
 std::string_view to_string(FtraceEventType type) noexcept {
     switch (type) {

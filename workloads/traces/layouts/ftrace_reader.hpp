@@ -77,6 +77,10 @@ struct FtraceTimerSoftirq {
     std::uint32_t line_cpu = 0;
 };
 
+// The "[CPU]" column of a line other_line() passes (below): the first
+// "[digits]" of the text before the event name. False if there is none.
+bool other_line_cpu(std::string_view prefix, std::uint32_t& cpu);
+
 // Sees every timer_* event (before any filter) and every TIMER_SOFTIRQ
 // entry/exit line as the reader reads them. The softirq lines are still
 // skipped and counted as other events: next() returns what it always did.

@@ -81,6 +81,7 @@ struct LoadedTrace::Data {
     std::vector<KernelFire> kernel_fires;
     std::vector<std::string> kernel_functions; // by KernelFire::function
     std::string unmodelled_kernel;             // FireAgreement::unmodelled_kernel
+    bool kernel_6_9 = false;                   // a 6.9+ kernel's trace (timer_start prints bucket_expiry=)
     std::shared_ptr<const RecordedMachine> recorded; // from kernel_fires
     std::unordered_map<std::uint64_t, std::uint32_t> id_by_pointer;
     // By dense id: the kernel's fires of that timer whose callback's length

@@ -56,18 +56,18 @@ std::string_view function_of_label(std::string_view label) { return label.substr
 
 namespace {
 
-// The kernel's version decides whether a design here is the recording
+// The kernel's version decides which design here is the recording
 // kernel's: 6.9+ (LOCAL, GLOBAL and DEF bases, the pull model of timer
-// migration) is not modelled yet. Empty when a modelled one recorded it.
+// migration) runs modern-6.9, not modern. Empty for 6.8 and before.
 std::string unmodelled_kernel(const KernelVersionResolution& kernel) {
     const std::optional<KernelTimerEra> era = kernel.era();
     if (era == KernelTimerEra::pull_model)
-        return fmt::format("the recording kernel is {} ({}): its three timer bases and the pull model of timer "
-                           "migration are not modelled yet, so no design here is that kernel's",
+        return fmt::format("the recording kernel is {} ({}): its design, with three timer bases and the pull model "
+                           "of timer migration, is modern-6.9 (modern is 4.8-6.8's)",
                            kernel.range.describe(), kernel.source);
     if (!era && kernel.range.at_least >= KernelVersion{6, 8})
-        return fmt::format("the recording kernel is {} ({}): if it is 6.9 or later, its three timer bases and the "
-                           "pull model of timer migration are not modelled yet; pass --kernel to say which",
+        return fmt::format("the recording kernel is {} ({}): its design is modern-6.9 if it is 6.9 or later, modern "
+                           "if 6.8; pass --kernel to say which",
                            kernel.range.describe(), kernel.source);
     return "";
 }
@@ -129,10 +129,11 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
         data->kernel_fires = fires.fires();
         data->kernel_functions = fires.functions();
         data->unmodelled_kernel = unmodelled_kernel(data->summary.kernel);
+        data->kernel_6_9 = data->summary.kernel.era() == KernelTimerEra::pull_model;
         const FtraceImporter* importer = source->kernel_importer();
         data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(
             data->kernel_fires, importer ? importer->recorded_runs() : std::vector<RecordedRunTime>{}, fires.unfired(),
-            importer ? importer->clock() : nullptr));
+            importer ? importer->clock() : nullptr, fires.remote_runs()));
         // The importer names each timer by its pointer, "0x%016x".
         for (std::uint32_t id = 0; id < data->names.size(); ++id) {
             const std::string& name = data->names[id];

@@ -59,9 +59,11 @@ public:
         write(t, TraceEventKind::arm, id, expires, call == ArmCall::mod_timer_pinned, real_.current_cpu());
         return real_.arm(id, expires, call);
     }
-    ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu) override {
-        write(event_time(real_.current_cpu()), TraceEventKind::arm, id, expires, true, cpu);
-        return real_.arm_on(id, expires, cpu);
+    ArmOutcome arm_on(TimerId id, Jiffies expires, unsigned cpu,
+                      ArmCall call = ArmCall::mod_timer_pinned) override {
+        write(event_time(real_.current_cpu()), TraceEventKind::arm, id, expires, call == ArmCall::mod_timer_pinned,
+              cpu);
+        return real_.arm_on(id, expires, cpu, call);
     }
     bool cancel(TimerId id) override {
         write(event_time(real_.current_cpu()), TraceEventKind::cancel, id, 0, false, real_.current_cpu());

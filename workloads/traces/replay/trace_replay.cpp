@@ -289,8 +289,13 @@ private:
             expires = sim.jiffies() + static_cast<Jiffies>(j);
         }
         t.unconsumed_fire = false; // an older fire is history once the timer is armed again
+        // add_timer_on() from a callback on another CPU; on a 6.9+ kernel,
+        // where add_timer_on() sets TIMER_PINNED, an unpinned timer_start
+        // on another CPU's base is a mod_timer() made there (a callback
+        // applied after its own fire, a remote expiry's re-arm).
         if (e.cpu != kNoCpu && e.cpu != sim.current_cpu())
-            sim.arm_on(t.sim, expires, e.cpu); // add_timer_on() from a callback on another CPU
+            sim.arm_on(t.sim, expires, e.cpu,
+                       data_.kernel_6_9 && !e.pinned ? ArmCall::mod_timer : ArmCall::mod_timer_pinned);
         else
             sim.arm(t.sim, expires, e.pinned ? ArmCall::mod_timer_pinned : ArmCall::mod_timer);
     }
