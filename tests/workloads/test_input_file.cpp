@@ -9,6 +9,8 @@
 #include "workloads/traces/replay/loaded_trace_data.hpp"
 #include "workloads/traces/replay/trace_replay.hpp"
 
+#include "tests/written_pipe.hpp"
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -277,6 +279,22 @@ TEST_CASE("an input kept for reading again gives its bytes again: files compress
         CHECK(first == text.substr(0, 100));
         CHECK(second == text);
         CHECK(third == text);
+    }
+}
+
+TEST_CASE("an input that stops being kept reads on, and cannot be read again") {
+    const std::string text = trace_text(2000);
+    TempFile file("stop");
+    write_file(file.path, text);
+    const test::WrittenPipe pipe(text);
+    for (const std::string& path : {file.path, pipe.name()}) {
+        CAPTURE(path);
+        InputFile in(path);
+        in.keep_for_reading_again();
+        CHECK(in.peek(5) == text.substr(0, 5));
+        in.stop_keeping();
+        CHECK(read_in_pieces(in, 4093) == text);
+        CHECK_THROWS_AS(in.read_again(), std::logic_error);
     }
 }
 

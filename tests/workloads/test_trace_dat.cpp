@@ -3,20 +3,27 @@
 // reader, exactly the FtraceEvents the kernel's text of the same ring buffer
 // gives; it is known by its magic, never its name; a truncated or corrupt one
 // is an InputError, never a crash.
+#include "workloads/traces/input/kernel_text.hpp"
 #include "workloads/traces/input/text_stream.hpp"
 #include "workloads/traces/input/trace_dat.hpp"
 #include "workloads/traces/kernel/trace_costs.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include "test_data_dir.hpp"
+#include "tests/written_pipe.hpp"
 #include "tests/xz_fixture.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -99,6 +106,37 @@ std::string describe(const CostDistribution& d) {
     std::ostringstream s;
     s << d.count << ' ' << d.p50 << ' ' << d.p90 << ' ' << d.p99 << ' ' << d.max;
     return s.str();
+}
+
+// $TMPDIR set to a new directory while it lives, then as it was.
+struct ScopedTmpdir {
+    explicit ScopedTmpdir(const std::string& name)
+        : dir(std::filesystem::temp_directory_path() / fmt::format("timersim-test-{}-{}", name, ::getpid())) {
+        if (const char* old = std::getenv("TMPDIR")) before = old;
+        std::filesystem::create_directories(dir);
+        ::setenv("TMPDIR", dir.c_str(), 1);
+    }
+    ~ScopedTmpdir() {
+        if (before)
+            ::setenv("TMPDIR", before->c_str(), 1);
+        else
+            ::unsetenv("TMPDIR");
+        std::filesystem::remove_all(dir);
+    }
+    std::filesystem::path dir;
+    std::optional<std::string> before;
+};
+
+// How many descriptors of this process are open on files in `dir` (an
+// unlinked temporary file links as "DIR/#N (deleted)").
+std::size_t files_open_in(const std::filesystem::path& dir) {
+    std::size_t n = 0;
+    for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code error;
+        const std::string target = std::filesystem::read_symlink(fd.path(), error).string();
+        if (!error && target.starts_with(dir.string() + "/")) ++n;
+    }
+    return n;
 }
 
 } // namespace
@@ -211,4 +249,15 @@ TEST_CASE("the trace.dat's softirq_entry/exit give the costs the text gives (--c
     CHECK(describe(from_dat.per_expiry) == describe(from_text.per_expiry));
     CHECK(from_dat.expiries_in_runs == from_text.expiries_in_runs);
     CHECK(from_dat.callback_by_function.size() == from_text.callback_by_function.size());
+}
+
+TEST_CASE("a piped trace.dat keeps only its text for the passes, not a copy of its bytes") {
+    const ScopedTmpdir tmp("piped-dat");
+    const test::WrittenPipe pipe(dat_bytes());
+    InputFile in(pipe.name());
+    KernelText text(in);
+    // The text, rendered once; the trace.dat's own copy is closed.
+    CHECK(files_open_in(tmp.dir) == 1);
+    CHECK(text.pass().read_all() == dat_text());
+    CHECK(text.pass().read_all() == dat_text());
 }

@@ -295,6 +295,12 @@ void InputFile::keep_for_reading_again() {
     }
 }
 
+void InputFile::stop_keeping() {
+    if (copy_fd_ >= 0) ::close(copy_fd_);
+    copy_fd_ = -1;
+    again_by_fd_ = false;
+}
+
 std::unique_ptr<InputFile> InputFile::read_again() {
     if (!again_by_fd_ && copy_fd_ < 0) throw std::logic_error("InputFile::read_again() without keep_for_reading_again()");
     int source = fd_;

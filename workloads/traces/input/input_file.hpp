@@ -81,6 +81,11 @@ public:
     // See the top: call before read() and peek(). Throws InputError if a
     // temporary file is needed and cannot be made.
     void keep_for_reading_again();
+    // Undoes keep_for_reading_again(), once what the input is is known and
+    // it will not be read again (a trace.dat: its rendered text is): a
+    // pipe's copy is closed and written no more. read_again() is then a
+    // std::logic_error.
+    void stop_keeping();
     // The input from its start, as a new InputFile of the same name (which
     // may itself be read again). Reads what this one has not yet read, if
     // that is needed to copy it. Throws InputError; std::logic_error
