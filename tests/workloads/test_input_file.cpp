@@ -298,6 +298,30 @@ TEST_CASE("an input that stops being kept reads on, and cannot be read again") {
     }
 }
 
+TEST_CASE("an input read again is not read further: its passes read on") {
+    const std::string text = trace_text(3000);
+    TempFile file("handed-on");
+    write_file(file.path, text);
+    const test::WrittenPipe pipe(text);
+    // A pipe's rest is read into its copy by read_again(): reading on
+    // would find it gone. A file refuses the same, so that a caller
+    // tested on files is right on pipes.
+    for (const std::string& path : {file.path, pipe.name()}) {
+        CAPTURE(path);
+        InputFile in(path);
+        in.keep_for_reading_again();
+        char first[100];
+        CHECK(in.read(first, sizeof first) == sizeof first);
+        std::unique_ptr<InputFile> again = in.read_again();
+        char c = 0;
+        CHECK_THROWS_AS(in.read(&c, 1), std::logic_error);
+        CHECK_THROWS_AS(in.peek(1), std::logic_error);
+        CHECK_THROWS_AS(in.read_all(), std::logic_error);
+        CHECK(read_in_pieces(*again, 4093) == text);
+        CHECK(read_in_pieces(*in.read_again(), 65536) == text); // and again
+    }
+}
+
 TEST_CASE("reading again must be asked for before the first read") {
     TempFile file("order");
     write_file(file.path, trace_text(10));

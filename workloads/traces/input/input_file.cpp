@@ -313,6 +313,7 @@ std::unique_ptr<InputFile> InputFile::read_again() {
     }
     const int fd = ::fcntl(source, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) throw InputError(name_ + ": cannot read it again (" + std::strerror(errno) + ")");
+    handed_on_ = true;
     return from_temporary(fd, name_);
 }
 
@@ -343,7 +344,12 @@ std::size_t InputFile::read_raw(char* to, std::size_t n) {
     }
 }
 
+void InputFile::refuse_after_read_again(const char* what) const {
+    if (handed_on_) throw std::logic_error(std::string("InputFile::") + what + " after read_again()");
+}
+
 std::size_t InputFile::read(char* to, std::size_t n) {
+    refuse_after_read_again("read()");
     started_ = true;
     std::size_t got = 0;
     if (peeked_begin_ < peeked_.size()) {
@@ -359,6 +365,7 @@ std::size_t InputFile::read(char* to, std::size_t n) {
 }
 
 std::string_view InputFile::peek(std::size_t n) {
+    refuse_after_read_again("peek()");
     started_ = true;
     if (peeked_begin_ > 0) {
         peeked_.erase(0, peeked_begin_);

@@ -88,7 +88,9 @@ public:
     void stop_keeping();
     // The input from its start, as a new InputFile of the same name (which
     // may itself be read again). Reads what this one has not yet read, if
-    // that is needed to copy it. Throws InputError; std::logic_error
+    // that is needed to copy it: this one is then not read further (read()
+    // and peek() throw std::logic_error, for a file as for a pipe); only
+    // read_again() may be called again. Throws InputError; std::logic_error
     // without keep_for_reading_again().
     std::unique_ptr<InputFile> read_again();
 
@@ -105,6 +107,7 @@ private:
     std::size_t read_decoded(char* to, std::size_t n);
     std::size_t read_raw(char* to, std::size_t n); // from the fd, after the peeked bytes
     void fail(std::string what);
+    void refuse_after_read_again(const char* what) const; // std::logic_error once handed_on_
 
     std::string name_;
     int fd_ = -1;
@@ -112,6 +115,7 @@ private:
     bool positional_ = false;  // pread() at offset_, not read()
     std::uint64_t offset_ = 0;
     bool started_ = false;     // read() or peek() was called
+    bool handed_on_ = false;   // read_again() was called: read() and peek() are refused
     bool again_by_fd_ = false; // keep_for_reading_again(): fd_ is a regular file (or a temporary copy)
     int copy_fd_ = -1;         // keep_for_reading_again() of a pipe: the raw bytes, copied as read
     std::string peeked_;       // decoded bytes peek() read, not yet handed out by read()
