@@ -14,7 +14,9 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <fcntl.h>
 #include <lzma.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -320,6 +322,94 @@ TEST_CASE("an input read again is not read further: its passes read on") {
         CHECK(read_in_pieces(*again, 4093) == text);
         CHECK(read_in_pieces(*in.read_again(), 65536) == text); // and again
     }
+}
+
+namespace {
+
+// What reading `in` to its end throws ("" if nothing).
+std::string error_reading(InputFile& in) {
+    try {
+        read_in_pieces(in, 4096);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string error_reading_again(InputFile& in) {
+    try {
+        in.read_again();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST_CASE("a file that changes while it is read in passes is an InputError naming it") {
+    const std::string text = trace_text(3000);
+    for (const std::string& bytes : {text, zstd(text)}) {
+        TempFile file("changing");
+        const std::string message = file.path + ": changed while being read";
+        // Longer between the passes.
+        write_file(file.path, bytes);
+        {
+            InputFile in(file.path);
+            in.keep_for_reading_again();
+            CHECK(read_in_pieces(in, 4096) == text);
+            std::ofstream(file.path, std::ios::app) << "1 arm t1 in=1j\n";
+            CHECK(error_reading_again(in) == message);
+        }
+        // As long, but written again (its modification time set apart: a
+        // rewrite within the same clock tick could keep it).
+        write_file(file.path, bytes);
+        {
+            InputFile in(file.path);
+            in.keep_for_reading_again();
+            CHECK(read_in_pieces(in, 4096) == text);
+            write_file(file.path, bytes);
+            const timespec times[2] = {{.tv_sec = 0, .tv_nsec = UTIME_OMIT}, {.tv_sec = 1'000'000'000, .tv_nsec = 0}};
+            REQUIRE(::utimensat(AT_FDCWD, file.path.c_str(), times, 0) == 0);
+            CHECK(error_reading_again(in) == message);
+        }
+        // Cut during the second pass: found at its end.
+        write_file(file.path, bytes);
+        {
+            InputFile in(file.path);
+            in.keep_for_reading_again();
+            CHECK(read_in_pieces(in, 4096) == text);
+            std::unique_ptr<InputFile> again = in.read_again();
+            std::filesystem::resize_file(file.path, bytes.size() / 2);
+            CHECK(error_reading(*again) == message);
+        }
+        // Unchanged: three passes, no error.
+        {
+            InputFile in(file.path);
+            in.keep_for_reading_again();
+            const std::string first = read_in_pieces(in, 4096);
+            std::unique_ptr<InputFile> again = in.read_again();
+            CHECK(read_in_pieces(*again, 4096) == first);
+            CHECK(read_in_pieces(*again->read_again(), 4096) == first);
+        }
+    }
+}
+
+TEST_CASE("a regular file of size 0 (tracefs, /proc) is copied: every pass reads what the first read") {
+    // /proc/self/io counts the bytes this process read: its text differs
+    // each time it is made, as tracefs's trace does while tracing.
+    const std::string path = "/proc/self/io";
+    struct stat st{};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    REQUIRE(S_ISREG(st.st_mode));
+    REQUIRE(st.st_size == 0);
+    InputFile in(path);
+    in.keep_for_reading_again();
+    const std::string first = read_in_pieces(in, 4096);
+    CHECK(first.starts_with("rchar: "));
+    std::unique_ptr<InputFile> again = in.read_again();
+    CHECK(read_in_pieces(*again, 4096) == first);
+    CHECK(read_in_pieces(*again->read_again(), 7) == first);
 }
 
 TEST_CASE("reading again must be asked for before the first read") {

@@ -197,8 +197,9 @@ InputFile::InputFile(const std::string& path) : name_(path == "-" ? "<stdin>" : 
     open_decoder();
 }
 
-InputFile::InputFile(int fd, std::string name, Positional)
-    : name_(std::move(name)), fd_(fd), owns_fd_(true), positional_(true), again_by_fd_(true) {
+InputFile::InputFile(int fd, std::string name, Positional, std::optional<Stamp> kept_as)
+    : name_(std::move(name)), fd_(fd), owns_fd_(true), positional_(true), again_by_fd_(true),
+      kept_as_(kept_as) {
     open_decoder();
 }
 
@@ -211,14 +212,15 @@ void InputFile::open_decoder() {
     raw_.reset(new char[kRawBuffer]);
     // A short read of a pipe is not its end: keep reading until there are
     // enough bytes, or it ends.
-    while (raw_end_ < kMagicBytes && !raw_eof_) {
-        const std::size_t got = read_raw(raw_.get() + raw_end_, kMagicBytes - raw_end_);
-        if (failed()) {
-            const std::string what = name_ + ": " + error_;
-            if (owns_fd_) ::close(fd_);
-            throw InputError(what);
+    try {
+        while (raw_end_ < kMagicBytes && !raw_eof_) {
+            const std::size_t got = read_raw(raw_.get() + raw_end_, kMagicBytes - raw_end_);
+            if (failed()) throw InputError(name_ + ": " + error_);
+            raw_end_ += got;
         }
-        raw_end_ += got;
+    } catch (const InputError&) {
+        if (owns_fd_) ::close(fd_);
+        throw;
     }
     compression_ = sniff(reinterpret_cast<const unsigned char*>(raw_.get()), raw_end_);
     switch (compression_) {
@@ -256,6 +258,12 @@ int open_temporary_file() {
     return fd;
 }
 
+std::optional<InputFile::Stamp> InputFile::stamp_of(int fd) noexcept {
+    struct stat st{};
+    if (::fstat(fd, &st) != 0) return std::nullopt;
+    return Stamp{.size = st.st_size, .mtime_s = st.st_mtim.tv_sec, .mtime_ns = st.st_mtim.tv_nsec};
+}
+
 namespace {
 
 bool write_all(int fd, const char* p, std::size_t n) {
@@ -275,13 +283,16 @@ void InputFile::keep_for_reading_again() {
     if (started_) throw std::logic_error("InputFile::keep_for_reading_again() after reading");
     if (again_by_fd_ || copy_fd_ >= 0) return;
     struct stat st{};
-    if (owns_fd_ && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+    // A regular file of size 0 may be one whose text is made as it is read
+    // (tracefs, /proc): copied like a pipe, since it may differ next time.
+    if (owns_fd_ && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
         // The bytes read so far are the magic, at offset 0: go on from
         // there with pread(), so that a copy of the descriptor reads
         // from 0 on its own.
         positional_ = true;
         offset_ = raw_end_;
         again_by_fd_ = true;
+        kept_as_ = stamp_of(fd_);
         return;
     }
     copy_fd_ = open_temporary_file();
@@ -299,11 +310,17 @@ void InputFile::stop_keeping() {
     if (copy_fd_ >= 0) ::close(copy_fd_);
     copy_fd_ = -1;
     again_by_fd_ = false;
+    kept_as_.reset();
+}
+
+void InputFile::check_unchanged() const {
+    if (kept_as_ && stamp_of(fd_) != kept_as_) throw InputError(name_ + ": changed while being read");
 }
 
 std::unique_ptr<InputFile> InputFile::read_again() {
     if (!again_by_fd_ && copy_fd_ < 0) throw std::logic_error("InputFile::read_again() without keep_for_reading_again()");
     int source = fd_;
+    check_unchanged();
     if (!again_by_fd_) {
         // The copy must hold every byte: read what is left through it.
         char rest[4096];
@@ -314,7 +331,7 @@ std::unique_ptr<InputFile> InputFile::read_again() {
     const int fd = ::fcntl(source, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) throw InputError(name_ + ": cannot read it again (" + std::strerror(errno) + ")");
     handed_on_ = true;
-    return from_temporary(fd, name_);
+    return std::unique_ptr<InputFile>(new InputFile(fd, name_, Positional{}, kept_as_));
 }
 
 void InputFile::fail(std::string what) {
@@ -335,6 +352,7 @@ std::size_t InputFile::read_raw(char* to, std::size_t n) {
         }
         if (got == 0) {
             raw_eof_ = true;
+            check_unchanged();
             return 0;
         }
         if (errno == EINTR) continue;
