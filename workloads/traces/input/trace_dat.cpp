@@ -325,15 +325,6 @@ Fd temporary_copy_file(const std::string& name) {
 
 } // namespace
 
-std::string trace_dat_to_text(std::string_view bytes, const std::string& name) {
-    const Fd copy = temporary_copy_file(name);
-    if (!write_all(copy.fd, bytes))
-        unreadable(name, fmt::format("cannot write its temporary copy ({})", std::strerror(errno)));
-    const Fd text{render_to_temporary(copy.fd, name)};
-    if (::lseek(text.fd, 0, SEEK_SET) != 0) unreadable(name, fmt::format("cannot read its text ({})", std::strerror(errno)));
-    return read_to_end(text.fd);
-}
-
 std::unique_ptr<InputFile> trace_dat_text(InputFile& in) {
     const Fd copy = temporary_copy_file(in.name());
     std::string chunk(std::size_t{1} << 16, '\0');
@@ -345,11 +336,6 @@ std::unique_ptr<InputFile> trace_dat_text(InputFile& in) {
     }
     if (in.failed()) throw InputError(in.name() + ": " + in.error());
     return InputFile::from_temporary(render_to_temporary(copy.fd, in.name()), in.name());
-}
-
-std::string read_kernel_trace_text(InputFile& in) {
-    if (!is_trace_dat(in.peek(kTraceDatMagic.size()))) return in.read_all();
-    return trace_dat_text(in)->read_all();
 }
 
 } // namespace timersim

@@ -66,17 +66,9 @@ inline constexpr std::string_view kTraceDatMagic{"\x17\x08\x44tracing", 10};
 
 bool is_trace_dat(std::string_view head) noexcept;
 
-// The ftrace text of a whole trace.dat (bytes in memory), as above. `name`
-// names the input in errors. Throws InputError.
-std::string trace_dat_to_text(std::string_view bytes, const std::string& name);
-
 // The rest of `in`, a trace.dat, rendered as above into a temporary file:
 // that text as an input named as `in` (which may be read again). Throws
 // InputError.
 std::unique_ptr<InputFile> trace_dat_text(InputFile& in);
-
-// The rest of `in` as kernel trace text, in memory: a trace.dat rendered,
-// anything else as it is. Throws InputError.
-std::string read_kernel_trace_text(InputFile& in);
 
 } // namespace timersim
