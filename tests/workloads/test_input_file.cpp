@@ -25,8 +25,10 @@
 #include <memory>
 #include <stdexcept>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -410,6 +412,36 @@ TEST_CASE("a regular file of size 0 (tracefs, /proc) is copied: every pass reads
     std::unique_ptr<InputFile> again = in.read_again();
     CHECK(read_in_pieces(*again, 4096) == first);
     CHECK(read_in_pieces(*again->read_again(), 7) == first);
+}
+
+TEST_CASE("temporary files go in $TMPDIR, else /tmp, and their errors name the directory used") {
+    const char* env = std::getenv("TMPDIR");
+    const std::optional<std::string> before = env ? std::optional<std::string>(env) : std::nullopt;
+    ::unsetenv("TMPDIR");
+    CHECK(temporary_directory() == "/tmp");
+    ::setenv("TMPDIR", "", 1);
+    CHECK(temporary_directory() == "/tmp");
+    const std::string missing = "/nonexistent/timersim-tmp";
+    ::setenv("TMPDIR", missing.c_str(), 1);
+    CHECK(temporary_directory() == missing);
+    std::string error;
+    {
+        const std::string text = trace_text(10); // less than a pipe holds: the writer never waits
+        const test::WrittenPipe pipe(text);
+        InputFile in(pipe.name());
+        try {
+            in.keep_for_reading_again();
+        } catch (const InputError& e) {
+            error = e.what();
+        }
+        CHECK(read_in_pieces(in, 4096) == text);
+        CHECK(error == pipe.name() + ": no temporary file to read it again from in " + missing +
+                           " (No such file or directory)");
+    }
+    if (before)
+        ::setenv("TMPDIR", before->c_str(), 1);
+    else
+        ::unsetenv("TMPDIR");
 }
 
 TEST_CASE("reading again must be asked for before the first read") {

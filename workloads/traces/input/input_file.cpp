@@ -243,9 +243,13 @@ InputFile::~InputFile() {
     if (copy_fd_ >= 0) ::close(copy_fd_);
 }
 
-int open_temporary_file() {
+std::string temporary_directory() {
     const char* env = std::getenv("TMPDIR");
-    const std::string dir = env && *env ? env : "/tmp";
+    return env && *env ? env : "/tmp";
+}
+
+int open_temporary_file() {
+    const std::string dir = temporary_directory();
     int fd = -1;
 #ifdef O_TMPFILE
     fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -256,6 +260,11 @@ int open_temporary_file() {
         if (fd >= 0) ::unlink(path.c_str());
     }
     return fd;
+}
+
+void throw_temporary_file_error(const std::string& name, std::string_view what, int error) {
+    throw InputError(name + ": " + std::string(what) + " in " + temporary_directory() + " (" +
+                     std::strerror(error) + ")");
 }
 
 std::optional<InputFile::Stamp> InputFile::stamp_of(int fd) noexcept {
@@ -270,6 +279,7 @@ bool write_all(int fd, const char* p, std::size_t n) {
     while (n > 0) {
         const ssize_t put = ::write(fd, p, n);
         if (put < 0 && errno == EINTR) continue;
+        if (put == 0) errno = ENOSPC; // write() says nothing else when it writes nothing
         if (put <= 0) return false;
         p += put;
         n -= static_cast<std::size_t>(put);
@@ -296,13 +306,12 @@ void InputFile::keep_for_reading_again() {
         return;
     }
     copy_fd_ = open_temporary_file();
-    if (copy_fd_ < 0) throw InputError(name_ + ": no temporary file to read it again from in $TMPDIR or /tmp (" +
-                                       std::strerror(errno) + ")");
+    if (copy_fd_ < 0) throw_temporary_file_error(name_, "no temporary file to read it again from", errno);
     if (!write_all(copy_fd_, raw_.get(), raw_end_)) {
-        const std::string why = std::strerror(errno);
+        const int error = errno;
         ::close(copy_fd_);
         copy_fd_ = -1;
-        throw InputError(name_ + ": cannot write its temporary copy (" + why + ")");
+        throw_temporary_file_error(name_, "cannot write its temporary copy", error);
     }
 }
 
@@ -344,9 +353,8 @@ std::size_t InputFile::read_raw(char* to, std::size_t n) {
         if (got > 0) {
             offset_ += static_cast<std::uint64_t>(got);
             if (copy_fd_ >= 0 && !write_all(copy_fd_, to, static_cast<std::size_t>(got))) {
-                fail(std::string("cannot write its temporary copy (") + std::strerror(errno) + ")");
                 raw_eof_ = true;
-                return 0;
+                throw_temporary_file_error(name_, "cannot write its temporary copy", errno);
             }
             return static_cast<std::size_t>(got);
         }

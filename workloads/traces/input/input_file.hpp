@@ -48,10 +48,20 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// An unlinked temporary file open for reading and writing, under $TMPDIR or
-// /tmp (O_TMPFILE where the file system has it): -1, errno set, if none
-// can be made. Gone when its last descriptor closes.
+// The directory temporary files go in: $TMPDIR if set (and not empty),
+// else /tmp.
+std::string temporary_directory();
+
+// An unlinked temporary file open for reading and writing, in
+// temporary_directory() (O_TMPFILE where the file system has it): -1, errno
+// set, if none can be made. Gone when its last descriptor closes.
 int open_temporary_file();
+
+// Throws the InputError of a temporary file for input `name` that cannot
+// be made or written (a missing directory, a full disk): "NAME: WHAT in
+// DIR (the text of errno `error`)", DIR being temporary_directory(). Not
+// the input's own fault, so never worded as a read error of it.
+[[noreturn]] void throw_temporary_file_error(const std::string& name, std::string_view what, int error);
 
 enum class Compression : std::uint8_t { none, xz, gzip, zstd };
 const char* to_string(Compression c) noexcept;

@@ -198,6 +198,7 @@ bool write_all(int fd, std::string_view data) {
     while (!data.empty()) {
         const ssize_t n = ::write(fd, data.data(), data.size());
         if (n < 0 && errno == EINTR) continue;
+        if (n == 0) errno = ENOSPC; // write() says nothing else when it writes nothing
         if (n <= 0) return false;
         data.remove_prefix(static_cast<std::size_t>(n));
     }
@@ -238,7 +239,7 @@ void render_trace_dat(int fd, const std::string& name, int text_fd) {
     std::string out = fmt::format("cpus={}\n", cpus);
     out.reserve(kFlushBytes + 4096);
     const auto flush = [&] {
-        if (!write_all(text_fd, out)) unreadable(name, fmt::format("cannot write its text ({})", std::strerror(errno)));
+        if (!write_all(text_fd, out)) throw_temporary_file_error(name, "cannot write its text", errno);
         out.clear();
     };
     // Merge the CPUs by timestamp; on a tie the lowest CPU first, as the
@@ -267,8 +268,7 @@ void render_trace_dat(int fd, const std::string& name, int text_fd) {
 // not timersim's. Throws InputError.
 int render_to_temporary(int dat_fd, const std::string& name) {
     Fd text{open_temporary_file()};
-    if (text.fd < 0)
-        unreadable(name, fmt::format("no temporary file for its text in $TMPDIR or /tmp ({})", std::strerror(errno)));
+    if (text.fd < 0) throw_temporary_file_error(name, "no temporary file for its text", errno);
     int error_pipe[2];
     if (::pipe(error_pipe) != 0) unreadable(name, fmt::format("no pipe ({})", std::strerror(errno)));
     Fd error_read{error_pipe[0]}, error_write{error_pipe[1]};
@@ -318,8 +318,7 @@ int render_to_temporary(int dat_fd, const std::string& name) {
 
 Fd temporary_copy_file(const std::string& name) {
     Fd copy{open_temporary_file()};
-    if (copy.fd < 0)
-        unreadable(name, fmt::format("no temporary file to read it from in $TMPDIR or /tmp ({})", std::strerror(errno)));
+    if (copy.fd < 0) throw_temporary_file_error(name, "no temporary file to read it from", errno);
     return copy;
 }
 
@@ -331,7 +330,7 @@ std::unique_ptr<InputFile> trace_dat_text(InputFile& in) {
     while (true) {
         const std::size_t got = in.read(chunk.data(), chunk.size());
         if (!write_all(copy.fd, std::string_view(chunk).substr(0, got)))
-            unreadable(in.name(), fmt::format("cannot write its temporary copy ({})", std::strerror(errno)));
+            throw_temporary_file_error(in.name(), "cannot write its temporary copy", errno);
         if (got < chunk.size()) break;
     }
     if (in.failed()) throw InputError(in.name() + ": " + in.error());

@@ -48,6 +48,10 @@
 // the payload of the file's last option (its final few dozen bytes) goes
 // unnoticed by libtracecmd; every event is still read then.
 //
+// A temporary file that cannot be made or written (no such $TMPDIR, a full
+// disk) is not the file's fault: InputError "NAME: what in DIR (why)"
+// (throw_temporary_file_error()).
+//
 // Cost (the committed 969 KB capture, 9,423 records): about 0.2 s of CPU,
 // as `trace-cmd report` takes on it (libtracecmd loading 3.6 MB of kallsyms).
 #pragma once
