@@ -15,6 +15,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -273,4 +274,22 @@ TEST_CASE("a piped trace.dat keeps only its text for the passes, not a copy of i
     CHECK(files_open_in(tmp.dir) == 1);
     CHECK(text.pass().read_all() == dat_text());
     CHECK(text.pass().read_all() == dat_text());
+}
+
+TEST_CASE("a trace.dat reader whose end cannot be learnt is an error, not a success") {
+    // SIGCHLD ignored: the kernel reaps the reader, and waitpid() fails
+    // (ECHILD) without its status.
+    struct sigaction ignore{};
+    struct sigaction before{};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    REQUIRE(::sigaction(SIGCHLD, &ignore, &before) == 0);
+    std::string error;
+    try {
+        kernel_text(kDat.string());
+    } catch (const InputError& e) {
+        error = e.what();
+    }
+    REQUIRE(::sigaction(SIGCHLD, &before, nullptr) == 0);
+    CHECK(error == kDat.string() + ": cannot learn how its trace.dat reader ended (No child processes)");
 }

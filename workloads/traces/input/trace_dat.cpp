@@ -305,8 +305,13 @@ int render_to_temporary(int dat_fd, const std::string& name) {
     ::close(error_write.release());
     const std::string error = read_to_end(error_read.fd);
     int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
+    pid_t waited = 0;
+    do waited = ::waitpid(child, &status, 0);
+    while (waited < 0 && errno == EINTR);
+    // Without its status (ECHILD: SIGCHLD ignored, the child reaped by
+    // the kernel), the text may be cut short: not a success.
+    if (waited < 0)
+        throw InputError(fmt::format("{}: cannot learn how its trace.dat reader ended ({})", name, std::strerror(errno)));
     if (WIFSIGNALED(status))
         unreadable(name, fmt::format("libtracecmd failed on it ({}): truncated or corrupt", ::strsignal(WTERMSIG(status))));
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

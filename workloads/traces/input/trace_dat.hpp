@@ -40,13 +40,16 @@
 // records cannot be read (truncated, corrupt), throws InputError "NAME: a
 // trace.dat (trace-cmd) that cannot be read: why" (the CLI prints it after
 // "timersim: " and exits 2). libtracecmd runs in a forked child that writes
-// the text into a pipe: on a damaged file its error paths can crash
-// (libtracecmd 1.3.1 dies in tracecmd_close() called from tracecmd_open_fd()
-// when a version 6 file ends inside its CPU data), and the child's death is
-// then the file's error, never timersim's crash. The child's stderr goes to
-// /dev/null (libtracecmd prints some complaints with plain fprintf). A cut in
-// the payload of the file's last option (its final few dozen bytes) goes
-// unnoticed by libtracecmd; every event is still read then.
+// the text into the temporary file, and its error into a pipe: on a damaged
+// file its error paths can crash (libtracecmd 1.3.1 dies in tracecmd_close()
+// called from tracecmd_open_fd() when a version 6 file ends inside its CPU
+// data), and the child's death is then the file's error, never timersim's
+// crash; a child whose end cannot be learnt (waitpid() fails: SIGCHLD
+// ignored) is an error too, never taken for success. The child's stderr
+// goes to /dev/null (libtracecmd prints some complaints with plain
+// fprintf). A cut in the payload of the file's last option (its final few
+// dozen bytes) goes unnoticed by libtracecmd; every event is still read
+// then.
 //
 // A temporary file that cannot be made or written (no such $TMPDIR, a full
 // disk) is not the file's fault: InputError "NAME: what in DIR (why)"
