@@ -30,7 +30,12 @@ PY
 
 # Through a pipe, compressed: the same reports, named <stdin>.
 xz -1 -c long.trace >long.trace.xz
-pipe() { status=0; out=$(cat long.trace.xz | "$timersim" "$@" 2>err) || status=$?; err=$(<err); last_command="cat long.trace.xz | timersim $*"; }
+pipe() {
+  status=0
+  out=$(cat long.trace.xz | "$timersim" "$@" 2>err) || status=$?
+  err=$(<err)
+  last_command="cat long.trace.xz | timersim $*"
+}
 pipe validate -
 expect_status 0
 expect_empty_stderr

@@ -12,8 +12,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -204,7 +204,8 @@ void check_same_as_whole(const std::vector<JiffiesSample>& samples, unsigned als
     CHECK(s.inference.span_s == whole.span_s);
     CHECK(s.inference.explanation == whole.explanation);
     REQUIRE(s.inference.fits.size() == whole.fits.size());
-    for (std::size_t i = 0; i < whole.fits.size(); ++i) CHECK(s.inference.fits[i].share_in_band == whole.fits[i].share_in_band);
+    for (std::size_t i = 0; i < whole.fits.size(); ++i)
+        CHECK(s.inference.fits[i].share_in_band == whole.fits[i].share_in_band);
     std::size_t i = 0;
     for (unsigned hz : {100u, 250u, 300u, 1000u, also}) CHECK(s.fits[i++] == hz_fits(samples, hz));
     const std::vector<JiffiesSample> clock = clock_samples(samples);

@@ -22,13 +22,13 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <memory>
-#include <stdexcept>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -160,7 +160,8 @@ TEST_CASE("concatenated xz streams, gzip members and zstd frames read as one inp
 TEST_CASE("truncated or corrupt compressed input is an error, not a short input") {
     const std::string text = trace_text(20'000);
     for (const auto& [what, bytes] :
-         std::vector<std::pair<std::string, std::string>>{{"xz", xz(text)}, {"gzip", gzip(text)}, {"zstd", zstd(text)}}) {
+         std::vector<std::pair<std::string, std::string>>{
+             {"xz", xz(text)}, {"gzip", gzip(text)}, {"zstd", zstd(text)}}) {
         CAPTURE(what);
         TempFile file("broken");
         // Cut: the data ends before its stream does.
@@ -175,7 +176,8 @@ TEST_CASE("truncated or corrupt compressed input is an error, not a short input"
         }
         // Corrupt: bytes in the middle changed.
         std::string corrupt = bytes;
-        for (std::size_t i = corrupt.size() / 2; i < corrupt.size() / 2 + 16; ++i) corrupt[i] = static_cast<char>(~corrupt[i]);
+        for (std::size_t i = corrupt.size() / 2; i < corrupt.size() / 2 + 16; ++i)
+            corrupt[i] = static_cast<char>(~corrupt[i]);
         write_file(file.path, corrupt);
         InputFile in(file.path);
         read_in_pieces(in, 65536);

@@ -327,7 +327,8 @@ void InputFile::check_unchanged() const {
 }
 
 std::unique_ptr<InputFile> InputFile::read_again() {
-    if (!again_by_fd_ && copy_fd_ < 0) throw std::logic_error("InputFile::read_again() without keep_for_reading_again()");
+    if (!again_by_fd_ && copy_fd_ < 0)
+        throw std::logic_error("InputFile::read_again() without keep_for_reading_again()");
     int source = fd_;
     check_unchanged();
     if (!again_by_fd_) {

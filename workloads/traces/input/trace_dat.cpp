@@ -93,7 +93,8 @@ bool timer_fields(std::string& out, tep_handle* tep, tep_event* event, const tep
             // before 4.2: no flags field, nothing printed
         } else if (prints(event, "cpu=")) {
             fmt::format_to(std::back_inserter(out), " cpu={}", *flags & kCpuMask);
-            if (prints(event, "idx=")) fmt::format_to(std::back_inserter(out), " idx={}", (*flags >> kArrayShift) & 0x3FF);
+            if (prints(event, "idx="))
+                fmt::format_to(std::back_inserter(out), " idx={}", (*flags >> kArrayShift) & 0x3FF);
             out += " flags=";
             const char* sep = "";
             static constexpr std::pair<std::uint64_t, const char*> kBits[] = {
@@ -167,13 +168,15 @@ void render_record(std::string& out, tep_handle* tep, const tep_record& r, const
         fmt::format_to(std::back_inserter(out), "CPU:{} [LOST EVENTS]\n", r.cpu);
     if (r.size < 2) unreadable(name, fmt::format("record {} is too short", ordinal));
     tep_event* event = tep_find_event_by_record(tep, const_cast<tep_record*>(&r));
-    if (!event || !event->name) unreadable(name, fmt::format("record {} has an event id the file does not describe", ordinal));
+    if (!event || !event->name)
+        unreadable(name, fmt::format("record {} has an event id the file does not describe", ordinal));
     const int pid = tep_data_pid(tep, const_cast<tep_record*>(&r));
     const char* comm = tep_data_comm_from_pid(tep, pid);
     // The kernel's /sys/kernel/tracing/trace: ns2usecs() rounds to the µs.
     const std::uint64_t us = (r.ts + 500) / 1000;
     // ftrace's print event (trace_marker) is "tracing_mark_write" in the text.
-    const bool marker = event->system && std::strcmp(event->system, "ftrace") == 0 && std::strcmp(event->name, "print") == 0;
+    const bool marker =
+        event->system && std::strcmp(event->system, "ftrace") == 0 && std::strcmp(event->name, "print") == 0;
     fmt::format_to(std::back_inserter(out), "{:>16}-{:<7} [{:03}] {}.{:06}: {}:", comm ? comm : "<...>", pid, r.cpu,
                    us / 1000000, us % 1000000, marker ? "tracing_mark_write" : event->name);
     if (is_timer_event(event)) {
@@ -311,9 +314,11 @@ int render_to_temporary(int dat_fd, const std::string& name) {
     // Without its status (ECHILD: SIGCHLD ignored, the child reaped by
     // the kernel), the text may be cut short: not a success.
     if (waited < 0)
-        throw InputError(fmt::format("{}: cannot learn how its trace.dat reader ended ({})", name, std::strerror(errno)));
+        throw InputError(
+            fmt::format("{}: cannot learn how its trace.dat reader ended ({})", name, std::strerror(errno)));
     if (WIFSIGNALED(status))
-        unreadable(name, fmt::format("libtracecmd failed on it ({}): truncated or corrupt", ::strsignal(WTERMSIG(status))));
+        unreadable(name,
+                   fmt::format("libtracecmd failed on it ({}): truncated or corrupt", ::strsignal(WTERMSIG(status))));
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         if (!error.empty()) throw InputError(error);
         unreadable(name, "its reader stopped early");

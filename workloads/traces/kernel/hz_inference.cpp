@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <functional>
-#include <stdexcept>
+#include <limits>
 #include <memory>
 #include <optional>
-#include <limits>
+#include <stdexcept>
 
 namespace timersim {
 
@@ -134,7 +134,8 @@ HzInference conclude(const SortedSamples& samples) {
     }
     if (fitting.size() == 1) {
         r.hz = fitting.front();
-        const auto i = static_cast<std::size_t>(std::find(kKernelHz.begin(), kKernelHz.end(), *r.hz) - kKernelHz.begin());
+        const auto i =
+            static_cast<std::size_t>(std::find(kKernelHz.begin(), kKernelHz.end(), *r.hz) - kKernelHz.begin());
         r.explanation = fmt::format("HZ={} from the trace: {:.1f}% of {} jiffies samples over {:.3f} s lie within a "
                                     "tick of its line",
                                     *r.hz, 100 * r.fits[i].share_in_band, r.samples, r.span_s);

@@ -32,9 +32,9 @@
 #include "workloads/traces/input/input_file.hpp"
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <memory>
-#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
