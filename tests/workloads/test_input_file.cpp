@@ -288,43 +288,58 @@ TEST_CASE("an input kept for reading again gives its bytes again: files compress
     }
 }
 
+namespace {
+
+// The same bytes in a file and through a pipe, for tests that read both
+// alike.
+struct FileAndPipe {
+    FileAndPipe(const std::string& name, const std::string& bytes) : file(name), pipe(bytes) {
+        write_file(file.path, bytes);
+    }
+    std::vector<std::string> paths() const { return {file.path, pipe.name()}; }
+    TempFile file;
+    test::WrittenPipe pipe;
+};
+
+std::unique_ptr<InputFile> kept_for_reading_again(const std::string& path) {
+    auto in = std::make_unique<InputFile>(path);
+    in->keep_for_reading_again();
+    return in;
+}
+
+} // namespace
+
 TEST_CASE("an input that stops being kept reads on, and cannot be read again") {
     const std::string text = trace_text(2000);
-    TempFile file("stop");
-    write_file(file.path, text);
-    const test::WrittenPipe pipe(text);
-    for (const std::string& path : {file.path, pipe.name()}) {
+    const FileAndPipe inputs("stop", text);
+    for (const std::string& path : inputs.paths()) {
         CAPTURE(path);
-        InputFile in(path);
-        in.keep_for_reading_again();
-        CHECK(in.peek(5) == text.substr(0, 5));
-        in.stop_keeping();
-        CHECK(read_in_pieces(in, 4093) == text);
-        CHECK_THROWS_AS(in.read_again(), std::logic_error);
+        const std::unique_ptr<InputFile> in = kept_for_reading_again(path);
+        CHECK(in->peek(5) == text.substr(0, 5));
+        in->stop_keeping();
+        CHECK(read_in_pieces(*in, 4093) == text);
+        CHECK_THROWS_AS(in->read_again(), std::logic_error);
     }
 }
 
 TEST_CASE("an input read again is not read further: its passes read on") {
     const std::string text = trace_text(3000);
-    TempFile file("handed-on");
-    write_file(file.path, text);
-    const test::WrittenPipe pipe(text);
+    const FileAndPipe inputs("handed-on", text);
     // A pipe's rest is read into its copy by read_again(): reading on
     // would find it gone. A file refuses the same, so that a caller
     // tested on files is right on pipes.
-    for (const std::string& path : {file.path, pipe.name()}) {
+    for (const std::string& path : inputs.paths()) {
         CAPTURE(path);
-        InputFile in(path);
-        in.keep_for_reading_again();
+        const std::unique_ptr<InputFile> in = kept_for_reading_again(path);
         char first[100];
-        CHECK(in.read(first, sizeof first) == sizeof first);
-        std::unique_ptr<InputFile> again = in.read_again();
+        CHECK(in->read(first, sizeof first) == sizeof first);
+        std::unique_ptr<InputFile> again = in->read_again();
         char c = 0;
-        CHECK_THROWS_AS(in.read(&c, 1), std::logic_error);
-        CHECK_THROWS_AS(in.peek(1), std::logic_error);
-        CHECK_THROWS_AS(in.read_all(), std::logic_error);
+        CHECK_THROWS_AS(in->read(&c, 1), std::logic_error);
+        CHECK_THROWS_AS(in->peek(1), std::logic_error);
+        CHECK_THROWS_AS(in->read_all(), std::logic_error);
         CHECK(read_in_pieces(*again, 4093) == text);
-        CHECK(read_in_pieces(*in.read_again(), 65536) == text); // and again
+        CHECK(read_in_pieces(*in->read_again(), 65536) == text); // and again
     }
 }
 
