@@ -31,7 +31,6 @@
 #include "wheel/core/clock.hpp"
 #include "wheel/core/heap_queue.hpp"
 #include "wheel/views/wheel_snapshot.hpp"
-#include "workloads/traces/input/text_stream.hpp"
 #include "workloads/traces/kernel/ftrace_import.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
@@ -47,6 +46,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace timersim::web {
@@ -495,8 +495,7 @@ std::string import_ftrace(const std::string& in, const std::string& out, unsigne
         HzResolution resolved = resolve_ftrace_hz(text, file.name(), choice);
         // Events on the kernel's own jiffies, as every kernel trace source lands them.
         const KernelClock clock(std::move(resolved.clock_samples), resolved.hz);
-        TextStream stream(text);
-        FtraceReader reader(stream, file.name(), resolved.hz);
+        FtraceReader reader(std::string_view(text), file.name(), resolved.hz);
         FtraceImporter importer(reader);
         importer.use_clock(&clock);
         std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(out.c_str(), "w"), &std::fclose);

@@ -51,6 +51,9 @@ struct Event {
     bool pinned = false;              // flags P (6.9+: the timer goes to BASE_LOCAL)
     bool consumed = false;            // applied out of print order (an equal-timestamp reordering)
 };
+// One is copied for every timer line: its size is validate's memory, as
+// docs/validation.md and docs/trace-format.md give it.
+static_assert(sizeof(Event) == 128);
 
 // A line that says events are missing: "CPU:N [LOST M EVENTS]" (also
 // "[M EVENTS DROPPED]") or "##### CPU N buffer started ####".

@@ -12,8 +12,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -204,7 +204,8 @@ void check_same_as_whole(const std::vector<JiffiesSample>& samples, unsigned als
     CHECK(s.inference.span_s == whole.span_s);
     CHECK(s.inference.explanation == whole.explanation);
     REQUIRE(s.inference.fits.size() == whole.fits.size());
-    for (std::size_t i = 0; i < whole.fits.size(); ++i) CHECK(s.inference.fits[i].share_in_band == whole.fits[i].share_in_band);
+    for (std::size_t i = 0; i < whole.fits.size(); ++i)
+        CHECK(s.inference.fits[i].share_in_band == whole.fits[i].share_in_band);
     std::size_t i = 0;
     for (unsigned hz : {100u, 250u, 300u, 1000u, also}) CHECK(s.fits[i++] == hz_fits(samples, hz));
     const std::vector<JiffiesSample> clock = clock_samples(samples);
@@ -232,6 +233,47 @@ TEST_CASE("a sampler refuses a sample earlier than the one before") {
     sampler.add({100, 5});
     sampler.add({100, 6});
     CHECK_THROWS_AS(sampler.add({99, 6}), std::logic_error);
+}
+
+TEST_CASE("a sampler used out of its order is a logic error, never a wrong answer") {
+    // HZ=250 for 2 s: a sample every tick.
+    std::vector<JiffiesSample> line;
+    for (std::uint64_t i = 0; i < 500; ++i) line.push_back({i * 4'000'000, 1000 + i});
+    const auto fed = [&](JiffiesSampler& sampler) {
+        for (const JiffiesSample& s : line) sampler.add(s);
+    };
+    {
+        JiffiesSampler sampler;
+        fed(sampler);
+        // Before finish(): the last window is not counted yet.
+        CHECK_THROWS_AS(sampler.fits(250), std::logic_error);
+        CHECK_THROWS_AS(sampler.inference(), std::logic_error);
+        CHECK_THROWS_AS(sampler.take_clock_samples(), std::logic_error);
+        sampler.finish();
+        CHECK(sampler.fits(250));
+        CHECK_FALSE(sampler.fits(300));
+        CHECK(sampler.inference().hz == 250u);
+        // An HZ never fitted: nothing was counted for it.
+        CHECK_THROWS_AS(sampler.fits(1234), std::logic_error);
+        CHECK_THROWS_AS(sampler.add({line.back().time_ns + 4'000'000, 1500}), std::logic_error);
+        CHECK_THROWS_AS(sampler.finish(), std::logic_error);
+        CHECK(sampler.take_clock_samples().size() == line.size());
+        CHECK_THROWS_AS(sampler.take_clock_samples(), std::logic_error);
+    }
+    {
+        // Fitted after samples were taken: their windows would not count.
+        JiffiesSampler sampler;
+        sampler.add(line.front());
+        CHECK_THROWS_AS(sampler.fit_also(1234), std::logic_error);
+    }
+    {
+        JiffiesSampler sampler;
+        sampler.fit_also(1234);
+        fed(sampler);
+        sampler.finish();
+        CHECK_FALSE(sampler.fits(1234));
+        CHECK(sampler.fits(1234) == hz_fits(line, 1234));
+    }
 }
 
 TEST_CASE("resolve_ftrace_hz over a file, read in passes, says what it says over the text in memory") {

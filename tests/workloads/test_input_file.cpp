@@ -9,20 +9,26 @@
 #include "workloads/traces/replay/loaded_trace_data.hpp"
 #include "workloads/traces/replay/trace_replay.hpp"
 
+#include "tests/written_pipe.hpp"
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <fcntl.h>
 #include <lzma.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
-#include <memory>
-#include <stdexcept>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -154,7 +160,8 @@ TEST_CASE("concatenated xz streams, gzip members and zstd frames read as one inp
 TEST_CASE("truncated or corrupt compressed input is an error, not a short input") {
     const std::string text = trace_text(20'000);
     for (const auto& [what, bytes] :
-         std::vector<std::pair<std::string, std::string>>{{"xz", xz(text)}, {"gzip", gzip(text)}, {"zstd", zstd(text)}}) {
+         std::vector<std::pair<std::string, std::string>>{
+             {"xz", xz(text)}, {"gzip", gzip(text)}, {"zstd", zstd(text)}}) {
         CAPTURE(what);
         TempFile file("broken");
         // Cut: the data ends before its stream does.
@@ -169,7 +176,8 @@ TEST_CASE("truncated or corrupt compressed input is an error, not a short input"
         }
         // Corrupt: bytes in the middle changed.
         std::string corrupt = bytes;
-        for (std::size_t i = corrupt.size() / 2; i < corrupt.size() / 2 + 16; ++i) corrupt[i] = static_cast<char>(~corrupt[i]);
+        for (std::size_t i = corrupt.size() / 2; i < corrupt.size() / 2 + 16; ++i)
+            corrupt[i] = static_cast<char>(~corrupt[i]);
         write_file(file.path, corrupt);
         InputFile in(file.path);
         read_in_pieces(in, 65536);
@@ -278,6 +286,179 @@ TEST_CASE("an input kept for reading again gives its bytes again: files compress
         CHECK(second == text);
         CHECK(third == text);
     }
+}
+
+namespace {
+
+// The same bytes in a file and through a pipe, for tests that read both
+// alike.
+struct FileAndPipe {
+    FileAndPipe(const std::string& name, const std::string& bytes) : file(name), pipe(bytes) {
+        write_file(file.path, bytes);
+    }
+    std::vector<std::string> paths() const { return {file.path, pipe.name()}; }
+    TempFile file;
+    test::WrittenPipe pipe;
+};
+
+std::unique_ptr<InputFile> kept_for_reading_again(const std::string& path) {
+    auto in = std::make_unique<InputFile>(path);
+    in->keep_for_reading_again();
+    return in;
+}
+
+} // namespace
+
+TEST_CASE("an input that stops being kept reads on, and cannot be read again") {
+    const std::string text = trace_text(2000);
+    const FileAndPipe inputs("stop", text);
+    for (const std::string& path : inputs.paths()) {
+        CAPTURE(path);
+        const std::unique_ptr<InputFile> in = kept_for_reading_again(path);
+        CHECK(in->peek(5) == text.substr(0, 5));
+        in->stop_keeping();
+        CHECK(read_in_pieces(*in, 4093) == text);
+        CHECK_THROWS_AS(in->read_again(), std::logic_error);
+    }
+}
+
+TEST_CASE("an input read again is not read further: its passes read on") {
+    const std::string text = trace_text(3000);
+    const FileAndPipe inputs("handed-on", text);
+    // A pipe's rest is read into its copy by read_again(): reading on
+    // would find it gone. A file refuses the same, so that a caller
+    // tested on files is right on pipes.
+    for (const std::string& path : inputs.paths()) {
+        CAPTURE(path);
+        const std::unique_ptr<InputFile> in = kept_for_reading_again(path);
+        char first[100];
+        CHECK(in->read(first, sizeof first) == sizeof first);
+        std::unique_ptr<InputFile> again = in->read_again();
+        char c = 0;
+        CHECK_THROWS_AS(in->read(&c, 1), std::logic_error);
+        CHECK_THROWS_AS(in->peek(1), std::logic_error);
+        CHECK_THROWS_AS(in->read_all(), std::logic_error);
+        CHECK(read_in_pieces(*again, 4093) == text);
+        CHECK(read_in_pieces(*in->read_again(), 65536) == text); // and again
+    }
+}
+
+namespace {
+
+// What reading `in` to its end throws ("" if nothing).
+std::string error_reading(InputFile& in) {
+    try {
+        read_in_pieces(in, 4096);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string error_reading_again(InputFile& in) {
+    try {
+        in.read_again();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST_CASE("a file that changes while it is read in passes is an InputError naming it") {
+    const std::string text = trace_text(3000);
+    for (const std::string& bytes : {text, zstd(text)}) {
+        TempFile file("changing");
+        const std::string message = file.path + ": changed while being read";
+        // Longer between the passes.
+        write_file(file.path, bytes);
+        {
+            InputFile in(file.path);
+            in.keep_for_reading_again();
+            CHECK(read_in_pieces(in, 4096) == text);
+            std::ofstream(file.path, std::ios::app) << "1 arm t1 in=1j\n";
+            CHECK(error_reading_again(in) == message);
+        }
+        // As long, but written again (its modification time set apart: a
+        // rewrite within the same clock tick could keep it).
+        write_file(file.path, bytes);
+        {
+            InputFile in(file.path);
+            in.keep_for_reading_again();
+            CHECK(read_in_pieces(in, 4096) == text);
+            write_file(file.path, bytes);
+            const timespec times[2] = {{.tv_sec = 0, .tv_nsec = UTIME_OMIT}, {.tv_sec = 1'000'000'000, .tv_nsec = 0}};
+            REQUIRE(::utimensat(AT_FDCWD, file.path.c_str(), times, 0) == 0);
+            CHECK(error_reading_again(in) == message);
+        }
+        // Cut during the second pass: found at its end.
+        write_file(file.path, bytes);
+        {
+            InputFile in(file.path);
+            in.keep_for_reading_again();
+            CHECK(read_in_pieces(in, 4096) == text);
+            std::unique_ptr<InputFile> again = in.read_again();
+            std::filesystem::resize_file(file.path, bytes.size() / 2);
+            CHECK(error_reading(*again) == message);
+        }
+        // Unchanged: three passes, no error.
+        {
+            InputFile in(file.path);
+            in.keep_for_reading_again();
+            const std::string first = read_in_pieces(in, 4096);
+            std::unique_ptr<InputFile> again = in.read_again();
+            CHECK(read_in_pieces(*again, 4096) == first);
+            CHECK(read_in_pieces(*again->read_again(), 4096) == first);
+        }
+    }
+}
+
+TEST_CASE("a regular file of size 0 (tracefs, /proc) is copied: every pass reads what the first read") {
+    // /proc/self/io counts the bytes this process read: its text differs
+    // each time it is made, as tracefs's trace does while tracing.
+    const std::string path = "/proc/self/io";
+    struct stat st{};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    REQUIRE(S_ISREG(st.st_mode));
+    REQUIRE(st.st_size == 0);
+    InputFile in(path);
+    in.keep_for_reading_again();
+    const std::string first = read_in_pieces(in, 4096);
+    CHECK(first.starts_with("rchar: "));
+    std::unique_ptr<InputFile> again = in.read_again();
+    CHECK(read_in_pieces(*again, 4096) == first);
+    CHECK(read_in_pieces(*again->read_again(), 7) == first);
+}
+
+TEST_CASE("temporary files go in $TMPDIR, else /tmp, and their errors name the directory used") {
+    const char* env = std::getenv("TMPDIR");
+    const std::optional<std::string> before = env ? std::optional<std::string>(env) : std::nullopt;
+    ::unsetenv("TMPDIR");
+    CHECK(temporary_directory() == "/tmp");
+    ::setenv("TMPDIR", "", 1);
+    CHECK(temporary_directory() == "/tmp");
+    const std::string missing = "/nonexistent/timersim-tmp";
+    ::setenv("TMPDIR", missing.c_str(), 1);
+    CHECK(temporary_directory() == missing);
+    std::string error;
+    {
+        const std::string text = trace_text(10); // less than a pipe holds: the writer never waits
+        const test::WrittenPipe pipe(text);
+        InputFile in(pipe.name());
+        try {
+            in.keep_for_reading_again();
+        } catch (const InputError& e) {
+            error = e.what();
+        }
+        CHECK(read_in_pieces(in, 4096) == text);
+        CHECK(error == pipe.name() + ": no temporary file to read it again from in " + missing +
+                           " (No such file or directory)");
+    }
+    if (before)
+        ::setenv("TMPDIR", before->c_str(), 1);
+    else
+        ::unsetenv("TMPDIR");
 }
 
 TEST_CASE("reading again must be asked for before the first read") {

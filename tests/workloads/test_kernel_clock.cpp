@@ -53,11 +53,13 @@ TEST_CASE("clock samples keep the ends of each run of equal jiffies, and the clo
     for (int round = 0; round < 20; ++round) {
         CAPTURE(round);
         // HZ=250, several events a jiffy, some printed a little out of order,
-        // jiffies now and then a tick ahead of or behind the line.
+        // jiffies now and then a tick ahead of or behind the line; a fifth of
+        // them at the timestamp of the event before (events of two CPUs in
+        // one microsecond), with jiffies of their own.
         std::vector<JiffiesSample> all;
         std::uint64_t t = 50 * kMs;
         for (int i = 0; i < 3000; ++i) {
-            t += rng() % (3 * kMs);
+            if (rng() % 5 != 0) t += rng() % (3 * kMs);
             const std::uint64_t printed = t - std::min<std::uint64_t>(t, rng() % 4 == 0 ? rng() % kMs : 0);
             const Jiffies j = 1'000'000 + printed / (4 * kMs) + (rng() % 16 == 0 ? 1 : 0) - (rng() % 16 == 0 ? 1 : 0);
             all.push_back({printed, j});
@@ -70,6 +72,13 @@ TEST_CASE("clock samples keep the ends of each run of equal jiffies, and the clo
         for (std::uint64_t at = 40 * kMs; at < t + 20 * kMs; at += kMs / 7) {
             CAPTURE(at);
             REQUIRE(compact.jiffies_at(at) == whole.jiffies_at(at));
+        }
+        // At every sample's own timestamp, and a nanosecond either side.
+        for (const JiffiesSample& s : all) {
+            for (const std::uint64_t at : {s.time_ns - 1, s.time_ns, s.time_ns + 1}) {
+                CAPTURE(at);
+                REQUIRE(compact.jiffies_at(at) == whole.jiffies_at(at));
+            }
         }
     }
 }

@@ -1,24 +1,32 @@
-// trace.dat input (trace_dat.hpp): the real trace.dat of
+// trace.dat input (trace_dat.hpp, through KernelText): the real trace.dat of
 // tests/data/kernel/capture-6.1-hz250-softirq.* gives, through the ftrace
 // reader, exactly the FtraceEvents the kernel's text of the same ring buffer
 // gives; it is known by its magic, never its name; a truncated or corrupt one
 // is an InputError, never a crash.
-#include "workloads/traces/input/text_stream.hpp"
+#include "workloads/traces/input/kernel_text.hpp"
 #include "workloads/traces/input/trace_dat.hpp"
 #include "workloads/traces/kernel/trace_costs.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include "test_data_dir.hpp"
+#include "tests/written_pipe.hpp"
 #include "tests/xz_fixture.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace timersim;
@@ -41,8 +49,15 @@ const std::string& dat_bytes() {
     return bytes;
 }
 
+// A file's kernel text, as every command reads it.
+std::string kernel_text(const std::string& path) {
+    InputFile in(path);
+    KernelText text(in);
+    return text.pass().read_all();
+}
+
 const std::string& dat_text() {
-    static const std::string text = trace_dat_to_text(dat_bytes(), "capture.dat");
+    static const std::string text = kernel_text(kDat.string());
     return text;
 }
 
@@ -65,8 +80,7 @@ struct Read {
 };
 
 Read read_events(const std::string& text) {
-    TextStream stream(text);
-    FtraceReader reader(stream, "in", 250);
+    FtraceReader reader(std::string_view(text), "in", 250);
     Read r;
     FtraceEvent e;
     while (reader.next(e)) r.events.push_back(describe(e));
@@ -74,19 +88,33 @@ Read read_events(const std::string& text) {
     return r;
 }
 
+// A file of these bytes, named bad.dat, while it lives.
+struct BadDat {
+    explicit BadDat(std::string_view bytes)
+        : path(std::filesystem::temp_directory_path() / fmt::format("timersim-test-{}-bad.dat", ::getpid())) {
+        std::ofstream(path, std::ios::binary) << bytes;
+    }
+    ~BadDat() { std::filesystem::remove(path); }
+    std::filesystem::path path;
+};
+
+// What reading `bytes` as kernel text throws, its file's path shown as
+// "bad.dat".
 std::string input_error(std::string_view bytes) {
+    const BadDat file(bytes);
     try {
-        trace_dat_to_text(bytes, "bad.dat");
+        kernel_text(file.path.string());
     } catch (const InputError& e) {
-        return e.what();
+        std::string what = e.what();
+        if (what.starts_with(file.path.string())) what.replace(0, file.path.string().size(), "bad.dat");
+        return what;
     }
     return "";
 }
 
 // What --costs-from-trace measures from a text.
 TraceCosts costs_of(const std::string& text) {
-    TextStream stream(text);
-    FtraceReader reader(stream, "in", 250);
+    FtraceReader reader(std::string_view(text), "in", 250);
     TraceCostCollector costs;
     reader.set_observer(&costs);
     FtraceEvent e;
@@ -101,6 +129,37 @@ std::string describe(const CostDistribution& d) {
     return s.str();
 }
 
+// $TMPDIR set to a new directory while it lives, then as it was.
+struct ScopedTmpdir {
+    explicit ScopedTmpdir(const std::string& name)
+        : dir(std::filesystem::temp_directory_path() / fmt::format("timersim-test-{}-{}", name, ::getpid())) {
+        if (const char* old = std::getenv("TMPDIR")) before = old;
+        std::filesystem::create_directories(dir);
+        ::setenv("TMPDIR", dir.c_str(), 1);
+    }
+    ~ScopedTmpdir() {
+        if (before)
+            ::setenv("TMPDIR", before->c_str(), 1);
+        else
+            ::unsetenv("TMPDIR");
+        std::filesystem::remove_all(dir);
+    }
+    std::filesystem::path dir;
+    std::optional<std::string> before;
+};
+
+// How many descriptors of this process are open on files in `dir` (an
+// unlinked temporary file links as "DIR/#N (deleted)").
+std::size_t files_open_in(const std::filesystem::path& dir) {
+    std::size_t n = 0;
+    for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code error;
+        const std::string target = std::filesystem::read_symlink(fd.path(), error).string();
+        if (!error && target.starts_with(dir.string() + "/")) ++n;
+    }
+    return n;
+}
+
 } // namespace
 
 TEST_CASE("a trace.dat is known by its magic, not by its name") {
@@ -110,22 +169,16 @@ TEST_CASE("a trace.dat is known by its magic, not by its name") {
     CHECK_FALSE(is_trace_dat("# tracer: nop\n"));
     CHECK_FALSE(is_trace_dat("\x17\x08\x44tracinG"));
 
-    // read_kernel_trace_text(): text as it is, whatever the name; a trace.dat
-    // rendered, whatever the name (here a copy called .txt).
+    // Kernel text: text as it is, whatever the name; a trace.dat rendered,
+    // whatever the name (here a copy called .txt).
     const auto dir = std::filesystem::temp_directory_path();
     const auto as_txt = dir / "timersim-test-trace-dat.txt";
     std::filesystem::copy_file(kDat, as_txt, std::filesystem::copy_options::overwrite_existing);
-    {
-        InputFile in(as_txt.string());
-        CHECK(read_kernel_trace_text(in) == dat_text());
-    }
+    CHECK(kernel_text(as_txt.string()) == dat_text());
     std::filesystem::remove(as_txt);
     const auto text_dat = dir / "timersim-test-text.dat";
     std::ofstream(text_dat) << "# hz=250\n";
-    {
-        InputFile in(text_dat.string());
-        CHECK(read_kernel_trace_text(in) == "# hz=250\n");
-    }
+    CHECK(kernel_text(text_dat.string()) == "# hz=250\n");
     std::filesystem::remove(text_dat);
 }
 
@@ -150,8 +203,7 @@ TEST_CASE("the trace.dat gives the FtraceEvents of the text of the same ring buf
 TEST_CASE("trace.dat flags come from the raw field, not libtraceevent's D|P|I") {
     // The text's flags= counts (README): none 668, D 75, D|I 36, I 34, P 43.
     std::map<std::uint32_t, int> by_flags;
-    TextStream stream(dat_text());
-    FtraceReader reader(stream, "in", 250);
+    FtraceReader reader(std::string_view(dat_text()), "in", 250);
     FtraceEvent e;
     while (reader.next(e))
         if (e.type == FtraceEventType::timer_start) {
@@ -211,4 +263,33 @@ TEST_CASE("the trace.dat's softirq_entry/exit give the costs the text gives (--c
     CHECK(describe(from_dat.per_expiry) == describe(from_text.per_expiry));
     CHECK(from_dat.expiries_in_runs == from_text.expiries_in_runs);
     CHECK(from_dat.callback_by_function.size() == from_text.callback_by_function.size());
+}
+
+TEST_CASE("a piped trace.dat keeps only its text for the passes, not a copy of its bytes") {
+    const ScopedTmpdir tmp("piped-dat");
+    const test::WrittenPipe pipe(dat_bytes());
+    InputFile in(pipe.name());
+    KernelText text(in);
+    // The text, rendered once; the trace.dat's own copy is closed.
+    CHECK(files_open_in(tmp.dir) == 1);
+    CHECK(text.pass().read_all() == dat_text());
+    CHECK(text.pass().read_all() == dat_text());
+}
+
+TEST_CASE("a trace.dat reader whose end cannot be learnt is an error, not a success") {
+    // SIGCHLD ignored: the kernel reaps the reader, and waitpid() fails
+    // (ECHILD) without its status.
+    struct sigaction ignore{};
+    struct sigaction before{};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    REQUIRE(::sigaction(SIGCHLD, &ignore, &before) == 0);
+    std::string error;
+    try {
+        kernel_text(kDat.string());
+    } catch (const InputError& e) {
+        error = e.what();
+    }
+    REQUIRE(::sigaction(SIGCHLD, &before, nullptr) == 0);
+    CHECK(error == kDat.string() + ": cannot learn how its trace.dat reader ended (No child processes)");
 }

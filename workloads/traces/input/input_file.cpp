@@ -197,8 +197,9 @@ InputFile::InputFile(const std::string& path) : name_(path == "-" ? "<stdin>" : 
     open_decoder();
 }
 
-InputFile::InputFile(int fd, std::string name, Positional)
-    : name_(std::move(name)), fd_(fd), owns_fd_(true), positional_(true), again_by_fd_(true) {
+InputFile::InputFile(int fd, std::string name, Positional, std::optional<Stamp> kept_as)
+    : name_(std::move(name)), fd_(fd), owns_fd_(true), positional_(true), again_by_fd_(true),
+      kept_as_(kept_as) {
     open_decoder();
 }
 
@@ -211,14 +212,15 @@ void InputFile::open_decoder() {
     raw_.reset(new char[kRawBuffer]);
     // A short read of a pipe is not its end: keep reading until there are
     // enough bytes, or it ends.
-    while (raw_end_ < kMagicBytes && !raw_eof_) {
-        const std::size_t got = read_raw(raw_.get() + raw_end_, kMagicBytes - raw_end_);
-        if (failed()) {
-            const std::string what = name_ + ": " + error_;
-            if (owns_fd_) ::close(fd_);
-            throw InputError(what);
+    try {
+        while (raw_end_ < kMagicBytes && !raw_eof_) {
+            const std::size_t got = read_raw(raw_.get() + raw_end_, kMagicBytes - raw_end_);
+            if (failed()) throw InputError(name_ + ": " + error_);
+            raw_end_ += got;
         }
-        raw_end_ += got;
+    } catch (const InputError&) {
+        if (owns_fd_) ::close(fd_);
+        throw;
     }
     compression_ = sniff(reinterpret_cast<const unsigned char*>(raw_.get()), raw_end_);
     switch (compression_) {
@@ -241,9 +243,13 @@ InputFile::~InputFile() {
     if (copy_fd_ >= 0) ::close(copy_fd_);
 }
 
-int open_temporary_file() {
+std::string temporary_directory() {
     const char* env = std::getenv("TMPDIR");
-    const std::string dir = env && *env ? env : "/tmp";
+    return env && *env ? env : "/tmp";
+}
+
+int open_temporary_file() {
+    const std::string dir = temporary_directory();
     int fd = -1;
 #ifdef O_TMPFILE
     fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -256,12 +262,24 @@ int open_temporary_file() {
     return fd;
 }
 
+void throw_temporary_file_error(const std::string& name, std::string_view what, int error) {
+    throw InputError(name + ": " + std::string(what) + " in " + temporary_directory() + " (" +
+                     std::strerror(error) + ")");
+}
+
+std::optional<InputFile::Stamp> InputFile::stamp_of(int fd) noexcept {
+    struct stat st{};
+    if (::fstat(fd, &st) != 0) return std::nullopt;
+    return Stamp{.size = st.st_size, .mtime_s = st.st_mtim.tv_sec, .mtime_ns = st.st_mtim.tv_nsec};
+}
+
 namespace {
 
 bool write_all(int fd, const char* p, std::size_t n) {
     while (n > 0) {
         const ssize_t put = ::write(fd, p, n);
         if (put < 0 && errno == EINTR) continue;
+        if (put == 0) errno = ENOSPC; // write() says nothing else when it writes nothing
         if (put <= 0) return false;
         p += put;
         n -= static_cast<std::size_t>(put);
@@ -275,29 +293,44 @@ void InputFile::keep_for_reading_again() {
     if (started_) throw std::logic_error("InputFile::keep_for_reading_again() after reading");
     if (again_by_fd_ || copy_fd_ >= 0) return;
     struct stat st{};
-    if (owns_fd_ && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+    // A regular file of size 0 may be one whose text is made as it is read
+    // (tracefs, /proc): copied like a pipe, since it may differ next time.
+    if (owns_fd_ && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
         // The bytes read so far are the magic, at offset 0: go on from
         // there with pread(), so that a copy of the descriptor reads
         // from 0 on its own.
         positional_ = true;
         offset_ = raw_end_;
         again_by_fd_ = true;
+        kept_as_ = stamp_of(fd_);
         return;
     }
     copy_fd_ = open_temporary_file();
-    if (copy_fd_ < 0) throw InputError(name_ + ": no temporary file to read it again from in $TMPDIR or /tmp (" +
-                                       std::strerror(errno) + ")");
+    if (copy_fd_ < 0) throw_temporary_file_error(name_, "no temporary file to read it again from", errno);
     if (!write_all(copy_fd_, raw_.get(), raw_end_)) {
-        const std::string why = std::strerror(errno);
+        const int error = errno;
         ::close(copy_fd_);
         copy_fd_ = -1;
-        throw InputError(name_ + ": cannot write its temporary copy (" + why + ")");
+        throw_temporary_file_error(name_, "cannot write its temporary copy", error);
     }
 }
 
+void InputFile::stop_keeping() {
+    if (copy_fd_ >= 0) ::close(copy_fd_);
+    copy_fd_ = -1;
+    again_by_fd_ = false;
+    kept_as_.reset();
+}
+
+void InputFile::check_unchanged() const {
+    if (kept_as_ && stamp_of(fd_) != kept_as_) throw InputError(name_ + ": changed while being read");
+}
+
 std::unique_ptr<InputFile> InputFile::read_again() {
-    if (!again_by_fd_ && copy_fd_ < 0) throw std::logic_error("InputFile::read_again() without keep_for_reading_again()");
+    if (!again_by_fd_ && copy_fd_ < 0)
+        throw std::logic_error("InputFile::read_again() without keep_for_reading_again()");
     int source = fd_;
+    check_unchanged();
     if (!again_by_fd_) {
         // The copy must hold every byte: read what is left through it.
         char rest[4096];
@@ -307,7 +340,8 @@ std::unique_ptr<InputFile> InputFile::read_again() {
     }
     const int fd = ::fcntl(source, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) throw InputError(name_ + ": cannot read it again (" + std::strerror(errno) + ")");
-    return from_temporary(fd, name_);
+    handed_on_ = true;
+    return std::unique_ptr<InputFile>(new InputFile(fd, name_, Positional{}, kept_as_));
 }
 
 void InputFile::fail(std::string what) {
@@ -320,14 +354,14 @@ std::size_t InputFile::read_raw(char* to, std::size_t n) {
         if (got > 0) {
             offset_ += static_cast<std::uint64_t>(got);
             if (copy_fd_ >= 0 && !write_all(copy_fd_, to, static_cast<std::size_t>(got))) {
-                fail(std::string("cannot write its temporary copy (") + std::strerror(errno) + ")");
                 raw_eof_ = true;
-                return 0;
+                throw_temporary_file_error(name_, "cannot write its temporary copy", errno);
             }
             return static_cast<std::size_t>(got);
         }
         if (got == 0) {
             raw_eof_ = true;
+            check_unchanged();
             return 0;
         }
         if (errno == EINTR) continue;
@@ -337,7 +371,12 @@ std::size_t InputFile::read_raw(char* to, std::size_t n) {
     }
 }
 
+void InputFile::refuse_after_read_again(const char* what) const {
+    if (handed_on_) throw std::logic_error(std::string("InputFile::") + what + " after read_again()");
+}
+
 std::size_t InputFile::read(char* to, std::size_t n) {
+    refuse_after_read_again("read()");
     started_ = true;
     std::size_t got = 0;
     if (peeked_begin_ < peeked_.size()) {
@@ -353,6 +392,7 @@ std::size_t InputFile::read(char* to, std::size_t n) {
 }
 
 std::string_view InputFile::peek(std::size_t n) {
+    refuse_after_read_again("peek()");
     started_ = true;
     if (peeked_begin_ > 0) {
         peeked_.erase(0, peeked_begin_);

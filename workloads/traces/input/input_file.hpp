@@ -17,9 +17,13 @@
 //   std::unique_ptr<InputFile> again = in.read_again();   // the same bytes
 //
 // A regular file is read again through its open descriptor (pread, its own
-// offset); anything else (standard input, a pipe) is copied as it is read,
-// still compressed, into an unlinked temporary file (under $TMPDIR or
-// /tmp), which later passes read.
+// offset); it must not change meanwhile: its size and modification time
+// are checked when it is read again and at the end of each pass, and a
+// change is an InputError "NAME: changed while being read". Anything else
+// (standard input, a pipe, and a regular file of size 0 such as tracefs's
+// trace or a /proc file, whose text is made as it is read) is copied as it
+// is read, still compressed, into an unlinked temporary file (under $TMPDIR
+// or /tmp), which later passes read.
 //
 // The trace readers take an InputFile (TraceReader, FtraceReader); a read
 // error in the middle of the input, or corrupt compressed data, comes out of
@@ -29,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -43,10 +48,20 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// An unlinked temporary file open for reading and writing, under $TMPDIR or
-// /tmp (O_TMPFILE where the file system has it): -1, errno set, if none
-// can be made. Gone when its last descriptor closes.
+// The directory temporary files go in: $TMPDIR if set (and not empty),
+// else /tmp.
+std::string temporary_directory();
+
+// An unlinked temporary file open for reading and writing, in
+// temporary_directory() (O_TMPFILE where the file system has it): -1, errno
+// set, if none can be made. Gone when its last descriptor closes.
 int open_temporary_file();
+
+// Throws the InputError of a temporary file for input `name` that cannot
+// be made or written (a missing directory, a full disk): "NAME: WHAT in
+// DIR (the text of errno `error`)", DIR being temporary_directory(). Not
+// the input's own fault, so never worded as a read error of it.
+[[noreturn]] void throw_temporary_file_error(const std::string& name, std::string_view what, int error);
 
 enum class Compression : std::uint8_t { none, xz, gzip, zstd };
 const char* to_string(Compression c) noexcept;
@@ -66,6 +81,8 @@ public:
 
     // Fills `to` with up to `n` bytes of the (decompressed) input; fewer
     // only at its end or on an error (then failed() and error() say why).
+    // Throws InputError at the end of a file kept for reading again that
+    // changed (see the top).
     std::size_t read(char* to, std::size_t n);
     bool failed() const noexcept { return !error_.empty(); }
     const std::string& error() const noexcept { return error_; }
@@ -81,9 +98,16 @@ public:
     // See the top: call before read() and peek(). Throws InputError if a
     // temporary file is needed and cannot be made.
     void keep_for_reading_again();
+    // Undoes keep_for_reading_again(), once what the input is is known and
+    // it will not be read again (a trace.dat: its rendered text is): a
+    // pipe's copy is closed and written no more. read_again() is then a
+    // std::logic_error.
+    void stop_keeping();
     // The input from its start, as a new InputFile of the same name (which
     // may itself be read again). Reads what this one has not yet read, if
-    // that is needed to copy it. Throws InputError; std::logic_error
+    // that is needed to copy it: this one is then not read further (read()
+    // and peek() throw std::logic_error, for a file as for a pipe); only
+    // read_again() may be called again. Throws InputError; std::logic_error
     // without keep_for_reading_again().
     std::unique_ptr<InputFile> read_again();
 
@@ -95,11 +119,20 @@ public:
 
 private:
     struct Positional {}; // read fd with pread() from offset 0 (a regular file or a temporary copy)
-    InputFile(int fd, std::string name, Positional);
+    struct Stamp {        // a regular file's size and modification time
+        std::int64_t size = 0;
+        std::int64_t mtime_s = 0;
+        std::int64_t mtime_ns = 0;
+        bool operator==(const Stamp&) const = default;
+    };
+    InputFile(int fd, std::string name, Positional, std::optional<Stamp> kept_as = {});
     void open_decoder();
     std::size_t read_decoded(char* to, std::size_t n);
     std::size_t read_raw(char* to, std::size_t n); // from the fd, after the peeked bytes
     void fail(std::string what);
+    static std::optional<Stamp> stamp_of(int fd) noexcept; // none if fstat() fails
+    void check_unchanged() const; // InputError if the file is no longer as kept_as_
+    void refuse_after_read_again(const char* what) const; // std::logic_error once handed_on_
 
     std::string name_;
     int fd_ = -1;
@@ -107,7 +140,9 @@ private:
     bool positional_ = false;  // pread() at offset_, not read()
     std::uint64_t offset_ = 0;
     bool started_ = false;     // read() or peek() was called
+    bool handed_on_ = false;   // read_again() was called: read() and peek() are refused
     bool again_by_fd_ = false; // keep_for_reading_again(): fd_ is a regular file (or a temporary copy)
+    std::optional<Stamp> kept_as_; // a regular file read again by fd_: as it was when kept
     int copy_fd_ = -1;         // keep_for_reading_again() of a pipe: the raw bytes, copied as read
     std::string peeked_;       // decoded bytes peek() read, not yet handed out by read()
     std::size_t peeked_begin_ = 0;

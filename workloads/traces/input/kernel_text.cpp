@@ -6,7 +6,10 @@ namespace timersim {
 
 KernelText::KernelText(InputFile& in) : in_(&in) {
     in.keep_for_reading_again();
-    if (is_trace_dat(in.peek(kTraceDatMagic.size()))) rendered_ = trace_dat_text(in);
+    if (is_trace_dat(in.peek(kTraceDatMagic.size()))) {
+        in.stop_keeping(); // the passes read its text: no copy of its bytes
+        rendered_ = trace_dat_text(in);
+    }
 }
 
 InputFile& KernelText::pass() {

@@ -29,8 +29,8 @@ LineSource::LineSource(InputFile& in, std::size_t max_line)
 // All of the text is "read" (end_ and eof_), so next() only ever finds lines
 // in it: it never moves or fills the buffer, which is the caller's text.
 LineSource::LineSource(std::string_view text, std::size_t max_line)
-    : max_line_(max_line), capacity_(text.size()), buffer_(const_cast<char*>(text.empty() ? "" : text.data())), end_(text.size()),
-      eof_(true) {}
+    : max_line_(max_line), capacity_(text.size()), buffer_(const_cast<char*>(text.empty() ? "" : text.data())),
+      end_(text.size()), eof_(true) {}
 
 std::string LineSource::error() const { return input_ ? input_->error() : std::string(); }
 

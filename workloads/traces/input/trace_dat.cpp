@@ -93,7 +93,8 @@ bool timer_fields(std::string& out, tep_handle* tep, tep_event* event, const tep
             // before 4.2: no flags field, nothing printed
         } else if (prints(event, "cpu=")) {
             fmt::format_to(std::back_inserter(out), " cpu={}", *flags & kCpuMask);
-            if (prints(event, "idx=")) fmt::format_to(std::back_inserter(out), " idx={}", (*flags >> kArrayShift) & 0x3FF);
+            if (prints(event, "idx="))
+                fmt::format_to(std::back_inserter(out), " idx={}", (*flags >> kArrayShift) & 0x3FF);
             out += " flags=";
             const char* sep = "";
             static constexpr std::pair<std::uint64_t, const char*> kBits[] = {
@@ -167,13 +168,15 @@ void render_record(std::string& out, tep_handle* tep, const tep_record& r, const
         fmt::format_to(std::back_inserter(out), "CPU:{} [LOST EVENTS]\n", r.cpu);
     if (r.size < 2) unreadable(name, fmt::format("record {} is too short", ordinal));
     tep_event* event = tep_find_event_by_record(tep, const_cast<tep_record*>(&r));
-    if (!event || !event->name) unreadable(name, fmt::format("record {} has an event id the file does not describe", ordinal));
+    if (!event || !event->name)
+        unreadable(name, fmt::format("record {} has an event id the file does not describe", ordinal));
     const int pid = tep_data_pid(tep, const_cast<tep_record*>(&r));
     const char* comm = tep_data_comm_from_pid(tep, pid);
     // The kernel's /sys/kernel/tracing/trace: ns2usecs() rounds to the µs.
     const std::uint64_t us = (r.ts + 500) / 1000;
     // ftrace's print event (trace_marker) is "tracing_mark_write" in the text.
-    const bool marker = event->system && std::strcmp(event->system, "ftrace") == 0 && std::strcmp(event->name, "print") == 0;
+    const bool marker =
+        event->system && std::strcmp(event->system, "ftrace") == 0 && std::strcmp(event->name, "print") == 0;
     fmt::format_to(std::back_inserter(out), "{:>16}-{:<7} [{:03}] {}.{:06}: {}:", comm ? comm : "<...>", pid, r.cpu,
                    us / 1000000, us % 1000000, marker ? "tracing_mark_write" : event->name);
     if (is_timer_event(event)) {
@@ -198,6 +201,7 @@ bool write_all(int fd, std::string_view data) {
     while (!data.empty()) {
         const ssize_t n = ::write(fd, data.data(), data.size());
         if (n < 0 && errno == EINTR) continue;
+        if (n == 0) errno = ENOSPC; // write() says nothing else when it writes nothing
         if (n <= 0) return false;
         data.remove_prefix(static_cast<std::size_t>(n));
     }
@@ -238,7 +242,7 @@ void render_trace_dat(int fd, const std::string& name, int text_fd) {
     std::string out = fmt::format("cpus={}\n", cpus);
     out.reserve(kFlushBytes + 4096);
     const auto flush = [&] {
-        if (!write_all(text_fd, out)) unreadable(name, fmt::format("cannot write its text ({})", std::strerror(errno)));
+        if (!write_all(text_fd, out)) throw_temporary_file_error(name, "cannot write its text", errno);
         out.clear();
     };
     // Merge the CPUs by timestamp; on a tie the lowest CPU first, as the
@@ -267,8 +271,7 @@ void render_trace_dat(int fd, const std::string& name, int text_fd) {
 // not timersim's. Throws InputError.
 int render_to_temporary(int dat_fd, const std::string& name) {
     Fd text{open_temporary_file()};
-    if (text.fd < 0)
-        unreadable(name, fmt::format("no temporary file for its text in $TMPDIR or /tmp ({})", std::strerror(errno)));
+    if (text.fd < 0) throw_temporary_file_error(name, "no temporary file for its text", errno);
     int error_pipe[2];
     if (::pipe(error_pipe) != 0) unreadable(name, fmt::format("no pipe ({})", std::strerror(errno)));
     Fd error_read{error_pipe[0]}, error_write{error_pipe[1]};
@@ -305,10 +308,17 @@ int render_to_temporary(int dat_fd, const std::string& name) {
     ::close(error_write.release());
     const std::string error = read_to_end(error_read.fd);
     int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
+    pid_t waited = 0;
+    do waited = ::waitpid(child, &status, 0);
+    while (waited < 0 && errno == EINTR);
+    // Without its status (ECHILD: SIGCHLD ignored, the child reaped by
+    // the kernel), the text may be cut short: not a success.
+    if (waited < 0)
+        throw InputError(
+            fmt::format("{}: cannot learn how its trace.dat reader ended ({})", name, std::strerror(errno)));
     if (WIFSIGNALED(status))
-        unreadable(name, fmt::format("libtracecmd failed on it ({}): truncated or corrupt", ::strsignal(WTERMSIG(status))));
+        unreadable(name,
+                   fmt::format("libtracecmd failed on it ({}): truncated or corrupt", ::strsignal(WTERMSIG(status))));
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         if (!error.empty()) throw InputError(error);
         unreadable(name, "its reader stopped early");
@@ -318,21 +328,11 @@ int render_to_temporary(int dat_fd, const std::string& name) {
 
 Fd temporary_copy_file(const std::string& name) {
     Fd copy{open_temporary_file()};
-    if (copy.fd < 0)
-        unreadable(name, fmt::format("no temporary file to read it from in $TMPDIR or /tmp ({})", std::strerror(errno)));
+    if (copy.fd < 0) throw_temporary_file_error(name, "no temporary file to read it from", errno);
     return copy;
 }
 
 } // namespace
-
-std::string trace_dat_to_text(std::string_view bytes, const std::string& name) {
-    const Fd copy = temporary_copy_file(name);
-    if (!write_all(copy.fd, bytes))
-        unreadable(name, fmt::format("cannot write its temporary copy ({})", std::strerror(errno)));
-    const Fd text{render_to_temporary(copy.fd, name)};
-    if (::lseek(text.fd, 0, SEEK_SET) != 0) unreadable(name, fmt::format("cannot read its text ({})", std::strerror(errno)));
-    return read_to_end(text.fd);
-}
 
 std::unique_ptr<InputFile> trace_dat_text(InputFile& in) {
     const Fd copy = temporary_copy_file(in.name());
@@ -340,16 +340,11 @@ std::unique_ptr<InputFile> trace_dat_text(InputFile& in) {
     while (true) {
         const std::size_t got = in.read(chunk.data(), chunk.size());
         if (!write_all(copy.fd, std::string_view(chunk).substr(0, got)))
-            unreadable(in.name(), fmt::format("cannot write its temporary copy ({})", std::strerror(errno)));
+            throw_temporary_file_error(in.name(), "cannot write its temporary copy", errno);
         if (got < chunk.size()) break;
     }
     if (in.failed()) throw InputError(in.name() + ": " + in.error());
     return InputFile::from_temporary(render_to_temporary(copy.fd, in.name()), in.name());
-}
-
-std::string read_kernel_trace_text(InputFile& in) {
-    if (!is_trace_dat(in.peek(kTraceDatMagic.size()))) return in.read_all();
-    return trace_dat_text(in)->read_all();
 }
 
 } // namespace timersim

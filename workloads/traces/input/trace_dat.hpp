@@ -40,13 +40,20 @@
 // records cannot be read (truncated, corrupt), throws InputError "NAME: a
 // trace.dat (trace-cmd) that cannot be read: why" (the CLI prints it after
 // "timersim: " and exits 2). libtracecmd runs in a forked child that writes
-// the text into a pipe: on a damaged file its error paths can crash
-// (libtracecmd 1.3.1 dies in tracecmd_close() called from tracecmd_open_fd()
-// when a version 6 file ends inside its CPU data), and the child's death is
-// then the file's error, never timersim's crash. The child's stderr goes to
-// /dev/null (libtracecmd prints some complaints with plain fprintf). A cut in
-// the payload of the file's last option (its final few dozen bytes) goes
-// unnoticed by libtracecmd; every event is still read then.
+// the text into the temporary file, and its error into a pipe: on a damaged
+// file its error paths can crash (libtracecmd 1.3.1 dies in tracecmd_close()
+// called from tracecmd_open_fd() when a version 6 file ends inside its CPU
+// data), and the child's death is then the file's error, never timersim's
+// crash; a child whose end cannot be learnt (waitpid() fails: SIGCHLD
+// ignored) is an error too, never taken for success. The child's stderr
+// goes to /dev/null (libtracecmd prints some complaints with plain
+// fprintf). A cut in the payload of the file's last option (its final few
+// dozen bytes) goes unnoticed by libtracecmd; every event is still read
+// then.
+//
+// A temporary file that cannot be made or written (no such $TMPDIR, a full
+// disk) is not the file's fault: InputError "NAME: what in DIR (why)"
+// (throw_temporary_file_error()).
 //
 // Cost (the committed 969 KB capture, 9,423 records): about 0.2 s of CPU,
 // as `trace-cmd report` takes on it (libtracecmd loading 3.6 MB of kallsyms).
@@ -66,17 +73,9 @@ inline constexpr std::string_view kTraceDatMagic{"\x17\x08\x44tracing", 10};
 
 bool is_trace_dat(std::string_view head) noexcept;
 
-// The ftrace text of a whole trace.dat (bytes in memory), as above. `name`
-// names the input in errors. Throws InputError.
-std::string trace_dat_to_text(std::string_view bytes, const std::string& name);
-
 // The rest of `in`, a trace.dat, rendered as above into a temporary file:
 // that text as an input named as `in` (which may be read again). Throws
 // InputError.
 std::unique_ptr<InputFile> trace_dat_text(InputFile& in);
-
-// The rest of `in` as kernel trace text, in memory: a trace.dat rendered,
-// anything else as it is. Throws InputError.
-std::string read_kernel_trace_text(InputFile& in);
 
 } // namespace timersim

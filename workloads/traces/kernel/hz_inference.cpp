@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <functional>
-#include <stdexcept>
+#include <limits>
 #include <memory>
 #include <optional>
-#include <limits>
+#include <stdexcept>
 
 namespace timersim {
 
@@ -65,7 +65,8 @@ public:
     HzFit fit(unsigned hz) const {
         HzFit f{.hz = hz};
         const auto i = static_cast<std::size_t>(std::find(hzs_.begin(), hzs_.end(), hz) - hzs_.begin());
-        if (count_ == 0 || i == hzs_.size()) {
+        if (i == hzs_.size()) throw std::logic_error(fmt::format("HZ {} was not fitted (fit_also() it first)", hz));
+        if (count_ == 0) {
             f.share_in_band = 1;
             f.fits = true;
             return f;
@@ -133,7 +134,8 @@ HzInference conclude(const SortedSamples& samples) {
     }
     if (fitting.size() == 1) {
         r.hz = fitting.front();
-        const auto i = static_cast<std::size_t>(std::find(kKernelHz.begin(), kKernelHz.end(), *r.hz) - kKernelHz.begin());
+        const auto i =
+            static_cast<std::size_t>(std::find(kKernelHz.begin(), kKernelHz.end(), *r.hz) - kKernelHz.begin());
         r.explanation = fmt::format("HZ={} from the trace: {:.1f}% of {} jiffies samples over {:.3f} s lie within a "
                                     "tick of its line",
                                     *r.hz, 100 * r.fits[i].share_in_band, r.samples, r.span_s);
@@ -163,25 +165,56 @@ std::vector<JiffiesSample> clock_samples(std::span<const JiffiesSample> samples)
 
 struct JiffiesSampler::Impl {
     SortedSamples taken;
-    std::optional<std::uint64_t> last_ns;
+    std::optional<std::uint64_t> last_ns; // the last sample's: set once one was added
+    bool finished = false;
+    bool clock_taken = false;
+
+    // std::logic_error unless finish() was called as `finished` says.
+    void require_finished(bool finished_wanted, const char* what) const {
+        if (finished != finished_wanted)
+            throw std::logic_error(fmt::format("JiffiesSampler::{} {} finish()", what, finished ? "after" : "before"));
+    }
 };
 
 JiffiesSampler::JiffiesSampler() : impl_(std::make_unique<Impl>()) {}
 JiffiesSampler::~JiffiesSampler() = default;
 
-void JiffiesSampler::fit_also(unsigned hz) { impl_->taken.fit_also(hz); }
+void JiffiesSampler::fit_also(unsigned hz) {
+    // The samples already taken would not count for it.
+    if (impl_->last_ns || impl_->finished) throw std::logic_error("JiffiesSampler::fit_also() after add() or finish()");
+    impl_->taken.fit_also(hz);
+}
 
 void JiffiesSampler::add(const JiffiesSample& s) {
+    impl_->require_finished(false, "add()");
     if (impl_->last_ns && s.time_ns < *impl_->last_ns)
         throw std::logic_error("JiffiesSampler::add(): samples must come in time order");
     impl_->last_ns = s.time_ns;
     impl_->taken.take(s);
 }
 
-void JiffiesSampler::finish() { impl_->taken.finish(); }
-HzInference JiffiesSampler::inference() const { return conclude(impl_->taken); }
-bool JiffiesSampler::fits(unsigned hz) const { return impl_->taken.fit(hz).fits; }
-std::vector<JiffiesSample> JiffiesSampler::take_clock_samples() { return std::move(impl_->taken.clock()); }
+void JiffiesSampler::finish() {
+    impl_->require_finished(false, "finish()");
+    impl_->taken.finish();
+    impl_->finished = true;
+}
+
+HzInference JiffiesSampler::inference() const {
+    impl_->require_finished(true, "inference()");
+    return conclude(impl_->taken);
+}
+
+bool JiffiesSampler::fits(unsigned hz) const {
+    impl_->require_finished(true, "fits()");
+    return impl_->taken.fit(hz).fits;
+}
+
+std::vector<JiffiesSample> JiffiesSampler::take_clock_samples() {
+    impl_->require_finished(true, "take_clock_samples()");
+    if (impl_->clock_taken) throw std::logic_error("JiffiesSampler::take_clock_samples() twice");
+    impl_->clock_taken = true;
+    return std::move(impl_->taken.clock());
+}
 
 namespace {
 

@@ -33,9 +33,9 @@
 #include "workloads/traces/kernel/kernel_version.hpp"
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <memory>
-#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -90,22 +90,24 @@ std::vector<JiffiesSample> clock_samples(std::span<const JiffiesSample> samples)
 // The samples of one pass over a trace, taken in time order (FtraceReader
 // refuses lines out of it): what infer_hz(), hz_fits() and clock_samples()
 // would say of all of them, in memory bounded by one window of samples and
-// the clock samples.
+// the clock samples. In this order, any step out of it a std::logic_error:
+//
+//   fit_also()...  add()...  finish()  then inference(), fits(), take_clock_samples() (once)
 class JiffiesSampler {
 public:
     JiffiesSampler();
     ~JiffiesSampler();
     JiffiesSampler(const JiffiesSampler&) = delete;
     JiffiesSampler& operator=(const JiffiesSampler&) = delete;
-    // Fits `hz` too (besides kKernelHz), for fits(). Before the first add().
+    // Fits `hz` too (besides kKernelHz), for fits(). Before the first add()
+    // (the windows already closed would not count for it).
     void fit_also(unsigned hz);
     // Throws std::logic_error for a sample earlier than the one before.
     void add(const JiffiesSample& sample);
     // No more samples.
     void finish();
-    // After finish():
     HzInference inference() const;
-    bool fits(unsigned hz) const; // kKernelHz or a fit_also() one
+    bool fits(unsigned hz) const; // kKernelHz or a fit_also() one, else std::logic_error
     std::vector<JiffiesSample> take_clock_samples();
 
 private:

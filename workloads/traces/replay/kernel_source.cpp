@@ -17,8 +17,8 @@ namespace {
 class KernelSource final : public TraceSource {
 public:
     KernelSource(InputFile& in, const HzChoice& hz, const TraceFilter& filter, FtraceObserver* observer)
-        : text_(in), hz_(resolve_ftrace_hz([this]() -> InputFile& { return text_.pass(); }, text_.name(), hz)), clock_(std::move(hz_.clock_samples), hz_.hz),
-          reader_(text_.pass(), hz_.hz), importer_(reader_) {
+        : text_(in), hz_(resolve_ftrace_hz([this]() -> InputFile& { return text_.pass(); }, text_.name(), hz)),
+          clock_(std::move(hz_.clock_samples), hz_.hz), reader_(text_.pass(), hz_.hz), importer_(reader_) {
         if (hz_.forced) reader_.force_hz();
         importer_.use_clock(&clock_);
         reader_.set_filter(filter);
