@@ -51,23 +51,30 @@ std::string softirq(unsigned cpu, double ts, bool entry) {
     return line(cpu, ts, fmt::format("softirq_{}: vec=1 [action=TIMER]", entry ? "entry" : "exit"));
 }
 
+// A pinned and then a global timer on CPU 0, both due kJ + 5, and their
+// expiries in the kernel's (6.9) order: the pinned one first. `header`
+// before the '# hz=' line; bucket_expiry= printed as 6.8+ does, or not.
+std::string pinned_then_global(const std::string& header, bool bucket_expiry) {
+    const Jiffies expires = kJ + 5;
+    const Jiffies fired_at = modern::calc_wheel_index(expires, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
+    std::string t = header + "# hz=250\n";
+    t += start(0, 1.000000, "00000000000000a1", kJ, expires, "P", bucket_expiry);
+    t += start(0, 1.000100, "00000000000000b2", kJ, expires, "", bucket_expiry);
+    t += softirq(0, 1.100000, true);
+    t += expire(0, 1.100010, "00000000000000a1", fired_at, fired_at);
+    t += expire(0, 1.100020, "00000000000000b2", fired_at, fired_at);
+    t += softirq(0, 1.100100, false);
+    return t;
+}
+
 } // namespace
 
 TEST_CASE("6.9+: a pinned and a global timer due in the same jiffy fire LOCAL first") {
     // The pinned timer is armed first: in one base (6.1) the later-armed
     // global timer would fire first (each bucket runs from its head), in
     // 6.9's run_timer_softirq() the local base runs before the global one.
-    const Jiffies expires = kJ + 5;
-    const Jiffies fired_at = modern::calc_wheel_index(expires, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
-    const auto trace = [&](bool six_nine) {
-        std::string t = six_nine ? "# kernel: 6.12.118+deb13-cloud-amd64\n# hz=250\n" : "# hz=250\n";
-        t += start(0, 1.000000, "00000000000000a1", kJ, expires, "P", six_nine);
-        t += start(0, 1.000100, "00000000000000b2", kJ, expires, "", six_nine);
-        t += softirq(0, 1.100000, true);
-        t += expire(0, 1.100010, "00000000000000a1", fired_at, fired_at);
-        t += expire(0, 1.100020, "00000000000000b2", fired_at, fired_at);
-        t += softirq(0, 1.100100, false);
-        return t;
+    const auto trace = [](bool six_nine) {
+        return pinned_then_global(six_nine ? "# kernel: 6.12.118+deb13-cloud-amd64\n" : "", six_nine);
     };
     const ReplayResult r = replay_kernel_trace(trace(true), "bases");
     CHECK(r.kernel_6_9);
@@ -145,15 +152,7 @@ TEST_CASE("6.9+: the remote expiry ends with the migrator's softirq") {
 TEST_CASE("a trace that shows 6.8 or later but not which side of 6.9 is refused until the kernel is given") {
     // 6.8 prints bucket_expiry= and runs one base; 6.9 runs three. Nothing
     // else in this trace tells them apart.
-    const Jiffies expires = kJ + 5;
-    const Jiffies fired_at = modern::calc_wheel_index(expires, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
-    std::string t = "# hz=250\n";
-    t += start(0, 1.000000, "00000000000000a1", kJ, expires, "P");
-    t += start(0, 1.000100, "00000000000000b2", kJ, expires, "");
-    t += softirq(0, 1.100000, true);
-    t += expire(0, 1.100010, "00000000000000a1", fired_at, fired_at);
-    t += expire(0, 1.100020, "00000000000000b2", fired_at, fired_at);
-    t += softirq(0, 1.100100, false);
+    const std::string t = pinned_then_global("", true);
     try {
         replay_kernel_trace(t, "ambiguous");
         FAIL("no error");

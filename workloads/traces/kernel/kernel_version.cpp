@@ -49,15 +49,6 @@ std::optional<KernelVersion> parse_kernel_release(std::string_view release) noex
     return KernelVersion{*major, *minor};
 }
 
-std::string_view to_string(KernelTimerEra era) noexcept {
-    switch (era) {
-    case KernelTimerEra::cascading: return "the cascading wheel (up to 4.7)";
-    case KernelTimerEra::in_place: return "the wheel that expires in place (4.8 to 6.8)";
-    case KernelTimerEra::pull_model: return "three timer bases and the pull model of timer migration (6.9 and later)";
-    }
-    return "";
-}
-
 bool KernelVersionRange::exact() const noexcept {
     return below && *below == KernelVersion{at_least.major, at_least.minor + 1};
 }

@@ -61,7 +61,6 @@ enum class KernelTimerEra : std::uint8_t {
     in_place,   // 4.8 - 6.8: the wheel that expires in place, one STD and one DEF base
     pull_model, // >= 6.9: BASE_LOCAL, BASE_GLOBAL, BASE_DEF and timer migration
 };
-std::string_view to_string(KernelTimerEra era) noexcept;
 
 // Versions from `at_least` up to, not including, `below` (none: no bound).
 struct KernelVersionRange {
