@@ -657,20 +657,6 @@ private:
 
 ReplayResult replay_kernel_trace(FtraceReader& reader, const ReplayOptions& options) {
     ReplayResult result;
-    if (!options.kernel) throw std::logic_error("replay_kernel_trace(): ReplayOptions::kernel not resolved");
-    result.kernel = *options.kernel;
-    // validate models the wheel of 4.8 and later (6.1's, and 6.9's bases).
-    // A trace with no timer_start or timer_expire_entry line shows no
-    // version, and has nothing either check could use either.
-    const KernelTimerEra era = result.kernel.source.empty() ? KernelTimerEra::in_place
-                                                            : result.kernel.era_for("validate", reader.file_name());
-    if (era == KernelTimerEra::cascading)
-        throw TraceError(reader.file_name(), result.kernel.line ? result.kernel.line : 1, "kernel",
-                         fmt::format("kernel {}{}: validate checks the wheel of 4.8 and later, not the cascading wheel "
-                                     "of this kernel",
-                                     result.kernel.range.describe(),
-                                     result.kernel.source.empty() ? "" : " from " + result.kernel.source));
-    result.kernel_6_9 = era == KernelTimerEra::pull_model;
     ReplayInput input = read_replay_input(reader, options, result);
     if (input.events.empty()) return result;
     Replay replay(std::move(input.events), std::move(input.markers), input.incarnations, result, options);
@@ -685,18 +671,8 @@ ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, c
         FtraceReader reader(text, std::move(file_name), options.hz);
         return replay_kernel_trace(reader, options);
     }
-    // Its version first, from all of it (kernel_version.hpp).
-    KernelVersionEvidence evidence;
-    {
-        FtraceReader pass(text, file_name, options.hz);
-        pass.allow_unknown_hz();
-        pass.set_observer(&evidence);
-        FtraceEvent e;
-        while (pass.next(e)) {}
-        evidence.finish(pass.stats());
-    }
     ReplayOptions resolved = options;
-    resolved.kernel = resolve_kernel_version(evidence, std::nullopt, file_name);
+    resolved.kernel = validate::kernel_version_of_text(text, file_name, options.hz);
     FtraceReader reader(text, std::move(file_name), options.hz);
     return replay_kernel_trace(reader, resolved);
 }

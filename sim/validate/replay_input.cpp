@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -69,8 +70,34 @@ private:
 
 } // namespace
 
+KernelVersionResolution kernel_version_of_text(std::string_view text, const std::string& file_name,
+                                               std::optional<unsigned> hz) {
+    KernelVersionEvidence evidence;
+    FtraceReader pass(text, file_name, hz);
+    pass.allow_unknown_hz();
+    pass.set_observer(&evidence);
+    FtraceEvent e;
+    while (pass.next(e)) {}
+    evidence.finish(pass.stats());
+    return resolve_kernel_version(evidence, std::nullopt, file_name);
+}
+
 ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options, ReplayResult& result) {
     result.file = reader.file_name();
+    if (!options.kernel) throw std::logic_error("read_replay_input(): ReplayOptions::kernel not resolved");
+    result.kernel = *options.kernel;
+    // validate models the wheel of 4.8 and later (6.1's, and 6.9's bases).
+    // A trace with no timer_start or timer_expire_entry line shows no
+    // version, and has nothing either check could use either.
+    const KernelTimerEra era = result.kernel.source.empty() ? KernelTimerEra::in_place
+                                                            : result.kernel.era_for("validate", result.file);
+    if (era == KernelTimerEra::cascading)
+        throw TraceError(result.file, result.kernel.line ? result.kernel.line : 1, "kernel",
+                         fmt::format("kernel {}{}: validate checks the wheel of 4.8 and later, not the cascading wheel "
+                                     "of this kernel",
+                                     result.kernel.range.describe(),
+                                     result.kernel.source.empty() ? "" : " from " + result.kernel.source));
+    result.kernel_6_9 = era == KernelTimerEra::pull_model;
     if (options.force_hz) reader.force_hz();
     reader.set_filter(options.filter);
     MarkerLines marker_lines;

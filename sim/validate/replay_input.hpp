@@ -79,10 +79,17 @@ struct ReplayInput {
 // CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
 inline constexpr std::uint32_t kMaxReplayCpus = 8192;
 
+// The recording kernel of ftrace text in memory, from a pass over all of
+// it (kernel_version.hpp), for a replay of text given none.
+KernelVersionResolution kernel_version_of_text(std::string_view text, const std::string& file_name,
+                                               std::optional<unsigned> hz);
+
 // Reads every timer_* event `reader` gives (a reader made with options.hz,
 // not yet read; this sets its filter and --force-hz) and fills result's
-// file, hz, cpus, timers, timer_events and workload_start_line. Throws
-// TraceError.
+// file, kernel, kernel_6_9, hz, cpus, timers, timer_events and
+// workload_start_line. Throws TraceError, also for a kernel whose timer
+// design validate does not check (before 4.8) or cannot tell
+// (options.kernel is required: std::logic_error without it).
 ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options, ReplayResult& result);
 
 } // namespace timersim::validate

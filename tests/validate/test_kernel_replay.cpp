@@ -473,7 +473,10 @@ TEST_CASE("a capture with other events too keeps room for its timer events, not 
     ReplayResult result;
     FtraceReader reader(std::string_view(t), "mixed");
     const validate::ReplayInput input =
-        validate::read_replay_input(reader, ReplayOptions{.expected_timer_events = first.timer_events}, result);
+        validate::read_replay_input(reader,
+                                    ReplayOptions{.expected_timer_events = first.timer_events,
+                                                  .kernel = resolve_kernel_version(first.kernel_evidence, {}, "mixed")},
+                                    result);
     CHECK(input.events.size() == 20);
     CHECK(input.events.capacity() == 20);
 }

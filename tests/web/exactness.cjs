@@ -230,7 +230,8 @@ require(path.resolve(wasmJs))().then((M) => {
 
   // explain of the seeds' rings and of wheel:SPEC: the CLI's text, and the
   // bucket it names is the one the playground's queue holds the timer in.
-  for (const design of [...seeds, ...presets, ...customWheels]) {
+  // modern-6.9 is modern's wheel on three bases: explain has no view of it.
+  for (const design of [...seeds.filter((d) => d !== "modern-6.9"), ...presets, ...customWheels]) {
     check(`explain ${design}: timers armed after some ticks, as \`timersim explain\`, in the bucket it names`, () => {
       const s = M.openSession(design, JSON.stringify({ hz: 250 }));
       try {
