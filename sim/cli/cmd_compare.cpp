@@ -76,7 +76,8 @@ int run_compare(std::span<const std::string> args) {
     options.add_options()
         ("design", po::value<std::string>()->default_value("classic,modern,heap"),
          fmt::format("comma-separated designs: {} ('all': every one but wheel:SPEC; any number of wheel:SPEC "
-                     "(below), each labelled by its spec)",
+                     "(below), each labelled by its spec); with --ftrace of a 6.9 or later kernel the default adds "
+                     "modern-6.9, that kernel's design",
                      design_names())
              .c_str());
     add_workload_options(options);
@@ -135,8 +136,12 @@ int run_compare(std::span<const std::string> args) {
     if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
     const unsigned hz = hz_option(*vm);
     MachineConfig machine = machine_config(*vm, hz);
-    const std::vector<ComparedDesign> designs = parse_designs((*vm)["design"].as<std::string>(), hz);
+    std::vector<ComparedDesign> designs = parse_designs((*vm)["design"].as<std::string>(), hz);
     PlannedRun run = planned_run(*vm, std::move(machine), hz, kDefaultDurationS);
+    // The default designs miss a 6.9+ kernel's own: it joins them, after
+    // modern.
+    if ((*vm)["design"].defaulted() && run.kernel_era == KernelTimerEra::pull_model)
+        designs = parse_designs("classic,modern,modern-6.9,heap", hz);
     MachineConfig& config = run.plan.machine;
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
     const ReportChoice choice = report_choice(*vm, format, config);

@@ -26,7 +26,10 @@ int run_run(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
         ("design", po::value<std::string>()->default_value("modern"),
-         fmt::format("timer queue: {} (wheel:SPEC below; the seeds' designs: docs/designs-schemes.md)", design_names())
+         fmt::format("timer queue: {} (wheel:SPEC below; the seeds' designs: docs/designs-schemes.md); with --ftrace "
+                     "the default is the recording kernel's design where its version tells (classic up to 4.7, "
+                     "modern 4.8-6.8, modern-6.9 from 6.9)",
+                     design_names())
              .c_str());
     add_machine_options(options, 60);
     add_workload_options(options);
@@ -82,10 +85,14 @@ int run_run(std::span<const std::string> args) {
     if (vm->count("events")) events_file.emplace((*vm)["events"].as<std::string>());
     const unsigned hz = hz_option(*vm);
     MachineConfig machine = machine_config(*vm, hz);
-    const DesignChoice design_chosen = design_choice((*vm)["design"].as<std::string>(), {}, hz);
-    const Design design = design_chosen.design;
+    DesignChoice design_chosen = design_choice((*vm)["design"].as<std::string>(), {}, hz);
     machine.wheel = design_chosen.wheel;
     PlannedRun run = planned_run(*vm, std::move(machine), hz, 60);
+    // A kernel trace replays the recording kernel's own design unless
+    // --design names one.
+    if ((*vm)["design"].defaulted() && run.kernel_era)
+        design_chosen = design_choice(std::string(kernel_design_name(*run.kernel_era)), {}, hz);
+    const Design design = design_chosen.design;
     MachineConfig& config = run.plan.machine;
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
     const ReportChoice choice = report_choice(*vm, format, config);

@@ -86,6 +86,7 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     params["start_jiffies"] = summary.header.start_jiffies;
     params["cpus"] = summary.cpus;
     if (ftrace) {
+        choice.kernel_era = summary.kernel.era();
         choice.spec.description += "\n" + summary.kernel.describe();
         params["kernel"] = summary.kernel.source.empty() ? "unknown" : summary.kernel.range.describe();
         params["kernel_source"] = summary.kernel.source;
@@ -269,6 +270,15 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz) {
     return choice;
 }
 
+std::string_view kernel_design_name(KernelTimerEra era) noexcept {
+    switch (era) {
+    case KernelTimerEra::cascading: return "classic";
+    case KernelTimerEra::in_place: return "modern";
+    case KernelTimerEra::pull_model: return "modern-6.9";
+    }
+    return "modern";
+}
+
 PlannedRun planned_run(const po::variables_map& vm, MachineConfig machine, unsigned hz, double default_duration_s) {
     RunRequest request{.machine = std::move(machine),
                        .hz = hz,
@@ -277,9 +287,11 @@ PlannedRun planned_run(const po::variables_map& vm, MachineConfig machine, unsig
                        .cpus_given = !vm["cpus"].defaulted(),
                        .workload = {}};
     WorkloadChoice choice = workload_choice(vm, hz);
+    std::optional<KernelTimerEra> kernel_era;
+    if (const auto* trace = std::get_if<TraceRequest>(&choice.workload)) kernel_era = trace->kernel_era;
     request.workload = std::move(choice.workload);
     try {
-        return {.plan = plan_run(std::move(request)), .memory = std::move(choice.memory)};
+        return {.plan = plan_run(std::move(request)), .memory = std::move(choice.memory), .kernel_era = kernel_era};
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what()); // names the option at fault
     }

@@ -8,6 +8,8 @@
 
 #include <boost/program_options.hpp>
 
+#include <optional>
+#include <string_view>
 #include <variant>
 
 namespace timersim::cli {
@@ -33,7 +35,13 @@ WorkloadChoice workload_choice(const boost::program_options::variables_map& vm, 
 struct PlannedRun {
     RunPlan plan;
     MemoryEstimate memory;
+    std::optional<KernelTimerEra> kernel_era; // TraceRequest::kernel_era
 };
+
+// The design that is the recording kernel's: classic up to 4.7, modern
+// from 4.8 to 6.8, modern-6.9 from 6.9 (a default --design for a kernel
+// trace of a known era).
+std::string_view kernel_design_name(KernelTimerEra era) noexcept;
 
 // The run a command's options ask for: `machine` (machine_config(), and the
 // command's design) at the clock resolved from `hz` (--hz) and the workload

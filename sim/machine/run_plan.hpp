@@ -10,6 +10,7 @@
 
 #include "sim/machine/engine_run.hpp"
 #include "workloads/generators/generator_params.hpp"
+#include "workloads/traces/kernel/kernel_version.hpp"
 #include "wheel/core/clock.hpp"
 
 #include <cstdint>
@@ -58,6 +59,9 @@ struct TraceRequest {
     std::shared_ptr<const RecordedMachine> recorded;
     // Cost model fields measured from the trace (--costs-from-trace).
     std::vector<std::pair<std::uint64_t CostModel::*, std::uint64_t>> costs;
+    // A kernel trace: the timer design its kernel ran, where its version
+    // tells (kernel_version.hpp).
+    std::optional<KernelTimerEra> kernel_era;
 };
 
 struct RunRequest {

@@ -179,12 +179,24 @@ run run --ftrace no-tmigr.trace
 expect_status 0
 grep -q "^the recording kernel is 6.8 or later .*pass --kernel to say which" <<<"$out" || fail "an ambiguous 6.8+ trace does not ask for --kernel"
 run run --ftrace no-tmigr.trace --kernel 6.8
+grep -q "^timersim run: modern design" <<<"$out" || fail "--kernel 6.8 does not replay 6.8's design by default"
 ! grep -q "the recording kernel is" <<<"$out" || fail "--kernel 6.8 (one base, modern's) still names another design"
 run run --ftrace no-tmigr.trace --kernel six
 expect_status 2
 run run --workload uniform --duration 1 --kernel 6.1
 expect_status 2
+# Without --design a kernel trace replays its kernel's own design; compare
+# adds a 6.9+ kernel's to its default designs. An unknown era keeps modern.
+run run --ftrace "$data/capture-6.12-hz250.trace.xz"
+expect_stdout_line '^timersim run: modern-6\.9 design,'
+run run --ftrace no-tmigr.trace
+expect_stdout_line '^timersim run: modern design,'
+run compare --ftrace "$data/capture-6.12-hz250.trace.xz" --format csv
+grep -q '^modern-6.9,kernel_fires_same_jiffy_cpu,' <<<"$out" || fail "compare's default designs lack the 6.12 kernel's own"
+run compare --ftrace capture-6.1-hz250.txt --format csv
+! grep -q '^modern-6.9,' <<<"$out" || fail "compare on a 6.1 trace added modern-6.9"
 run run --ftrace capture-6.1-hz250.txt
+expect_stdout_line '^timersim run: modern design,'
 expect_stdout_line "^kernel 6\.1 from the trace's '# kernel:' line$"
 ! grep -q "6.9 or later" <<<"$out" || fail "a 6.1 replay claims a 6.9+ kernel"
 # run lists the kernel's fires by function beside the designs'.
