@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 
 namespace timersim::cli {
@@ -27,6 +29,17 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr double kDefaultDurationS = 120;
+constexpr std::string_view kDefaultDesigns = "classic,modern,heap";
+
+// The default designs, with the recording kernel's own design (a kernel
+// trace's era) after the wheel it follows when they do not hold it.
+std::string default_designs(std::optional<KernelTimerEra> era) {
+    const std::string_view own = era ? kernel_design_name(*era) : std::string_view{};
+    std::string list(kDefaultDesigns);
+    if (own.empty() || ("," + list + ",").find(fmt::format(",{},", own)) != std::string::npos) return list;
+    const std::size_t after_modern = list.find("modern") + std::string_view("modern").size();
+    return list.insert(after_modern, fmt::format(",{}", own));
+}
 
 // "classic,modern,wheel:rfc-2015,...": registry designs by name or alias
 // (or "all"), and the configurable wheel as wheel:SPEC, as often as there
@@ -74,7 +87,7 @@ std::vector<ComparedDesign> parse_designs(const std::string& list, unsigned hz) 
 int run_compare(std::span<const std::string> args) {
     po::options_description options("Options");
     options.add_options()
-        ("design", po::value<std::string>()->default_value("classic,modern,heap"),
+        ("design", po::value<std::string>()->default_value(std::string(kDefaultDesigns)),
          fmt::format("comma-separated designs: {} ('all': every one but wheel:SPEC; any number of wheel:SPEC "
                      "(below), each labelled by its spec); with --ftrace of a 6.9 or later kernel the default adds "
                      "modern-6.9, that kernel's design",
@@ -138,10 +151,8 @@ int run_compare(std::span<const std::string> args) {
     MachineConfig machine = machine_config(*vm, hz);
     std::vector<ComparedDesign> designs = parse_designs((*vm)["design"].as<std::string>(), hz);
     PlannedRun run = planned_run(*vm, std::move(machine), hz, kDefaultDurationS);
-    // The default designs miss a 6.9+ kernel's own: it joins them, after
-    // modern.
-    if ((*vm)["design"].defaulted() && run.kernel_era == KernelTimerEra::pull_model)
-        designs = parse_designs("classic,modern,modern-6.9,heap", hz);
+    // The default designs miss a 6.9+ kernel's own: it joins them.
+    if ((*vm)["design"].defaulted()) designs = parse_designs(default_designs(run.kernel_era), hz);
     MachineConfig& config = run.plan.machine;
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
     const ReportChoice choice = report_choice(*vm, format, config);
