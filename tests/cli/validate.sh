@@ -72,6 +72,14 @@ grep -Eq "wrong-version\.trace:2: the trace's '# kernel:' line says 6\.1\.0-57-c
   fail "a contradicted header is not the trace's error: $err"
 run validate "$dir/wrong-version.trace" --kernel banana
 expect_status 2
+# A kernel before 4.8 ran the cascading wheel, which validate does not
+# check: refused at the line that says so, not replayed as the wrong wheel.
+xz -dc -- "$capture" | sed 's/^# kernel: .*/# kernel: 4.4.0-1-amd64/' >"$dir/old-kernel.trace"
+run validate "$dir/old-kernel.trace" --kernel 4.4
+expect_status 2
+grep -Eq 'old-kernel\.trace:1: kernel 4\.4 from --kernel: validate checks the wheel of 4\.8 and later, not the cascading wheel of this kernel \(kernel\)$' <<<"$err" ||
+  fail "a pre-4.8 kernel is not refused: $err"
+[[ -z $out ]] || fail "a refused trace printed a report"
 
 # The capture uncompressed, with one idx changed (its 2000th timer_start):
 # exactly one disagreement; json; a --min it meets.

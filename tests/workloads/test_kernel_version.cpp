@@ -154,3 +154,24 @@ TEST_CASE("4.2-4.10's timer_start format spans 4.8, so the design needs --kernel
     CHECK(none.source.empty());
     CHECK(none.describe() == "kernel unknown");
 }
+
+TEST_CASE("events whose formats no one kernel prints together are refused at the later line") {
+    // bucket_expiry= is 6.8+, flags=0x is 4.2-4.10: no version has both.
+    const std::string text =
+        "# hz=250\n"
+        "          <idle>-0       [000] d.s1.     1.000000: timer_start: timer=ffff8880aa function=f "
+        "expires=4294900010 [timeout=10] bucket_expiry=4294900010 cpu=0 idx=10 flags=\n"
+        "          <idle>-0       [000] d.s1.     1.000100: timer_start: timer=ffff8880ab function=f "
+        "expires=4294900010 [timeout=10] flags=0x00000000\n";
+    try {
+        resolve(text);
+        FAIL("no error");
+    } catch (const TraceError& e) {
+        CHECK(e.field() == "kernel");
+        CHECK(e.line() == 3);
+        CHECK(std::string(e.what()).find("no kernel prints this") != std::string::npos);
+        CHECK(std::string(e.what()).find("--kernel") != std::string::npos);
+    }
+    // --kernel settles it.
+    CHECK(resolve(text, v(6, 12)).range.describe() == "6.12");
+}
