@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace timersim {
@@ -87,6 +88,9 @@ public:
     void timer_softirq(const FtraceTimerSoftirq& event) override;
     void other_line(std::uint64_t line, std::string_view text) override;
     const std::vector<KernelFire>& fires() const noexcept { return fires_; }
+    // Once the trace is read: the fires, moved out (a copy would double the
+    // largest thing a long trace's load holds).
+    std::vector<KernelFire> take_fires() noexcept { return std::move(fires_); }
     // The remote expiry runs (6.9+ with the timer_migration events), in
     // trace order.
     const std::vector<KernelRemoteRun>& remote_runs() const noexcept { return remote_runs_; }

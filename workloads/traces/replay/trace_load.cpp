@@ -126,7 +126,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     }
     summary.header = source->header();
     if (kind == TraceKind::ftrace) {
-        data->kernel_fires = fires.fires();
+        data->kernel_fires = fires.take_fires();
         data->kernel_functions = fires.functions();
         data->unmodelled_kernel = unmodelled_kernel(data->summary.kernel);
         data->kernel_6_9 = data->summary.kernel.era() == KernelTimerEra::pull_model;
