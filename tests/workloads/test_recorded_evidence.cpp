@@ -162,4 +162,19 @@ TEST_CASE("a due timer cancelled unfired holds its CPU from its bucket's jiffy t
     CHECK_FALSE(m.held_at(1, 208));
     // Without a clock the cancels cannot be placed: nothing held.
     CHECK_FALSE(RecordedMachine::from(fires, {}, unfired, nullptr).held_at(0, 105));
+
+    // A collector given the clock keeps only the cancels that can prove a
+    // hold: CPU 1's came in its bucket's own jiffy. The machine is the same.
+    KernelFireCollector clocked;
+    clocked.use_clock(&clock);
+    for (const FtraceEvent& e : {start(1 * kMs, 0, 1, 103, 40), start(1 * kMs, 1, 2, 200, 64 + 25),
+                                 of_type(FtraceEventType::timer_cancel, 30 * kMs, 1, 1),
+                                 of_type(FtraceEventType::timer_init, 30 * kMs + kUs, 1, 1),
+                                 of_type(FtraceEventType::timer_cancel, 90 * kMs, 1, 2)})
+        clocked.timer_event(e);
+    const std::vector<KernelUnfired> kept = clocked.unfired();
+    REQUIRE(kept.size() == 1);
+    CHECK(kept[0].bucket_expiry == 104);
+    const RecordedMachine same = RecordedMachine::from(fires, {}, kept, &clock);
+    CHECK(same.held == m.held);
 }

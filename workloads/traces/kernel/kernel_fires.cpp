@@ -65,7 +65,7 @@ void KernelFireCollector::note_unfired(const FtraceEvent& e) {
     // A cancel followed by anything but the timer's expire_entry was a
     // cancel: its timer went unfired.
     if (const auto c = cancelled_.find(e.timer); c != cancelled_.end()) {
-        if (e.type != FtraceEventType::timer_expire_entry) unfired_.push_back(c->second);
+        if (e.type != FtraceEventType::timer_expire_entry && may_prove_hold(c->second)) unfired_.push_back(c->second);
         cancelled_.erase(c);
     }
     switch (e.type) {
@@ -93,9 +93,14 @@ void KernelFireCollector::note_unfired(const FtraceEvent& e) {
     }
 }
 
+bool KernelFireCollector::may_prove_hold(const KernelUnfired& u) const noexcept {
+    return !clock_ || time_after(clock_->jiffies_at(u.cancel_ns), u.bucket_expiry);
+}
+
 std::vector<KernelUnfired> KernelFireCollector::unfired() const {
     std::vector<KernelUnfired> all = unfired_;
-    for (const auto& [timer, c] : cancelled_) all.push_back(c);
+    for (const auto& [timer, c] : cancelled_)
+        if (may_prove_hold(c)) all.push_back(c);
     std::sort(all.begin(), all.end(), [](const KernelUnfired& a, const KernelUnfired& b) { return a.cancel_ns < b.cancel_ns; });
     return all;
 }

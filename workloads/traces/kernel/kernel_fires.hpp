@@ -13,6 +13,7 @@
 #pragma once
 
 #include "wheel/core/jiffies.hpp"
+#include "workloads/traces/kernel/kernel_clock.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/workload.hpp"
 
@@ -99,6 +100,12 @@ public:
     // Once the whole trace is read: a cancel is known not to be an
     // expiry's detach when the timer's next event is not its expire_entry.
     std::vector<KernelUnfired> unfired() const;
+    // With the kernel's clock (kernel_clock.hpp; it must outlive the
+    // collector), an unfired cancel that came by its bucket's own jiffy
+    // proves nothing (RecordedMachine::from() skips it) and is not kept:
+    // most del_timer()s come before their timer is due, and a long trace's
+    // unfired list would grow with them.
+    void use_clock(const KernelClock* clock) noexcept { clock_ = clock; }
 
 private:
     void note_unfired(const FtraceEvent& e);
@@ -133,6 +140,8 @@ private:
     std::unordered_map<std::uint64_t, KernelUnfired> queued_;
     std::unordered_map<std::uint64_t, KernelUnfired> cancelled_;
     std::vector<KernelUnfired> unfired_;
+    const KernelClock* clock_ = nullptr;
+    bool may_prove_hold(const KernelUnfired& u) const noexcept;
     std::vector<KernelRemoteRun> remote_runs_;
     // By CPU: its TIMER softirq's softirq_entry timestamp, and its remote
     // runs whose jiffy is not known yet (indices in remote_runs_).

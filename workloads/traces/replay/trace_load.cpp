@@ -91,6 +91,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     // fixes its clock.
     const std::unique_ptr<TraceSource> source =
         open_trace_source(in, kind, hz, options.filter, kind == TraceKind::ftrace ? &fires : nullptr);
+    if (const FtraceImporter* importer = source->kernel_importer()) fires.use_clock(importer->clock());
     data->summary.hz_source = source->hz_source();
     if (const KernelVersionEvidence* evidence = source->kernel_evidence())
         data->summary.kernel = resolve_kernel_version(*evidence, options.kernel, in.name());
