@@ -8,15 +8,20 @@
 // Allocates only when a new key is added. Internal to the trace readers.
 //
 // Small numbers (below kDirectLimit: the TimerIds `timersim gen` writes, or
-// any dense numbering) skip the table: a plain array indexed by the number,
-// 4 bytes per entry, so 100k timers take 400 KB instead of 8 MB of slots and
-// a lookup is one load that usually hits the cache.
+// any dense numbering) skip the table: an array indexed by the number, 4
+// bytes per entry, so 100k timers take 400 KB instead of 8 MB of slots and
+// a lookup is two loads that usually hit the cache. The array is made of
+// 4 KB pages, each allocated when a number in it first comes: a lone small
+// number among hashed kernel pointers (printed %p values are 32-bit hashes,
+// a few in a thousand below 4M) costs one page, not an array of millions of
+// entries up to it.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,16 +38,9 @@ public:
     // tells whether it was new. New ids are size() at the time of the call.
     std::uint32_t number(std::uint64_t number, bool& added) {
         if (number < kDirectLimit) {
-            if (number < direct_.size() && direct_[number] != kNone) {
-                added = false;
-                return direct_[number];
-            }
-            if (number >= direct_.size())
-                direct_.resize(std::max<std::size_t>(number + 1, std::min<std::size_t>(2 * direct_.size(), kDirectLimit)),
-                               kNone);
-            added = true;
-            const auto id = static_cast<std::uint32_t>(size_++);
-            direct_[number] = id;
+            std::uint32_t& id = direct_entry(number);
+            added = id == kNone;
+            if (added) id = static_cast<std::uint32_t>(size_++);
             return id;
         }
         return find_or_add(mix(number), number, Kind::number, {}, added);
@@ -53,11 +51,31 @@ public:
     }
 
     std::size_t size() const noexcept { return size_; }
+    // What the index holds (the array's pages and the table; tokens' text aside).
+    std::size_t memory_bytes() const noexcept {
+        return direct_.capacity() * sizeof(direct_[0]) + direct_pages_ * kPage * sizeof(std::uint32_t) +
+               slots_.capacity() * sizeof(Slot);
+    }
     // The text of a token key (stable for the index's lifetime).
     std::string_view token_text(std::uint32_t id) const { return token_texts_[token_slot_[id]]; }
 
 private:
     static constexpr std::uint64_t kDirectLimit = 1u << 22; // 16 MB of array at most
+    static constexpr unsigned kPageShift = 10;
+    static constexpr std::size_t kPage = std::size_t{1} << kPageShift; // entries: 4 KB
+
+    // The array's entry for `number` (< kDirectLimit), its page made on first use.
+    std::uint32_t& direct_entry(std::uint64_t number) {
+        const std::size_t page = number >> kPageShift;
+        if (page >= direct_.size()) direct_.resize(page + 1);
+        std::unique_ptr<std::uint32_t[]>& p = direct_[page];
+        if (!p) {
+            p = std::make_unique_for_overwrite<std::uint32_t[]>(kPage);
+            std::fill_n(p.get(), kPage, kNone);
+            ++direct_pages_;
+        }
+        return p[number & (kPage - 1)];
+    }
     enum class Kind : std::uint8_t { empty, number, token };
     static constexpr std::size_t kInline = 18;
     struct Slot {
@@ -133,7 +151,8 @@ private:
     }
 
     std::vector<Slot> slots_;
-    std::vector<std::uint32_t> direct_; // numbers below kDirectLimit -> id
+    std::vector<std::unique_ptr<std::uint32_t[]>> direct_; // numbers below kDirectLimit -> id, by page
+    std::size_t direct_pages_ = 0;
     std::size_t size_ = 0;
     std::size_t hashed_ = 0; // keys in slots_
     std::vector<std::uint32_t> token_slot_;  // by id: index into token_texts_ (tokens only)
