@@ -281,6 +281,7 @@ private:
     void finish_run(CpuState& c);
     std::size_t window_of(std::uint64_t t);
     void nohz_idle_enter(CpuState& c);
+    std::optional<Jiffies> idle_next_event(CpuState& c);
     void nohz_wake(CpuState& c);
     std::optional<std::uint64_t> recorded_raise_time(CpuState& c);
     void recorded_raise(CpuState& c);

@@ -59,6 +59,9 @@
 //                 sleeping CPU from another CPU that is earlier than its
 //                 wakeup kicks it (6.1 trigger_dyntick_cpu() ->
 //                 wake_up_nohz_cpu()): it catches up jiffies and decides again.
+//                 6.9+ (a queue with RemoteExpiry): the pull model's
+//                 stand-in, an idle CPU wakes for its local timers only
+//                 unless it is the last to go idle (idle_next_event()).
 //
 //   recorded      optional (recorded: a kernel trace's machine, per CPU the
 //                 jiffies it ran TIMER_SOFTIRQ at and when in the jiffy). A
@@ -195,6 +198,8 @@ concept RemoteExpiry = requires(Q& q, const Q& cq, void (*f)(const FiredTimer&),
     { cq.remote_due() } -> std::same_as<bool>;
     { q.run_remote_softirq(f, budget) } -> std::same_as<bool>;
     { q.resume_remote_softirq(f, budget) } -> std::same_as<bool>;
+    q.next_timer_events();
+    { cq.global_next_event() } -> std::same_as<std::optional<Jiffies>>;
 };
 
 // ---------------------------------------------------------------------------

@@ -159,9 +159,15 @@ void Engine<Q>::remote_steps(CpuState& c, Take& take, bool resume) {
 // Whose global base CPU c runs after its own in this TIMER softirq. On the
 // recorded machine, the ones the trace shows it ran then (its
 // tmigr_handle_remote_cpu lines). On the simulated machine with NOHZ idle,
-// a stand-in for the hierarchy (docs/machine.md): the lowest-numbered CPU
-// of a group of kMigrationGroup that is not idle is the group's migrator,
-// and runs every idle CPU of the group. Without NOHZ no CPU is idle.
+// a stand-in for the hierarchy (docs/machine.md): groups of
+// kMigrationGroup children per level, CPUs at level 0, each group of a
+// level holding kMigrationGroup groups of the level below (6.9
+// kernel/time/timer_migration.c: TMIGR_CHILDREN_PER_GROUP is 8). A group's
+// migrator is its lowest-numbered CPU whose tick runs. At each level whose
+// group CPU c is the migrator of, as 6.9 tmigr_handle_remote() walks up, it
+// runs the idle CPUs of that group's children that have no migrator of
+// their own: at level 0 its group's idle CPUs, above it every CPU of a
+// child group whose ticks are all stopped. Without NOHZ no CPU is idle.
 template <TimerQueue Q>
 void Engine<Q>::find_remote_targets(CpuState& c) {
     c.remote_targets.clear();
@@ -172,14 +178,27 @@ void Engine<Q>::find_remote_targets(CpuState& c) {
         return;
     }
     if (!config_.nohz_idle) return;
-    // 6.9 kernel/time/timer_migration.c: TMIGR_CHILDREN_PER_GROUP is 8.
     constexpr unsigned kMigrationGroup = 8;
-    const unsigned first = x / kMigrationGroup * kMigrationGroup;
-    const unsigned end = std::min<unsigned>(first + kMigrationGroup, static_cast<unsigned>(cpus_.size()));
-    for (unsigned y = first; y < x; ++y)
-        if (!cpus_[y].tick_stopped) return; // a lower busy CPU is the migrator
-    for (unsigned y = first; y < end; ++y)
-        if (y != x && cpus_[y].tick_stopped) c.remote_targets.push_back(y);
+    const auto n = static_cast<unsigned>(cpus_.size());
+    const auto any_tick_runs = [&](unsigned first, unsigned end) {
+        for (unsigned y = first; y < end; ++y)
+            if (!cpus_[y].tick_stopped) return true;
+        return false;
+    };
+    // `child`: CPUs per child of a group at this level; `span`: per group.
+    for (unsigned child = 1, span = kMigrationGroup; child < n; child = span, span *= kMigrationGroup) {
+        const unsigned first = x / span * span;
+        const unsigned end = std::min(first + span, n);
+        if (any_tick_runs(first, x)) return; // a lower CPU whose tick runs is the migrator
+        for (unsigned g = first; g < end; g += child) {
+            const unsigned g_end = std::min(g + child, n);
+            if (x >= g && x < g_end) continue; // its own child: the levels below
+            if (child > 1 && any_tick_runs(g, g_end)) continue; // that group's own migrator runs it
+            for (unsigned y = g; y < g_end; ++y)
+                if (cpus_[y].tick_stopped) c.remote_targets.push_back(y);
+        }
+        if (span >= n) return;
+    }
 }
 
 // Is a global base CPU c would run remotely due now?
@@ -342,7 +361,7 @@ void Engine<Q>::nohz_idle_enter(CpuState& c) {
     if (c.in_softirq || c.softirq.pending() != 0 || c.softirq.ksoftirqd_runnable()) return;
     // 6.1 tick_nohz_next_event() -> get_next_timer_interrupt(basej, basem).
     sync(c);
-    const std::optional<Jiffies> next = c.queue->next_timer_interrupt();
+    const std::optional<Jiffies> next = idle_next_event(c);
     const Jiffies basej = jiffies_;
     const std::uint64_t base_index = basej - start_jiffies_;
     if (next && time_before_eq(*next, basej + 1)) {
@@ -370,6 +389,34 @@ void Engine<Q>::nohz_idle_enter(CpuState& c) {
         c.next_tick_index = UINT64_MAX;
         c.next_tick_ns = UINT64_MAX;
     }
+}
+
+// The jiffy an idle CPU programs its wakeup for: its queue's
+// next_timer_interrupt(). 6.9+ on the simulated machine, the pull model's
+// stand-in (docs/machine.md): 6.9 tmigr_cpu_deactivate() takes the global
+// base's next event into the hierarchy, so the CPU wakes for its local
+// timers only; to the last CPU going idle it returns the hierarchy's first
+// event, the earliest global event of every idle CPU, and that CPU wakes
+// for it too (6.9 timer_use_tmigr() in get_next_timer_interrupt()). Woken,
+// it is the migrator of every group (find_remote_targets()).
+template <TimerQueue Q>
+std::optional<Jiffies> Engine<Q>::idle_next_event(CpuState& c) {
+    if constexpr (RemoteExpiry<Q>) {
+        if (!config_.recorded) {
+            const auto [local, global] = c.queue->next_timer_events();
+            const auto active = [&](const CpuState& y) { return &y != &c && !y.tick_stopped; };
+            if (std::any_of(cpus_.begin(), cpus_.end(), active)) return local;
+            std::optional<Jiffies> next = local;
+            const auto take = [&](const std::optional<Jiffies>& e) {
+                if (e && (!next || time_before(*e, *next))) next = e;
+            };
+            take(global);
+            for (const CpuState& y : cpus_)
+                if (&y != &c) take(y.queue->global_next_event());
+            return next;
+        }
+    }
+    return c.queue->next_timer_interrupt();
 }
 
 // --machine recorded (recorded_machine.hpp): the recording's CPU ran its

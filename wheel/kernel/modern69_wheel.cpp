@@ -49,13 +49,17 @@ ArmOutcome Modern69Wheel::arm(TimerId id, Jiffies expires, ArmCall call) {
     return outcome;
 }
 
-std::optional<Jiffies> Modern69Wheel::next_timer_interrupt() {
+Modern69Wheel::NextEvents Modern69Wheel::next_timer_events() {
     // Each base forwards its own clk and sets its own is_idle, as 6.9
     // fetch_next_timer_interrupt() does for LOCAL and GLOBAL; DEF's clk is
     // forwarded too (6.9 timer_use_tmigr() path), its timers not counted.
-    const std::optional<Jiffies> local = wheels_[base_local].next_timer_interrupt();
-    const std::optional<Jiffies> global = wheels_[base_global].next_timer_interrupt();
+    NextEvents next{wheels_[base_local].next_timer_interrupt(), wheels_[base_global].next_timer_interrupt()};
     wheels_[base_def].next_timer_interrupt();
+    return next;
+}
+
+std::optional<Jiffies> Modern69Wheel::next_timer_interrupt() {
+    const auto [local, global] = next_timer_events();
     if (!local) return global;
     if (!global) return local;
     return time_before(*global, *local) ? global : local;

@@ -129,6 +129,19 @@ public:
     // kernel hands the global one to the migration hierarchy unless this is
     // the last CPU to go idle; the engine's machine says who expires it.
     std::optional<Jiffies> next_timer_interrupt();
+    // The same, BASE_LOCAL's and BASE_GLOBAL's next events apart (6.9
+    // fetch_next_timer_interrupt() keeps them apart for
+    // tmigr_cpu_deactivate(), which takes the global one).
+    struct NextEvents {
+        std::optional<Jiffies> local;
+        std::optional<Jiffies> global;
+    };
+    NextEvents next_timer_events();
+    // BASE_GLOBAL's next event, changing nothing: what the hierarchy holds
+    // for this CPU while it is idle (ModernWheel::peek_next_event()).
+    std::optional<Jiffies> global_next_event() const noexcept {
+        return wheels_[base_global].peek_next_event();
+    }
     void clear_idle() noexcept {
         for (ModernWheel& w : wheels_) w.clear_idle();
     }

@@ -77,6 +77,13 @@ bool ModernWheel::bucket_due() const noexcept {
     return false;
 }
 
+std::optional<Jiffies> ModernWheel::peek_next_event() const noexcept {
+    const Base& b = bases_[base_std];
+    if (b.carry_levels != 0) return jiffies_;
+    if (b.queued == 0) return std::nullopt;
+    return search_next_expiry(b).next;
+}
+
 Placement ModernWheel::last_placement(TimerId id) const {
     pool_.check(id);
     const Node& n = pool_[id];

@@ -146,6 +146,11 @@ public:
     // unlike next_timer_interrupt() it changes nothing (no forwarding, no
     // counters): a view for callers that model what the trace cannot show.
     bool bucket_due() const noexcept;
+    // The standard base's next event, changing nothing: jiffies if a pass
+    // left collected timers behind, else its earliest pending bucket's
+    // expiry; nothing when no timer is pending. What the 6.9+ migration
+    // hierarchy holds for an idle CPU's global base (Modern69Wheel).
+    std::optional<Jiffies> peek_next_event() const noexcept;
 
     // 6.1 run_timer_softirq(): the standard base, then the deferrable base.
     template <class F>
