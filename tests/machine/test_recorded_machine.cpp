@@ -30,15 +30,25 @@ struct Recorder final : Workload {
     void on_fire(Sim&, const FireRecord& r) override { fired.push_back(r); }
 };
 
+// A fire on CPU 0 of the bucket whose clock was `baseclk`.
+KernelFire fire(std::uint64_t timer, Jiffies now, Jiffies baseclk, bool deferrable = false) {
+    KernelFire f;
+    f.timer = timer;
+    f.now = now;
+    f.deferrable = deferrable;
+    f.set_baseclk(baseclk);
+    return f;
+}
+
 // Recorded runs on CPU 0 at J0+20 and J0+50; wake delays seen: 0, 1, 3
 // (window 3, median 1).
 std::shared_ptr<const RecordedMachine> recording() {
     std::vector<KernelFire> fires = {
-        {.timer = 1, .now = kJ0 + 20, .cpu = 0, .baseclk = kJ0 + 20},
-        {.timer = 2, .now = kJ0 + 20, .cpu = 0, .baseclk = kJ0 + 19},
-        {.timer = 3, .now = kJ0 + 50, .cpu = 0, .baseclk = kJ0 + 47},
+        fire(1, kJ0 + 20, kJ0 + 20),
+        fire(2, kJ0 + 20, kJ0 + 19),
+        fire(3, kJ0 + 50, kJ0 + 47),
         // A deferrable timer's lateness is not a wake delay.
-        {.timer = 4, .now = kJ0 + 50, .cpu = 0, .baseclk = kJ0 + 10, .deferrable = true},
+        fire(4, kJ0 + 50, kJ0 + 10, true),
     };
     return std::make_shared<const RecordedMachine>(RecordedMachine::from(fires));
 }
@@ -129,8 +139,7 @@ namespace {
 // `held`: a timer of the kernel's own due at J0+31 and cancelled unfired in
 // J0+34, so CPU 0 ran no timer softirq in J0+31..J0+33.
 std::vector<Jiffies> fires_on_timeline(const std::vector<Timed>& timers, bool held) {
-    std::vector<KernelFire> fires = {{.timer = 1, .now = kJ0 + 20, .cpu = 0, .baseclk = kJ0 + 19},
-                                     {.timer = 2, .now = kJ0 + 50, .cpu = 0, .baseclk = kJ0 + 47}};
+    std::vector<KernelFire> fires = {fire(1, kJ0 + 20, kJ0 + 19), fire(2, kJ0 + 50, kJ0 + 47)};
     const std::vector<RecordedRunTime> times = {{0, kJ0 + 20, tick_time_ns(20, kHz) + 2'000'000}};
     const KernelClock clock({{0, kJ0}}, kHz);
     std::vector<KernelUnfired> unfired;

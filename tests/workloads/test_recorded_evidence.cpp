@@ -75,11 +75,11 @@ TEST_CASE("a callback's length and the jiffies its run moved on while it ran") {
     c.timer_event(of_type(FtraceEventType::timer_expire_exit, 50 * kMs + 1 * kUs, 1, 5));
     const auto& f = c.fires();
     REQUIRE(f.size() == 4);
-    CHECK(f[0].callback_ns == 5 * kMs);
-    CHECK(f[0].next_in_run == Jiffies{101});
-    CHECK(f[1].callback_ns == 2 * kUs);
-    CHECK_FALSE(f[1].next_in_run); // 25 ms later, another bucket
-    CHECK_FALSE(f[3].callback_ns);
+    CHECK(f[0].callback_ns() == 5 * kMs);
+    CHECK(f[0].next_in_run() == Jiffies{101});
+    CHECK(f[1].callback_ns() == 2 * kUs);
+    CHECK_FALSE(f[1].next_in_run()); // 25 ms later, another bucket
+    CHECK_FALSE(f[3].callback_ns());
 
     const RecordedCallbacks cbs = recorded_callbacks(f, same_id, 6, nullptr);
     REQUIRE(cbs[1].size() == 1);
@@ -151,7 +151,12 @@ TEST_CASE("a due timer cancelled unfired holds its CPU from its bucket's jiffy t
 
     // The clock puts 30 ms at jiffy 107 and 90 ms at 208.
     const KernelClock clock({{1 * kMs, 100}, {30 * kMs, 107}, {90 * kMs, 208}}, kHz);
-    std::vector<KernelFire> fires = {{.timer = 9, .now = 100, .cpu = 0}, {.timer = 9, .now = 100, .cpu = 1}};
+    std::vector<KernelFire> fires(2);
+    for (std::uint32_t cpu = 0; cpu < 2; ++cpu) {
+        fires[cpu].timer = 9;
+        fires[cpu].now = 100;
+        fires[cpu].cpu = cpu;
+    }
     const RecordedMachine m = RecordedMachine::from(fires, {}, unfired, &clock);
     // Due at 104, cancelled in 107: CPU 0 ran no timer softirq in 104..106.
     CHECK_FALSE(m.held_at(0, 103));

@@ -32,9 +32,15 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
             }
             function = f->second;
         }
-        fires_.push_back({e.timer, *e.now, e.line_cpu, e.baseclk, known && s->second.deferrable,
-                          known ? std::optional<Jiffies>(s->second.expires) : std::nullopt, function,
-                          std::nullopt, e.timestamp_ns, std::nullopt});
+        KernelFire f;
+        f.timer = e.timer;
+        f.now = *e.now;
+        f.entry_ns = e.timestamp_ns;
+        f.cpu = e.line_cpu;
+        f.function = function;
+        f.deferrable = known && s->second.deferrable;
+        f.set_baseclk(e.baseclk).set_requested(known ? std::optional<Jiffies>(s->second.expires) : std::nullopt);
+        fires_.push_back(f);
         open_[e.line_cpu] = Open{fires_.size() - 1, e.timestamp_ns};
     }
     // The exit of the callback open on its CPU; one whose entry was lost
@@ -42,7 +48,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     if (e.type == FtraceEventType::timer_expire_exit) {
         const auto o = open_.find(e.line_cpu);
         if (o != open_.end() && fires_[o->second.fire].timer == e.timer && e.timestamp_ns >= o->second.entry_ns) {
-            fires_[o->second.fire].callback_ns = e.timestamp_ns - o->second.entry_ns;
+            fires_[o->second.fire].set_callback_ns(e.timestamp_ns - o->second.entry_ns);
             exited_[e.line_cpu] = Exited{o->second.fire, e.timestamp_ns};
         }
         if (o != open_.end()) open_.erase(o);
@@ -55,8 +61,8 @@ void KernelFireCollector::note_next_in_run(const FtraceEvent& e) {
     if (x == exited_.end() || e.type == FtraceEventType::timer_cancel) return;
     KernelFire& last = fires_[x->second.fire];
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
-        const bool same_bucket = e.baseclk && last.baseclk && *e.baseclk == *last.baseclk;
-        if (same_bucket || e.timestamp_ns - x->second.exit_ns <= kSameRunGapNs) last.next_in_run = *e.now;
+        const bool same_bucket = e.baseclk && last.baseclk() && *e.baseclk == *last.baseclk();
+        if (same_bucket || e.timestamp_ns - x->second.exit_ns <= kSameRunGapNs) last.set_next_in_run(*e.now);
     }
     exited_.erase(x);
 }
@@ -151,8 +157,9 @@ FireTally::FireTally(const std::vector<KernelFire>& fires, const std::vector<std
             by_function = &agreement_.kernel_by_function[functions[f.function]];
             ++by_function->fires;
         }
-        if (!f.requested) continue;
-        const std::int64_t error = jiffies_diff(f.now, *f.requested);
+        const std::optional<Jiffies> requested = f.requested();
+        if (!requested) continue;
+        const std::int64_t error = jiffies_diff(f.now, *requested);
         ++agreement_.kernel_error_jiffies[error];
         if (by_function) ++by_function->error_jiffies[error];
     }

@@ -31,26 +31,54 @@ namespace timersim {
 inline constexpr std::uint32_t kNoFunction = 0xFFFFFFFFu;
 
 // One timer_expire_entry: the kernel ran `timer`'s callback on `cpu` with
-// jiffies at `now`.
+// jiffies at `now`. One is kept for every fire of a kernel trace, for the
+// whole replay: its four optional fields share one byte of flags (72 bytes
+// a fire; with a std::optional each, 112).
 struct KernelFire {
     std::uint64_t timer = 0; // the timer_list pointer as printed
     Jiffies now = 0;
+    std::uint64_t entry_ns = 0; // the timer_expire_entry's timestamp
     std::uint32_t cpu = 0;
-    std::optional<Jiffies> baseclk; // 6.1+: the clock of the bucket it was expired from
-    bool deferrable = false;        // its last timer_start said TIMER_DEFERRABLE
-    std::optional<Jiffies> requested; // its last timer_start's expires, if the trace shows one
     std::uint32_t function = kNoFunction; // index in KernelFireCollector::functions()
+
+    // 6.1+: the clock of the bucket it was expired from.
+    std::optional<Jiffies> baseclk() const noexcept { return get(kBaseclk, baseclk_); }
+    // Its last timer_start's expires, if the trace shows one.
+    std::optional<Jiffies> requested() const noexcept { return get(kRequested, requested_); }
     // From its timer_expire_entry to its timer_expire_exit on that CPU: how
     // long the callback took as recorded (a stalled vCPU's time included).
-    std::optional<std::uint64_t> callback_ns;
-    std::uint64_t entry_ns = 0; // the timer_expire_entry's timestamp
+    std::optional<std::uint64_t> callback_ns() const noexcept { return get(kCallback, callback_ns_); }
     // The `now` of the next fire of the same run on this CPU: its next
     // timer_expire_entry after this one's exit, with only timer_cancel lines
     // (the run loop's detach) between, from the same bucket (baseclk) or at
     // most kSameRunGapNs after the exit. Jiffies that moved from `now` to it
     // moved while this callback, or the run right after it, held the CPU.
-    std::optional<Jiffies> next_in_run;
+    std::optional<Jiffies> next_in_run() const noexcept { return get(kNextInRun, next_in_run_); }
+
+    KernelFire& set_baseclk(std::optional<Jiffies> v) noexcept { return set(kBaseclk, baseclk_, v); }
+    KernelFire& set_requested(std::optional<Jiffies> v) noexcept { return set(kRequested, requested_, v); }
+    KernelFire& set_callback_ns(std::optional<std::uint64_t> v) noexcept { return set(kCallback, callback_ns_, v); }
+    KernelFire& set_next_in_run(std::optional<Jiffies> v) noexcept { return set(kNextInRun, next_in_run_, v); }
+
+private:
+    static constexpr std::uint8_t kBaseclk = 1, kRequested = 2, kCallback = 4, kNextInRun = 8;
+    std::optional<std::uint64_t> get(std::uint8_t bit, std::uint64_t v) const noexcept {
+        return (has_ & bit) ? std::optional<std::uint64_t>(v) : std::nullopt;
+    }
+    KernelFire& set(std::uint8_t bit, std::uint64_t& field, std::optional<std::uint64_t> v) noexcept {
+        field = v.value_or(0);
+        has_ = static_cast<std::uint8_t>(v ? has_ | bit : has_ & ~bit);
+        return *this;
+    }
+    std::uint64_t baseclk_ = 0, requested_ = 0, callback_ns_ = 0, next_in_run_ = 0;
+
+public:
+    bool deferrable = false; // its last timer_start said TIMER_DEFERRABLE
+
+private:
+    std::uint8_t has_ = 0;
 };
+static_assert(sizeof(KernelFire) == 72);
 inline constexpr std::uint64_t kSameRunGapNs = 100'000;
 
 // A non-deferrable timer the kernel took off its CPU's wheel without

@@ -10,12 +10,13 @@ RecordedCallbacks recorded_callbacks(const std::vector<KernelFire>& fires,
     RecordedCallbacks by_id(timers);
     for (const KernelFire& f : fires) {
         const std::optional<std::uint32_t> id = id_of(f.timer);
-        if (!id || *id >= by_id.size() || !f.callback_ns) continue;
-        RecordedCallback r{f.now, *f.callback_ns, std::nullopt};
-        if (f.next_in_run) {
-            r.ticks = time_after(*f.next_in_run, f.now) ? *f.next_in_run - f.now : 0;
+        const std::optional<std::uint64_t> callback_ns = f.callback_ns();
+        if (!id || *id >= by_id.size() || !callback_ns) continue;
+        RecordedCallback r{f.now, *callback_ns, std::nullopt};
+        if (const std::optional<Jiffies> next = f.next_in_run()) {
+            r.ticks = time_after(*next, f.now) ? *next - f.now : 0;
         } else if (clock) {
-            const Jiffies after = clock->jiffies_at(f.entry_ns + *f.callback_ns);
+            const Jiffies after = clock->jiffies_at(f.entry_ns + *callback_ns);
             r.ticks = time_after(after, f.now) ? after - f.now : 0;
         }
         by_id[*id].push_back(r);

@@ -47,8 +47,8 @@ RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
         m.runs[f.cpu].push_back(Run{.jiffy = f.now});
         // 6.1 timer_expire_entry: baseclk is the clock of the bucket being
         // expired; the run came now - baseclk jiffies after it was due.
-        if (f.baseclk && !f.deferrable && !time_before(f.now, *f.baseclk))
-            delays[f.cpu].push_back(f.now - *f.baseclk);
+        const std::optional<Jiffies> baseclk = f.baseclk();
+        if (baseclk && !f.deferrable && !time_before(f.now, *baseclk)) delays[f.cpu].push_back(f.now - *baseclk);
     }
     for (std::size_t c = 0; c < m.runs.size(); ++c) {
         auto& r = m.runs[c];
