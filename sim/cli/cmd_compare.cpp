@@ -143,6 +143,7 @@ int run_compare(std::span<const std::string> args) {
     if ((*vm)["design"].defaulted() && run.kernel_era == KernelTimerEra::pull_model)
         designs = parse_designs("classic,modern,modern-6.9,heap", hz);
     MachineConfig& config = run.plan.machine;
+    use_traced_slack(*vm, run.kernel_era, config);
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
     const ReportChoice choice = report_choice(*vm, format, config);
     unsigned jobs = (*vm)["jobs"].as<unsigned>();

@@ -280,6 +280,10 @@ std::string_view kernel_design_name(KernelTimerEra era) noexcept {
     return "modern";
 }
 
+void use_traced_slack(const po::variables_map& vm, std::optional<KernelTimerEra> kernel_era, MachineConfig& config) {
+    if (kernel_era == KernelTimerEra::cascading && vm["slack"].defaulted()) config.classic_slack.reset();
+}
+
 PlannedRun planned_run(const po::variables_map& vm, MachineConfig machine, unsigned hz, double default_duration_s) {
     RunRequest request{.machine = std::move(machine),
                        .hz = hz,
