@@ -220,3 +220,22 @@ TEST_CASE("the links given to libbabeltrace2 are gone once the trace is read, or
     else ::setenv("TMPDIR", before.c_str(), 1);
     CHECK(fs::is_empty(tmp));
 }
+
+TEST_CASE("a session's traces are merged by time; a userspace trace beside the kernel's is skipped and counted") {
+    const Scratch scratch;
+    // Two kernel traces: every event twice, the two streams merged in time order.
+    scratch.trace("twice/a");
+    scratch.trace("twice/b");
+    const std::string twice = kernel_text(scratch.dir / "twice");
+    Counts c = count_events(twice);
+    CHECK(c.by_type[FtraceEventType::timer_start] == 2 * 10617);
+    CHECK(c.stats.lines == 2 * 85729 + 3);
+    // A userspace trace beside the kernel's: its events are left out.
+    scratch.trace("mixed/kernel");
+    scratch.trace("mixed/ust", std::string::npos, "domain = \"kernel\";", "domain = \"ust\";   ");
+    const std::string mixed = kernel_text(scratch.dir / "mixed");
+    const std::string header_end = "# hostname: VM3\n";
+    const auto split = trace_text().find(header_end) + header_end.size();
+    CHECK(mixed == trace_text().substr(0, split) + "# lttng: 85729 events of ust traces skipped\n" +
+                       trace_text().substr(split));
+}
