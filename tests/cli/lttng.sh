@@ -93,6 +93,8 @@ copy ust
 replace ust/metadata 'domain = "kernel";' 'domain = "ust";   '
 copy no-timers
 replace no-timers/metadata 'name = timer_' 'name = tymer_'
+copy no-expires
+replace no-expires/metadata '_expires;' '_expirez;'
 copy no-stream
 : >no-stream/channel0_0
 mkdir not-lttng
@@ -112,6 +114,7 @@ bad cut-stream "^timersim: cut-stream: ${cant}libbabeltrace2 cannot open it \(.*
 bad cut-metadata "^timersim: cut-metadata: ${cant}its metadata \(cut-metadata/metadata\) is cut short: its last packet, at byte 8192, needs 4096 bytes and has 1808$"
 bad corrupt "^timersim: corrupt: ${cant}libbabeltrace2 cannot open it \(metadata it cannot parse, or a stream file cut short or corrupt\): "
 bad ust '^timersim: ust: an LTTng userspace \(UST\) trace, not a kernel one: '
+bad no-expires "^timersim: no-expires: ${cant}its timer_start event at 10509\.628614389 on CPU 0 lacks its fields \(timer, function, expires, now\)$"
 bad no-stream "^timersim: no-stream: ${cant}it has CTF metadata but no stream file"
 bad not-lttng '^timersim: not-lttng: a directory, not an LTTng trace \(no CTF metadata in it or below it\)$'
 # Without timer events the reader cannot tell HZ, as for text.
