@@ -105,7 +105,7 @@ int run_import(std::span<const std::string> args) {
 
     // FILE or "-" (standard input), compressed or not; the output is
     // created before anything is read, so a bad -o fails first.
-    InputFile in(input);
+    InputFile in(input, InputFile::Directories::opened); // a directory: an LTTng trace
     AtomicOutputFile file(output);
 
     try {

@@ -234,7 +234,7 @@ int run_step(std::span<const std::string> args) {
         std::optional<TraceFeed> feed;
         if (workload.trace) {
             const HzChoice hz_choice{.option = (*vm)["hz"].defaulted() ? std::nullopt : std::optional(hz)};
-            feed.emplace(open_trace_source(file.emplace(*workload.trace), workload.trace_kind, hz_choice, filter));
+            feed.emplace(open_trace_source(file.emplace(*workload.trace, kernel_trace ? InputFile::Directories::opened : InputFile::Directories::refused), workload.trace_kind, hz_choice, filter));
             if (!(*vm)["hz"].defaulted() && hz != feed->header().hz)
                 throw UsageError(fmt::format("--hz {} differs from the trace's hz={}", hz, feed->header().hz));
         }

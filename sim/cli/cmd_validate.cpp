@@ -69,7 +69,7 @@ int run_validate(std::span<const std::string> args) {
     // FILE or "-", decompressed in-process when xz, gzip or zstd (by its
     // magic bytes, whatever its name).
     // Read in two passes (kernel_text.hpp), never held whole.
-    InputFile in(input);
+    InputFile in(input, InputFile::Directories::opened); // a directory: an LTTng trace
     KernelText text(in);
     ReplayResult result;
     try {

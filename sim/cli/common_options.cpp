@@ -19,7 +19,8 @@ void add_hz_option(po::options_description& options) {
 void add_classic_options(po::options_description& options) {
     options.add_options()
         ("slack", po::value<std::string>()->default_value("default"),
-         "classic wheel timer slack in mod_timer(): default (delay/256, as 4.x), off, or N jiffies")
+         "classic wheel timer slack in mod_timer(): default (delay/256, as 4.x; off for a kernel trace of a "
+         "kernel up to 4.7, whose expires has it already), off, or N jiffies")
         ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (64-slot tv1, 16-slot tv2..tv5)");
 }
 

@@ -57,7 +57,8 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     load.costs_from_trace = costs;
     load.kernel = kernel_version_option(vm);
     if (load.kernel && !ftrace) throw UsageError("--kernel: only with --ftrace (a timersim trace models no kernel's version)");
-    InputFile in(path);
+    // --ftrace DIR: an LTTng trace (workloads/traces/input/lttng_ctf.hpp).
+    InputFile in(path, ftrace ? InputFile::Directories::opened : InputFile::Directories::refused);
     const auto trace = load_trace(in, kind, HzChoice{.option = hz_given ? std::optional<unsigned>(hz) : std::nullopt,
                                                      .force = force}, load);
     require_kept(trace->filter(), trace->filter_counts(), trace->file(), ftrace ? "timer events" : "events");
@@ -277,6 +278,10 @@ std::string_view kernel_design_name(KernelTimerEra era) noexcept {
     case KernelTimerEra::pull_model: return "modern-6.9";
     }
     return "modern";
+}
+
+void use_traced_slack(const po::variables_map& vm, std::optional<KernelTimerEra> kernel_era, MachineConfig& config) {
+    if (kernel_era == KernelTimerEra::cascading && vm["slack"].defaulted()) config.classic_slack.reset();
 }
 
 PlannedRun planned_run(const po::variables_map& vm, MachineConfig machine, unsigned hz, double default_duration_s) {

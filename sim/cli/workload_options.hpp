@@ -43,6 +43,13 @@ struct PlannedRun {
 // trace of a known era).
 std::string_view kernel_design_name(KernelTimerEra era) noexcept;
 
+// A kernel of the cascading era (up to 4.7) traces timer_start's expires
+// after apply_slack(): replayed on the classic wheel with its slack again,
+// a timer would land later than the kernel put it. So without --slack, a
+// replay of such a trace has no slack (MachineConfig::classic_slack off).
+void use_traced_slack(const boost::program_options::variables_map& vm, std::optional<KernelTimerEra> kernel_era,
+                      MachineConfig& config);
+
 // The run a command's options ask for: `machine` (machine_config(), and the
 // command's design) at the clock resolved from `hz` (--hz) and the workload
 // the workload options chose, for --duration/--ticks or else a trace's own

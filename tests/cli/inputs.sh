@@ -121,14 +121,19 @@ every_source capture.txt "$capture_xz" capture.gz capture.txt import INPUT -o ou
 every_source capture.txt "$capture_xz" capture.gz capture.txt compare --ftrace INPUT --hz 250 --format csv
 
 # A missing or unreadable input: exit 2, 'timersim: FILE: what', every command.
+# A directory is a kernel trace's only if it holds an LTTng trace (tests/cli/lttng.sh).
 for cmd in "run --trace" "compare --trace" "gen -o out --trace" "step --ticks 1 --trace" "run --ftrace" \
-  "import -o out" "validate"; do
+  "step --ticks 1 --ftrace" "import -o out" "validate"; do
   # shellcheck disable=SC2086
   run $cmd nosuch.trace
   expect_file_error '^timersim: nosuch\.trace: No such file or directory$'
   # shellcheck disable=SC2086
   run $cmd .
-  expect_file_error '^timersim: \.: Is a directory$'
+  if [[ $cmd == *--trace ]]; then
+    expect_file_error '^timersim: \.: Is a directory$'
+  else
+    expect_file_error '^timersim: \.: a directory, not an LTTng trace \(no CTF metadata in it or below it\)$'
+  fi
   [[ ! -e out ]] || fail "an output was left behind"
 done
 

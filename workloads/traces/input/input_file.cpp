@@ -185,7 +185,7 @@ private:
 
 } // namespace
 
-InputFile::InputFile(const std::string& path) : name_(path == "-" ? "<stdin>" : path) {
+InputFile::InputFile(const std::string& path, Directories directories) : name_(path == "-" ? "<stdin>" : path) {
     if (path == "-") {
         fd_ = STDIN_FILENO;
     } else {
@@ -193,6 +193,13 @@ InputFile::InputFile(const std::string& path) : name_(path == "-" ? "<stdin>" : 
         while (fd_ < 0 && errno == EINTR);
         if (fd_ < 0) throw InputError(name_ + ": " + std::strerror(errno));
         owns_fd_ = true;
+        struct stat st{};
+        if (directories == Directories::opened && ::fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) {
+            directory_ = true;
+            raw_eof_ = true;
+            fail(std::strerror(EISDIR));
+            return;
+        }
     }
     open_decoder();
 }

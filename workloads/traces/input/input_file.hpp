@@ -68,9 +68,15 @@ const char* to_string(Compression c) noexcept;
 
 class InputFile {
 public:
+    // What a directory given as `path` is: an error ("NAME: Is a
+    // directory"), or an input whose reader reads the directory itself
+    // (KernelText: an LTTng trace, lttng_ctf.hpp). Such an input has no
+    // bytes: read() and peek() fail with "Is a directory".
+    enum class Directories : std::uint8_t { refused, opened };
+
     // Opens `path` ("-": standard input) and reads its first bytes to tell
     // whether it is compressed. Throws InputError.
-    explicit InputFile(const std::string& path);
+    explicit InputFile(const std::string& path, Directories directories = Directories::refused);
     ~InputFile();
     InputFile(const InputFile&) = delete;
     InputFile& operator=(const InputFile&) = delete;
@@ -78,6 +84,8 @@ public:
     // The name as given, "<stdin>" for "-": what messages and reports show.
     const std::string& name() const noexcept { return name_; }
     Compression compression() const noexcept { return compression_; }
+    // A directory opened with Directories::opened; name() is its path.
+    bool is_directory() const noexcept { return directory_; }
 
     // Fills `to` with up to `n` bytes of the (decompressed) input; fewer
     // only at its end or on an error (then failed() and error() say why).
@@ -137,6 +145,7 @@ private:
     std::string name_;
     int fd_ = -1;
     bool owns_fd_ = false;
+    bool directory_ = false;
     bool positional_ = false;  // pread() at offset_, not read()
     std::uint64_t offset_ = 0;
     bool started_ = false;     // read() or peek() was called

@@ -1,10 +1,15 @@
 #include "workloads/traces/input/kernel_text.hpp"
 
+#include "workloads/traces/input/lttng_ctf.hpp"
 #include "workloads/traces/input/trace_dat.hpp"
 
 namespace timersim {
 
 KernelText::KernelText(InputFile& in) : in_(&in) {
+    if (in.is_directory()) {
+        rendered_ = lttng_ctf_text(in);
+        return;
+    }
     in.keep_for_reading_again();
     if (is_trace_dat(in.peek(kTraceDatMagic.size()))) {
         in.stop_keeping(); // the passes read its text: no copy of its bytes

@@ -1,18 +1,20 @@
 // KernelText: a kernel trace's text (/sys/kernel/tracing/trace, trace-cmd
-// report, perf script, or a trace.dat rendered as that text), for readers
-// that pass over it more than once. Its HZ and its clock are decided from
-// all of its events (kernel/hz_inference.hpp) before the first one is
+// report, perf script, or a trace.dat or an LTTng trace directory rendered
+// as that text), for readers that pass over it more than once. Its HZ and
+// its clock are decided from all of its events (kernel/hz_inference.hpp) before the first one is
 // replayed, so a replay reads it twice, and never holds it in memory:
 //
-//   InputFile in(path);                  // any file or "-", compressed or not
+//   InputFile in(path, InputFile::Directories::opened);  // any file or "-", compressed
+//                                                         // or not, or a directory
 //   KernelText text(in);
 //   FtraceReader first(text.pass(), ...);  // HZ and clock samples
 //   ...
 //   FtraceReader second(text.pass(), ...); // the replay; `first` must be done
 //
-// A trace.dat is rendered once, into a temporary file (trace_dat.hpp);
-// other text is read again from its file, or from the temporary copy of a
-// pipe (InputFile::keep_for_reading_again()).
+// A trace.dat (trace_dat.hpp) or an LTTng trace (a directory,
+// lttng_ctf.hpp) is rendered once, into a temporary file; other text is
+// read again from its file, or from the temporary copy of a pipe
+// (InputFile::keep_for_reading_again()).
 #pragma once
 
 #include "workloads/traces/input/input_file.hpp"
@@ -25,7 +27,8 @@ namespace timersim {
 class KernelText {
 public:
     // `in` must not have been read yet, and must outlive this. Throws
-    // InputError (a trace.dat that cannot be read, no temporary file).
+    // InputError (a trace.dat or an LTTng trace that cannot be read, a
+    // directory that is not an LTTng trace, no temporary file).
     explicit KernelText(InputFile& in);
     KernelText(const KernelText&) = delete;
     KernelText& operator=(const KernelText&) = delete;

@@ -1,5 +1,8 @@
 #include "workloads/traces/input/trace_dat.hpp"
 
+#include "workloads/traces/input/forked_text.hpp"
+#include "workloads/traces/input/kernel_line.hpp"
+
 #include <fmt/format.h>
 
 // libtracecmd's header includes tracefs.h, whose inline functions are not
@@ -11,7 +14,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +24,6 @@
 #include <vector>
 
 #include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace timersim {
@@ -31,9 +32,9 @@ bool is_trace_dat(std::string_view head) noexcept { return head.starts_with(kTra
 
 namespace {
 
-[[noreturn]] void unreadable(const std::string& name, std::string_view why) {
-    throw InputError(fmt::format("{}: a trace.dat (trace-cmd) that cannot be read: {}", name, why));
-}
+constexpr ForkedReader kReader{.what = "a trace.dat (trace-cmd)", .library = "libtracecmd", .reader = "trace.dat"};
+
+[[noreturn]] void unreadable(const std::string& name, std::string_view why) { throw_unreadable(name, kReader, why); }
 
 struct HandleCloser {
     void operator()(tracecmd_input* h) const noexcept { tracecmd_close(h); }
@@ -58,10 +59,6 @@ std::optional<std::uint64_t> field(tep_event* event, const tep_record& r, const 
 bool prints(tep_event* event, const char* key) {
     return event->print_fmt.format && std::strstr(event->print_fmt.format, key);
 }
-
-// include/linux/timer.h (6.1): TIMER_CPUMASK, the four flag bits, TIMER_ARRAYSHIFT.
-constexpr std::uint64_t kCpuMask = 0x0003FFFF;
-constexpr unsigned kArrayShift = 22;
 
 void append_function(std::string& out, tep_handle* tep, std::uint64_t addr) {
     if (const char* name = tep_find_function(tep, addr))
@@ -89,27 +86,12 @@ bool timer_fields(std::string& out, tep_handle* tep, tep_event* event, const tep
                        static_cast<std::int64_t>(*expires - *now));
         if (const auto bucket = field(event, r, "bucket_expiry"))
             fmt::format_to(std::back_inserter(out), " bucket_expiry={}", *bucket);
-        if (!flags) {
-            // before 4.2: no flags field, nothing printed
-        } else if (prints(event, "cpu=")) {
-            fmt::format_to(std::back_inserter(out), " cpu={}", *flags & kCpuMask);
-            if (prints(event, "idx="))
-                fmt::format_to(std::back_inserter(out), " idx={}", (*flags >> kArrayShift) & 0x3FF);
-            out += " flags=";
-            const char* sep = "";
-            static constexpr std::pair<std::uint64_t, const char*> kBits[] = {
-                {0x00040000, "M"}, {0x00080000, "D"}, {0x00100000, "P"}, {0x00200000, "I"}};
-            for (const auto& [bit, letter] : kBits) {
-                if (*flags & bit) {
-                    out += sep;
-                    out += letter;
-                    sep = "|";
-                }
-            }
-        } else {
-            // 4.2-4.10 print the whole flags word, its low bits the CPU.
-            fmt::format_to(std::back_inserter(out), " flags=0x{:08x}", *flags & 0xFFFFFFFF);
-        }
+        // Before 4.2: no flags field, nothing printed.
+        if (flags)
+            append_timer_flags(out, *flags,
+                               !prints(event, "cpu=")  ? TimerFlagsText::word
+                               : prints(event, "idx=") ? TimerFlagsText::cpu_idx
+                                                       : TimerFlagsText::cpu);
     } else if (name == "timer_expire_entry") {
         const auto now = field(event, r, "now");
         if (!now) return false;
@@ -139,12 +121,9 @@ bool is_softirq_event(tep_event* event) {
 }
 
 bool softirq_fields(std::string& out, tep_event* event, const tep_record& r) {
-    static constexpr const char* kSoftirqNames[] = {"HI",      "TIMER", "NET_TX",  "NET_RX",  "BLOCK",
-                                                    "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"};
     const auto vec = field(event, r, "vec");
     if (!vec) return false;
-    fmt::format_to(std::back_inserter(out), "vec={} [action={}]", *vec,
-                   *vec < std::size(kSoftirqNames) ? kSoftirqNames[*vec] : "UNKNOWN");
+    append_softirq_fields(out, *vec);
     return true;
 }
 
@@ -172,13 +151,11 @@ void render_record(std::string& out, tep_handle* tep, const tep_record& r, const
         unreadable(name, fmt::format("record {} has an event id the file does not describe", ordinal));
     const int pid = tep_data_pid(tep, const_cast<tep_record*>(&r));
     const char* comm = tep_data_comm_from_pid(tep, pid);
-    // The kernel's /sys/kernel/tracing/trace: ns2usecs() rounds to the µs.
-    const std::uint64_t us = (r.ts + 500) / 1000;
     // ftrace's print event (trace_marker) is "tracing_mark_write" in the text.
     const bool marker =
         event->system && std::strcmp(event->system, "ftrace") == 0 && std::strcmp(event->name, "print") == 0;
-    fmt::format_to(std::back_inserter(out), "{:>16}-{:<7} [{:03}] {}.{:06}: {}:", comm ? comm : "<...>", pid, r.cpu,
-                   us / 1000000, us % 1000000, marker ? "tracing_mark_write" : event->name);
+    append_line_start(out, comm ? comm : "<...>", pid, static_cast<unsigned>(r.cpu), r.ts,
+                      marker ? "tracing_mark_write" : event->name);
     if (is_timer_event(event)) {
         out += ' ';
         if (!timer_fields(out, tep, event, r))
@@ -196,37 +173,6 @@ void render_record(std::string& out, tep_handle* tep, const tep_record& r, const
 } // namespace
 
 namespace {
-
-bool write_all(int fd, std::string_view data) {
-    while (!data.empty()) {
-        const ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n == 0) errno = ENOSPC; // write() says nothing else when it writes nothing
-        if (n <= 0) return false;
-        data.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-}
-
-std::string read_to_end(int fd) {
-    std::string out;
-    char buf[65536];
-    while (true) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        out.append(buf, static_cast<std::size_t>(n));
-    }
-    return out;
-}
-
-struct Fd {
-    int fd = -1;
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
-    }
-    int release() { return std::exchange(fd, -1); }
-};
 
 // The rendering itself, from the copy (fd) on, written into `text_fd` a
 // megabyte at a time. Throws InputError.
@@ -270,60 +216,16 @@ void render_trace_dat(int fd, const std::string& name, int text_fd) {
 // inside its CPU data), and the child's death is then this file's error,
 // not timersim's. Throws InputError.
 int render_to_temporary(int dat_fd, const std::string& name) {
-    Fd text{open_temporary_file()};
-    if (text.fd < 0) throw_temporary_file_error(name, "no temporary file for its text", errno);
-    int error_pipe[2];
-    if (::pipe(error_pipe) != 0) unreadable(name, fmt::format("no pipe ({})", std::strerror(errno)));
-    Fd error_read{error_pipe[0]}, error_write{error_pipe[1]};
-    std::fflush(nullptr);
-    const pid_t child = ::fork();
-    if (child < 0) unreadable(name, fmt::format("cannot fork to read it ({})", std::strerror(errno)));
-    if (child == 0) {
-        ::close(error_read.release());
-        // A crash must kill the child, whatever handlers the parent set (a
-        // test framework's, a sanitizer's); and libtracecmd also prints
-        // some complaints with plain fprintf(stderr): off to /dev/null.
-        for (const int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) std::signal(sig, SIG_DFL);
-        if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) {
-            ::dup2(null, STDOUT_FILENO);
-            ::dup2(null, STDERR_FILENO);
-            ::close(null);
-        }
-        int status = 0;
-        try {
-            // libtracecmd and libtraceevent print their warnings on stderr:
-            // keep the error to our one line.
-            tracecmd_set_loglevel(TEP_LOG_NONE);
-            tep_set_loglevel(TEP_LOG_NONE);
-            const int fd = ::dup(dat_fd);
-            if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0)
-                unreadable(name, fmt::format("cannot reopen its temporary copy ({})", std::strerror(errno)));
-            render_trace_dat(fd, name, text.fd);
-        } catch (const std::exception& e) {
-            write_all(error_write.fd, e.what());
-            status = 1;
-        }
-        ::_exit(status); // no destructors, atexit handlers or leak checks of the parent's state
-    }
-    ::close(error_write.release());
-    const std::string error = read_to_end(error_read.fd);
-    int status = 0;
-    pid_t waited = 0;
-    do waited = ::waitpid(child, &status, 0);
-    while (waited < 0 && errno == EINTR);
-    // Without its status (ECHILD: SIGCHLD ignored, the child reaped by
-    // the kernel), the text may be cut short: not a success.
-    if (waited < 0)
-        throw InputError(
-            fmt::format("{}: cannot learn how its trace.dat reader ended ({})", name, std::strerror(errno)));
-    if (WIFSIGNALED(status))
-        unreadable(name,
-                   fmt::format("libtracecmd failed on it ({}): truncated or corrupt", ::strsignal(WTERMSIG(status))));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (!error.empty()) throw InputError(error);
-        unreadable(name, "its reader stopped early");
-    }
-    return text.release();
+    return render_in_child(name, kReader, [&](int text_fd) {
+        // libtracecmd and libtraceevent print their warnings on stderr:
+        // keep the error to our one line.
+        tracecmd_set_loglevel(TEP_LOG_NONE);
+        tep_set_loglevel(TEP_LOG_NONE);
+        const int fd = ::dup(dat_fd);
+        if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0)
+            unreadable(name, fmt::format("cannot reopen its temporary copy ({})", std::strerror(errno)));
+        render_trace_dat(fd, name, text_fd);
+    });
 }
 
 Fd temporary_copy_file(const std::string& name) {

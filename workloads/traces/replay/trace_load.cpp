@@ -166,7 +166,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
 }
 
 std::shared_ptr<const LoadedTrace> load_trace(const std::string& path, TraceKind kind, const HzChoice& hz) {
-    InputFile in(path);
+    InputFile in(path, kind == TraceKind::ftrace ? InputFile::Directories::opened : InputFile::Directories::refused);
     return load_trace(in, kind, hz);
 }
 

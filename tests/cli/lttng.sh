@@ -1,0 +1,121 @@
+# LTTng trace directories (workloads/traces/input/lttng_ctf.hpp): the real
+# LTTng kernel trace of Linux 3.6 in tests/data/lttng is taken by every
+# command that takes a kernel trace, its directory or the session directory
+# above it; its kernel comes from the trace's environment (3.6: the classic
+# wheel, replayed without slack, which its expires already has), its HZ from
+# its jiffies (300). validate refuses it in one line (its checks are the
+# 4.8+ wheel's). A damaged or foreign directory is one line, exit 2, nothing
+# written.
+# shellcheck source=tests/cli/common.bash
+source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
+
+trace=$(cd "$(dirname -- "${BASH_SOURCE[0]}")/../data/lttng/lttng-3.6-scp" && pwd)
+# The runner starts each test in a fresh empty directory: names are relative.
+
+# run --ftrace DIR: the kernel's own design, HZ from the jiffies.
+run run --ftrace "$trace" --format json
+expect_status 0
+python3 - "$out" <<'EOF' >/dev/null || fail "run --format json: not kernel 3.6 on classic at HZ 300"
+import json, sys
+r = json.loads(sys.argv[1])
+p = r["workload"]["params"]
+assert p["kernel"] == "3.6", p["kernel"]
+assert p["kernel_source"] == "the trace's '# kernel:' line", p["kernel_source"]
+assert p["hz"] == 300 and p["hz_source"] == "the trace's jiffies", p["hz_source"]
+assert r["design"] == "classic", r["design"]
+assert r["machine"]["hz"] == 300
+fires = r["workload"]["kernel_fires"]
+assert fires["kernel_fires"] == 10543 and fires["precision"] == 1, fires
+EOF
+
+# The text report says the same, and how many of the kernel's fires the
+# replay reproduces (all its own fires are the kernel's: no slack added).
+run run --ftrace "$trace"
+expect_status 0
+expect_stdout_line '^timersim run: classic design, HZ=300, 5228 ticks'
+expect_stdout_line "^kernel 3\.6 from the trace's '# kernel:' line$"
+expect_stdout_line '^replay of classic reproduces [0-9]+ of 10543 fires the kernel recorded on the same jiffy and CPU \([0-9.]+%\); 100\.0% of its [0-9]+ fires are the kernel.s'
+# With the slack added again, some of its fires are not the kernel's.
+run run --ftrace "$trace" --slack default
+expect_status 0
+expect_stdout_line '^replay of classic reproduces .*; [0-9]{1,2}\.[0-9]% of its [0-9]+ fires are the kernel.s'
+
+# import: the directory, the session directory above it, and a copy beside
+# other files import to the same trace.
+imported() {
+  run import "$1" -o imported.trace
+  expect_status 0
+  sed 2d imported.trace
+}
+imported "$trace" >want
+grep -Eq '^# timersim-trace v1 hz=300 start_jiffies=4298030184$' want || fail "not HZ 300 from the jiffies"
+[[ $(grep -c ' arm ' want) -eq 10568 ]] || fail "not the 10568 arms of the trace's timer_start events"
+mkdir -p session/kernel
+cp "$trace/metadata" "$trace/channel0_0" session/kernel/
+mkdir -p session/kernel/index
+echo "not a stream" >session/kernel/notes.txt
+imported session >got
+cmp -s want got || fail "the session directory imports differently"
+
+# compare --ftrace DIR runs the default designs on it.
+run compare --ftrace "$trace" --format csv
+expect_status 0
+expect_stdout_line '^classic,'
+
+# validate: one line, as for any kernel before 4.8.
+run validate "$trace"
+expect_status 2
+[[ $err == "timersim: "*"kernel 3.6"*"validate checks the wheel of 4.8 and later"* ]] || fail "not validate's refusal of 3.6"
+
+# A damaged or foreign directory: one line naming it, exit 2, nothing written.
+# copy NAME: the trace's metadata and stream in NAME/.
+copy() {
+  mkdir -p "$1"
+  cp "$trace/metadata" "$trace/channel0_0" "$1/"
+}
+# replace FILE FROM TO: FROM (and TO, of the same length) in a binary file.
+replace() {
+  python3 - "$@" <<'EOF'
+import sys
+path, old, new = sys.argv[1], sys.argv[2].encode(), sys.argv[3].encode()
+data = open(path, "rb").read()
+assert old in data and len(old) == len(new)
+open(path, "wb").write(data.replace(old, new))
+EOF
+}
+copy cut-stream
+head -c 1000000 "$trace/channel0_0" >cut-stream/channel0_0
+copy cut-metadata
+head -c 10000 "$trace/metadata" >cut-metadata/metadata
+copy corrupt
+replace corrupt/metadata struct strXct
+copy ust
+replace ust/metadata 'domain = "kernel";' 'domain = "ust";   '
+copy no-timers
+replace no-timers/metadata 'name = timer_' 'name = tymer_'
+copy no-expires
+replace no-expires/metadata '_expires;' '_expirez;'
+copy no-stream
+: >no-stream/channel0_0
+mkdir not-lttng
+echo "# notes" >not-lttng/README.md
+
+bad() {
+  local dir=$1 want=$2 cmd
+  for cmd in "import -o never.trace" "run --ftrace" "compare --ftrace" "validate"; do
+    # shellcheck disable=SC2086
+    run $cmd "$dir"
+    expect_file_error "$want"
+    [[ ! -e never.trace ]] || fail "an output was left behind"
+  done
+}
+cant='an LTTng trace \(CTF\) that cannot be read: '
+bad cut-stream "^timersim: cut-stream: ${cant}libbabeltrace2 cannot open it \(.*\): Failed to index CTF stream file 'cut-stream/channel0_0'$"
+bad cut-metadata "^timersim: cut-metadata: ${cant}its metadata \(cut-metadata/metadata\) is cut short: its last packet, at byte 8192, needs 4096 bytes and has 1808$"
+bad corrupt "^timersim: corrupt: ${cant}libbabeltrace2 cannot open it \(metadata it cannot parse, or a stream file cut short or corrupt\): "
+bad ust '^timersim: ust: an LTTng userspace \(UST\) trace, not a kernel one: '
+bad no-expires "^timersim: no-expires: ${cant}its timer_start event at 10509\.628614389 on CPU 0 lacks its fields \(timer, function, expires, now\)$"
+bad no-stream "^timersim: no-stream: ${cant}it has CTF metadata but no stream file"
+bad not-lttng '^timersim: not-lttng: a directory, not an LTTng trace \(no CTF metadata in it or below it\)$'
+# Without timer events the reader cannot tell HZ, as for text.
+bad no-timers "^timersim: no-timers:1: HZ unknown: the trace has no '# hz=' line and 0 timer events with jiffies: too few to tell HZ; pass --hz \(hz\)$"
