@@ -403,7 +403,13 @@ std::optional<std::uint64_t> Engine<Q>::recorded_raise_time(CpuState& c) {
         c.wake_due_since.reset();
         return std::nullopt;
     }
+    // A wait is only as old as the ticks that found a timer due without a
+    // break: a tick with nothing due, or none at all (the tick stopped),
+    // since the last one means that timer went otherwise (fired remotely by
+    // a migrator, cancelled), and this one is due from now.
+    if (c.wake_due_since && time_after(j, c.wake_due_seen + 1)) c.wake_due_since.reset();
     if (!c.wake_due_since) c.wake_due_since = j;
+    c.wake_due_seen = j;
     const Jiffies due = *c.wake_due_since;
     const Jiffies window = cpu < rec.wake_window.size() ? rec.wake_window[cpu] : 0;
     const Jiffies delay = cpu < rec.wake_delay.size() ? rec.wake_delay[cpu] : 0;

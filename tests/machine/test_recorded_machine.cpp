@@ -10,12 +10,14 @@
 // not from a run.
 #include "sim/machine/engine.hpp"
 #include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern69_wheel.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 using namespace timersim;
@@ -161,4 +163,33 @@ TEST_CASE("a design's own wake comes late in its jiffy, after the tasks traced t
 TEST_CASE("no own wake where the recording shows the CPU held") {
     // Held J0+31..J0+33: the wake due in J0+32 waits for J0+34.
     CHECK(fires_on_timeline({{kJ0 + 30}}, true) == std::vector<Jiffies>{kJ0 + 34});
+}
+
+TEST_CASE("a wait for a recorded run ends when the timer goes otherwise: the next one waits from its own jiffy") {
+    // 6.9+, two CPUs. CPU 1 ran its softirq at J0+20 and J0+50 (window 3,
+    // delay 1); at J0+31 CPU 0, the migrator, ran CPU 1's global base. A
+    // global timer armed on CPU 1 for J0+30 (bucket J0+31) is due there at
+    // J0+31 and expired by CPU 0 then. Another, armed on CPU 1 in J0+31 for
+    // J0+47 (bucket J0+48), finds CPU 1's run at J0+50 within the window
+    // from J0+48: it fires there, not at a wake of CPU 1's own at J0+48 as
+    // if it had been waiting since J0+31.
+    const std::vector<KernelFire> fires = {{.timer = 1, .now = kJ0 + 20, .cpu = 1, .baseclk = kJ0 + 19},
+                                           {.timer = 2, .now = kJ0 + 50, .cpu = 1, .baseclk = kJ0 + 47},
+                                           {.timer = 3, .now = kJ0 + 31, .cpu = 0, .baseclk = kJ0 + 31}};
+    const std::vector<KernelRemoteRun> remote = {{.migrator = 0, .cpu = 1, .now = kJ0 + 31}};
+    EngineConfig config{.hz = kHz};
+    config.recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(fires, {}, {}, nullptr, remote));
+    std::vector<Modern69Wheel> queues(2, Modern69Wheel(Modern69Wheel::Config{.hz = kHz}));
+    Engine<Modern69Wheel> engine(std::span<Modern69Wheel>(queues), config);
+    Recorder rec;
+    engine.set_workload(&rec);
+    const TimerId a = engine.create_timer();
+    const TimerId b = engine.create_timer();
+    engine.schedule_action(1'000, Action{.kind = Action::Kind::arm, .cpu = 1, .timer = a, .expires = kJ0 + 30});
+    engine.schedule_action(tick_time_ns(31, kHz) + 2'000'000,
+                           Action{.kind = Action::Kind::arm, .cpu = 1, .timer = b, .expires = kJ0 + 47});
+    engine.run_until(tick_time_ns(100, kHz));
+    REQUIRE(rec.fired.size() == 2);
+    CHECK((rec.fired[0].id == a && rec.fired[0].fired_jiffies == kJ0 + 31 && rec.fired[0].cpu == 0));
+    CHECK((rec.fired[1].id == b && rec.fired[1].fired_jiffies == kJ0 + 50 && rec.fired[1].cpu == 1));
 }
