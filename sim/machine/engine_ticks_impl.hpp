@@ -416,7 +416,8 @@ std::optional<std::uint64_t> Engine<Q>::recorded_raise_time(CpuState& c) {
     if (rec.runs_within(cpu, due, due + window)) return std::nullopt; // the recorded CPU woke for it then
     // 6.9+: or a migrator is still to run this idle CPU's global base then.
     if constexpr (RemoteExpiry<Q>) {
-        if (rec.remote_expired_within(cpu, time_after(j, due) ? j : due, due + window)) return std::nullopt;
+        const Jiffies remote_window = std::max(window, rec.remote_wake_window_of(cpu));
+        if (rec.remote_expired_within(cpu, time_after(j, due) ? j : due, due + remote_window)) return std::nullopt;
     }
     if (time_before(j, due + delay) || rec.held_at(cpu, j)) return std::nullopt;
     c.wake_due_since.reset();

@@ -193,3 +193,30 @@ TEST_CASE("a wait for a recorded run ends when the timer goes otherwise: the nex
     CHECK((rec.fired[0].id == a && rec.fired[0].fired_jiffies == kJ0 + 31 && rec.fired[0].cpu == 0));
     CHECK((rec.fired[1].id == b && rec.fired[1].fired_jiffies == kJ0 + 50 && rec.fired[1].cpu == 1));
 }
+
+TEST_CASE("6.9+: an idle CPU's global timer waits for the migrator as long as the recording's migrators were late") {
+    // CPU 1 ran its softirq at J0+20 and J0+50 (window 3, delay 1). CPU 0
+    // ran CPU 1's global base at J0+36 and fired a timer due at J0+31
+    // there: 5 jiffies late, CPU 1's remote window. A global timer armed on
+    // CPU 1 for J0+30 (bucket J0+31) waits for that run and fires on CPU 0
+    // at J0+36; with CPU 1's own window of 3 alone, CPU 1 would have woken
+    // for it itself at J0+32.
+    const std::vector<KernelFire> fires = {
+        {.timer = 1, .now = kJ0 + 20, .cpu = 1, .baseclk = kJ0 + 19},
+        {.timer = 2, .now = kJ0 + 50, .cpu = 1, .baseclk = kJ0 + 47},
+        {.timer = 3, .now = kJ0 + 36, .cpu = 0, .baseclk = kJ0 + 31, .remote_of = 1}};
+    const std::vector<KernelRemoteRun> remote = {{.migrator = 0, .cpu = 1, .now = kJ0 + 36}};
+    EngineConfig config{.hz = kHz};
+    config.recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(fires, {}, {}, nullptr, remote));
+    REQUIRE(config.recorded->remote_wake_window_of(1) == 5);
+    std::vector<Modern69Wheel> queues(2, Modern69Wheel(Modern69Wheel::Config{.hz = kHz}));
+    Engine<Modern69Wheel> engine(std::span<Modern69Wheel>(queues), config);
+    Recorder rec;
+    engine.set_workload(&rec);
+    const TimerId a = engine.create_timer();
+    engine.schedule_action(1'000, Action{.kind = Action::Kind::arm, .cpu = 1, .timer = a, .expires = kJ0 + 30});
+    engine.run_until(tick_time_ns(100, kHz));
+    REQUIRE(rec.fired.size() == 1);
+    CHECK(rec.fired[0].fired_jiffies == kJ0 + 36);
+    CHECK(rec.fired[0].cpu == 0);
+}

@@ -35,6 +35,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
         fires_.push_back({e.timer, *e.now, e.line_cpu, e.baseclk, known && s->second.deferrable,
                           known ? std::optional<Jiffies>(s->second.expires) : std::nullopt, function,
                           std::nullopt, e.timestamp_ns, std::nullopt});
+        if (const auto r = running_remote_.find(e.line_cpu); r != running_remote_.end()) fires_.back().remote_of = r->second;
         open_[e.line_cpu] = Open{fires_.size() - 1, e.timestamp_ns};
     }
     // The exit of the callback open on its CPU; one whose entry was lost
@@ -103,6 +104,7 @@ std::vector<KernelUnfired> KernelFireCollector::unfired() const {
 void KernelFireCollector::timer_softirq(const FtraceTimerSoftirq& e) {
     // A TIMER softirq's start or end ends the remote runs open on its CPU.
     remote_open_.erase(e.line_cpu);
+    running_remote_.erase(e.line_cpu);
     if (e.entry) softirq_entry_ns_[e.line_cpu] = e.timestamp_ns;
     if (next_) next_->timer_softirq(e);
 }
@@ -128,6 +130,7 @@ void KernelFireCollector::other_line(std::uint64_t line, std::string_view text) 
             cpu != migrator) {
             const auto entry = softirq_entry_ns_.find(migrator);
             remote_open_[migrator].push_back(remote_runs_.size());
+            running_remote_[migrator] = cpu;
             remote_runs_.push_back(KernelRemoteRun{migrator, cpu, entry == softirq_entry_ns_.end() ? 0 : entry->second,
                                                    std::nullopt});
         }

@@ -48,6 +48,10 @@ struct KernelFire {
     // most kSameRunGapNs after the exit. Jiffies that moved from `now` to it
     // moved while this callback, or the run right after it, held the CPU.
     std::optional<Jiffies> next_in_run;
+    // 6.9+: the idle CPU whose global base this fire's CPU was running for
+    // it (after that CPU's tmigr_handle_remote_cpu line in the same TIMER
+    // softirq); none for a CPU's own bases.
+    std::optional<std::uint32_t> remote_of;
 };
 inline constexpr std::uint64_t kSameRunGapNs = 100'000;
 
@@ -134,6 +138,9 @@ private:
     // runs whose jiffy is not known yet (indices in remote_runs_).
     std::unordered_map<std::uint32_t, std::uint64_t> softirq_entry_ns_;
     std::unordered_map<std::uint32_t, std::vector<std::size_t>> remote_open_;
+    // By CPU: the idle CPU whose global base it is running in its TIMER
+    // softirq now (its last tmigr_handle_remote_cpu line there).
+    std::unordered_map<std::uint32_t, std::uint32_t> running_remote_;
 };
 
 // The kernel's fires by the replay's timer ids, matched against the

@@ -47,8 +47,14 @@ RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
         m.runs[f.cpu].push_back(Run{.jiffy = f.now});
         // 6.1 timer_expire_entry: baseclk is the clock of the bucket being
         // expired; the run came now - baseclk jiffies after it was due.
-        if (f.baseclk && !f.deferrable && !time_before(f.now, *f.baseclk))
+        if (f.baseclk && !f.deferrable && !time_before(f.now, *f.baseclk)) {
             delays[f.cpu].push_back(f.now - *f.baseclk);
+            if (f.remote_of) {
+                if (m.remote_wake_window.size() <= *f.remote_of) m.remote_wake_window.resize(std::size_t{*f.remote_of} + 1);
+                Jiffies& w = m.remote_wake_window[*f.remote_of];
+                w = std::max(w, f.now - *f.baseclk);
+            }
+        }
     }
     for (std::size_t c = 0; c < m.runs.size(); ++c) {
         auto& r = m.runs[c];
