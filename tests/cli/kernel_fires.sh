@@ -11,6 +11,9 @@
 source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
 
 data=$(cd "$(dirname -- "${BASH_SOURCE[0]}")/../data/kernel" && pwd)
+# The python checks below count fires with tests/cli/kernel_fire_keys.py.
+PYTHONPATH=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+export PYTHONPATH
 for capture in "$data/capture-6.1-hz250.trace.xz" "$data/capture-6.1-hz250-softirq.trace.xz"; do
   name=$(basename -- "$capture" .trace.xz)
   xz -dc -- "$capture" >"$name.txt"
@@ -19,21 +22,11 @@ for capture in "$data/capture-6.1-hz250.trace.xz" "$data/capture-6.1-hz250-softi
     expect_status 0
     printf '%s\n' "$out" >"$name-$design.json"
     python3 - "$name.txt" "$name-$design.csv" "$name-$design.json" <<'PY' || fail "$name $design: kernel fires miscounted"
-import collections, csv, json, math, re, sys
+import collections, json, math, re, sys
+from kernel_fire_keys import ENTRY as entry, kernel_fires, replay_fires
 text, events, report = sys.argv[1:4]
-entry = re.compile(r"\[(\d+)\].*timer_expire_entry: timer=(?:0x)?([0-9a-f]+) .*now=(\d+)")
-kernel = collections.Counter()
-for line in open(text):
-    m = entry.search(line)
-    if m:
-        kernel[(int(m.group(2), 16), int(m.group(3)), int(m.group(1)))] += 1
-replay = collections.Counter()
-armed = set()
-for row in csv.DictReader(open(events)):
-    if row["name"]:
-        armed.add(int(row["name"], 16))
-    if row["event"] == "fire":
-        replay[(int(row["name"], 16), int(row["jiffies"]), int(row["cpu"]))] += 1
+kernel = kernel_fires(text)
+replay, armed = replay_fires(events)
 same = sum((kernel & replay).values())
 replayable = sum(n for k, n in kernel.items() if k[0] in armed)
 got = json.load(open(report))["workload"]["kernel_fires"]
@@ -222,20 +215,13 @@ while read -r name jiffy cpu precision remote remote_share modern; do
   done
   python3 - "$name.txt" "$name-modern-6.9.csv" "$name-modern-6.9.json" "$name-modern.json" \
     "$jiffy" "$cpu" "$precision" "$remote" "$remote_share" "$modern" <<'PY' ||
-import collections, csv, json, re, sys
+import collections, json, re, sys
+from kernel_fire_keys import ENTRY as entry, kernel_fires, replay_fires
 text, events, report, modern = sys.argv[1:5]
 min_jiffy, min_cpu, min_precision = map(float, sys.argv[5:8])
 min_remote, remote_share, modern_below = int(sys.argv[8]), float(sys.argv[9]), float(sys.argv[10])
-entry = re.compile(r"\[(\d+)\].*timer_expire_entry: timer=(?:0x)?([0-9a-f]+) .*now=(\d+)")
-kernel = collections.Counter()
-for line in open(text):
-    m = entry.search(line)
-    if m:
-        kernel[(int(m.group(2), 16), int(m.group(3)), int(m.group(1)))] += 1
-replay = collections.Counter()
-for row in csv.DictReader(open(events)):
-    if row["event"] == "fire":
-        replay[(int(row["name"], 16), int(row["jiffies"]), int(row["cpu"]))] += 1
+kernel = kernel_fires(text)
+replay = replay_fires(events)[0]
 def jiffy(fires):
     out = collections.Counter()
     for key, n in fires.items():
