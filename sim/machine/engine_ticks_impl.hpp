@@ -393,9 +393,19 @@ std::optional<std::uint64_t> Engine<Q>::recorded_raise_time(CpuState& c) {
         return run->time_ns == RecordedMachine::kNoTime ? c.last_tick_ns : std::max(run->time_ns, c.last_tick_ns);
     }
     // The recording's remote expiry run on this CPU, with an idle CPU's
-    // global timer due: it ran TIMER_SOFTIRQ then, whatever its own bases held.
+    // global timer due: it ran TIMER_SOFTIRQ then, whatever its own bases
+    // held; after the idle CPU's own run in this jiffy where the trace shows
+    // that run first (the two raced for its global base, and it won).
     if constexpr (RemoteExpiry<Q>) {
-        if (!rec.remote_runs_at(cpu, j).empty() && remote_work_due(c)) return c.last_tick_ns;
+        const std::span<const RecordedMachine::RemoteRun> remote = rec.remote_runs_at(cpu, j);
+        if (!remote.empty() && remote_work_due(c)) {
+            std::uint64_t at = c.last_tick_ns;
+            for (const RecordedMachine::RemoteRun& r : remote) {
+                const RecordedMachine::Run* own = r.after_own_run ? rec.run_at(r.cpu, j) : nullptr;
+                if (own && own->time_ns != RecordedMachine::kNoTime) at = std::max(at, own->time_ns + 1);
+            }
+            return at;
+        }
     }
     // Not a peek: as 6.1 get_next_timer_interrupt() on idle entry, it refreshes a stale next_expiry and forwards clk.
     const std::optional<Jiffies> next = c.queue->next_timer_interrupt();

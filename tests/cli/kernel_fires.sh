@@ -249,9 +249,9 @@ PY
     fail "$name: the replay of modern-6.9 reproduces less of the kernel"
 done <<'EOF'
 capture-6.12-hz250 0.995 0.99 0.995 40 0.99 0.95
-capture-6.12-hz250-1cpu 0.995 0.99 0.995 0 1 1.01
+capture-6.12-hz250-1cpu 0.995 0.995 0.995 0 1 1.01
 capture-6.12-hz250-16cpu 0.995 0.995 0.995 220 0.99 0.85
-capture-7.3-hz250 0.995 0.99 0.995 35 0.99 0.96
+capture-7.3-hz250 0.995 0.995 0.995 35 0.99 0.96
 EOF
 
 # run lists the kernel's fires by function beside the designs'.

@@ -220,3 +220,36 @@ TEST_CASE("6.9+: an idle CPU's global timer waits for the migrator as long as th
     CHECK(rec.fired[0].fired_jiffies == kJ0 + 36);
     CHECK(rec.fired[0].cpu == 0);
 }
+
+TEST_CASE("6.9+: a remote run that the trace shows after the idle CPU's own run in that jiffy comes after it") {
+    // CPU 0's global timer, due at J0+31 (bucket), and two CPUs that both
+    // ran CPU 0's global base in J0+31: CPU 0 itself, 2 ms into the jiffy,
+    // and CPU 1 as the migrator (its tmigr_handle_remote_cpu: cpu=0), which
+    // fired nothing. The trace's order decides who fires it: CPU 1's
+    // softirq began 0.1 ms after CPU 0's fire, so CPU 0 fires it; had it
+    // begun 0.1 ms before, CPU 1 would have, at the jiffy's tick.
+    const auto fired_on = [](std::uint64_t migrator_softirq_ns) {
+        const std::uint64_t own_run_ns = tick_time_ns(31, kHz) + 2'000'000;
+        const std::vector<KernelFire> fires = {
+            {.timer = 9, .now = kJ0 + 31, .cpu = 0, .baseclk = kJ0 + 31, .entry_ns = own_run_ns}};
+        const std::vector<RecordedRunTime> times = {{0, kJ0 + 31, own_run_ns}};
+        const std::vector<KernelRemoteRun> remote = {{.migrator = 1, .cpu = 0, .softirq_ns = migrator_softirq_ns}};
+        const KernelClock clock({{0, kJ0}}, kHz);
+        EngineConfig config{.hz = kHz};
+        config.recorded =
+            std::make_shared<const RecordedMachine>(RecordedMachine::from(fires, times, {}, &clock, remote));
+        std::vector<Modern69Wheel> queues(2, Modern69Wheel(Modern69Wheel::Config{.hz = kHz}));
+        Engine<Modern69Wheel> engine(std::span<Modern69Wheel>(queues), config);
+        Recorder rec;
+        engine.set_workload(&rec);
+        const TimerId a = engine.create_timer();
+        engine.schedule_action(1'000, Action{.kind = Action::Kind::arm, .cpu = 0, .timer = a, .expires = kJ0 + 30});
+        engine.run_until(tick_time_ns(100, kHz));
+        REQUIRE(rec.fired.size() == 1);
+        CHECK(rec.fired[0].fired_jiffies == kJ0 + 31);
+        return rec.fired[0].cpu;
+    };
+    const std::uint64_t own_run_ns = tick_time_ns(31, kHz) + 2'000'000;
+    CHECK(fired_on(own_run_ns + 100'000) == 0);
+    CHECK(fired_on(own_run_ns - 100'000) == 1);
+}

@@ -55,6 +55,9 @@ struct RecordedMachine {
     struct RemoteRun {
         Jiffies jiffy = 0;
         std::uint32_t cpu = 0;
+        // The trace shows idle CPU `cpu`'s own TIMER softirq run in that
+        // jiffy before this one began: it is raised after that run.
+        bool after_own_run = false;
         friend bool operator==(const RemoteRun&, const RemoteRun&) = default;
     };
     std::vector<std::vector<RemoteRun>> remote_runs;
