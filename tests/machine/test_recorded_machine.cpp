@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 using namespace timersim;
@@ -165,6 +166,31 @@ TEST_CASE("no own wake where the recording shows the CPU held") {
     CHECK(fires_on_timeline({{kJ0 + 30}}, true) == std::vector<Jiffies>{kJ0 + 34});
 }
 
+namespace {
+
+// 6.9+: global timers, each armed at `at` on `cpu` for `expires`, replayed
+// on two CPUs of modern-6.9 on `recording`: their fires, in order.
+struct Arm69 {
+    std::uint64_t at;
+    std::uint32_t cpu;
+    Jiffies expires;
+};
+std::vector<FireRecord> fires_69(RecordedMachine recording, const std::vector<Arm69>& arms) {
+    EngineConfig config{.hz = kHz};
+    config.recorded = std::make_shared<const RecordedMachine>(std::move(recording));
+    std::vector<Modern69Wheel> queues(2, Modern69Wheel(Modern69Wheel::Config{.hz = kHz}));
+    Engine<Modern69Wheel> engine(std::span<Modern69Wheel>(queues), config);
+    Recorder rec;
+    engine.set_workload(&rec);
+    for (const Arm69& a : arms)
+        engine.schedule_action(a.at, Action{.kind = Action::Kind::arm, .cpu = a.cpu, .timer = engine.create_timer(),
+                                            .expires = a.expires});
+    engine.run_until(tick_time_ns(100, kHz));
+    return rec.fired;
+}
+
+} // namespace
+
 TEST_CASE("a wait for a recorded run ends when the timer goes otherwise: the next one waits from its own jiffy") {
     // 6.9+, two CPUs. CPU 1 ran its softirq at J0+20 and J0+50 (window 3,
     // delay 1); at J0+31 CPU 0, the migrator, ran CPU 1's global base. A
@@ -177,21 +203,11 @@ TEST_CASE("a wait for a recorded run ends when the timer goes otherwise: the nex
                                            {.timer = 2, .now = kJ0 + 50, .cpu = 1, .baseclk = kJ0 + 47},
                                            {.timer = 3, .now = kJ0 + 31, .cpu = 0, .baseclk = kJ0 + 31}};
     const std::vector<KernelRemoteRun> remote = {{.migrator = 0, .cpu = 1, .now = kJ0 + 31}};
-    EngineConfig config{.hz = kHz};
-    config.recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(fires, {}, {}, nullptr, remote));
-    std::vector<Modern69Wheel> queues(2, Modern69Wheel(Modern69Wheel::Config{.hz = kHz}));
-    Engine<Modern69Wheel> engine(std::span<Modern69Wheel>(queues), config);
-    Recorder rec;
-    engine.set_workload(&rec);
-    const TimerId a = engine.create_timer();
-    const TimerId b = engine.create_timer();
-    engine.schedule_action(1'000, Action{.kind = Action::Kind::arm, .cpu = 1, .timer = a, .expires = kJ0 + 30});
-    engine.schedule_action(tick_time_ns(31, kHz) + 2'000'000,
-                           Action{.kind = Action::Kind::arm, .cpu = 1, .timer = b, .expires = kJ0 + 47});
-    engine.run_until(tick_time_ns(100, kHz));
-    REQUIRE(rec.fired.size() == 2);
-    CHECK((rec.fired[0].id == a && rec.fired[0].fired_jiffies == kJ0 + 31 && rec.fired[0].cpu == 0));
-    CHECK((rec.fired[1].id == b && rec.fired[1].fired_jiffies == kJ0 + 50 && rec.fired[1].cpu == 1));
+    const std::vector<FireRecord> fired = fires_69(RecordedMachine::from(fires, {}, {}, nullptr, remote),
+                                                   {{1'000, 1, kJ0 + 30}, {tick_time_ns(31, kHz) + 2'000'000, 1, kJ0 + 47}});
+    REQUIRE(fired.size() == 2);
+    CHECK((fired[0].expires == kJ0 + 30 && fired[0].fired_jiffies == kJ0 + 31 && fired[0].cpu == 0));
+    CHECK((fired[1].expires == kJ0 + 47 && fired[1].fired_jiffies == kJ0 + 50 && fired[1].cpu == 1));
 }
 
 TEST_CASE("6.9+: an idle CPU's global timer waits for the migrator as long as the recording's migrators were late") {
@@ -206,19 +222,12 @@ TEST_CASE("6.9+: an idle CPU's global timer waits for the migrator as long as th
         {.timer = 2, .now = kJ0 + 50, .cpu = 1, .baseclk = kJ0 + 47},
         {.timer = 3, .now = kJ0 + 36, .cpu = 0, .baseclk = kJ0 + 31, .remote_of = 1}};
     const std::vector<KernelRemoteRun> remote = {{.migrator = 0, .cpu = 1, .now = kJ0 + 36}};
-    EngineConfig config{.hz = kHz};
-    config.recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(fires, {}, {}, nullptr, remote));
-    REQUIRE(config.recorded->remote_wake_window_of(1) == 5);
-    std::vector<Modern69Wheel> queues(2, Modern69Wheel(Modern69Wheel::Config{.hz = kHz}));
-    Engine<Modern69Wheel> engine(std::span<Modern69Wheel>(queues), config);
-    Recorder rec;
-    engine.set_workload(&rec);
-    const TimerId a = engine.create_timer();
-    engine.schedule_action(1'000, Action{.kind = Action::Kind::arm, .cpu = 1, .timer = a, .expires = kJ0 + 30});
-    engine.run_until(tick_time_ns(100, kHz));
-    REQUIRE(rec.fired.size() == 1);
-    CHECK(rec.fired[0].fired_jiffies == kJ0 + 36);
-    CHECK(rec.fired[0].cpu == 0);
+    RecordedMachine recording = RecordedMachine::from(fires, {}, {}, nullptr, remote);
+    REQUIRE(recording.remote_wake_window_of(1) == 5);
+    const std::vector<FireRecord> fired = fires_69(std::move(recording), {{1'000, 1, kJ0 + 30}});
+    REQUIRE(fired.size() == 1);
+    CHECK(fired[0].fired_jiffies == kJ0 + 36);
+    CHECK(fired[0].cpu == 0);
 }
 
 TEST_CASE("6.9+: a remote run that the trace shows after the idle CPU's own run in that jiffy comes after it") {
@@ -228,28 +237,19 @@ TEST_CASE("6.9+: a remote run that the trace shows after the idle CPU's own run 
     // fired nothing. The trace's order decides who fires it: CPU 1's
     // softirq began 0.1 ms after CPU 0's fire, so CPU 0 fires it; had it
     // begun 0.1 ms before, CPU 1 would have, at the jiffy's tick.
-    const auto fired_on = [](std::uint64_t migrator_softirq_ns) {
-        const std::uint64_t own_run_ns = tick_time_ns(31, kHz) + 2'000'000;
+    const std::uint64_t own_run_ns = tick_time_ns(31, kHz) + 2'000'000;
+    const auto fired_on = [own_run_ns](std::uint64_t migrator_softirq_ns) {
         const std::vector<KernelFire> fires = {
             {.timer = 9, .now = kJ0 + 31, .cpu = 0, .baseclk = kJ0 + 31, .entry_ns = own_run_ns}};
         const std::vector<RecordedRunTime> times = {{0, kJ0 + 31, own_run_ns}};
         const std::vector<KernelRemoteRun> remote = {{.migrator = 1, .cpu = 0, .softirq_ns = migrator_softirq_ns}};
         const KernelClock clock({{0, kJ0}}, kHz);
-        EngineConfig config{.hz = kHz};
-        config.recorded =
-            std::make_shared<const RecordedMachine>(RecordedMachine::from(fires, times, {}, &clock, remote));
-        std::vector<Modern69Wheel> queues(2, Modern69Wheel(Modern69Wheel::Config{.hz = kHz}));
-        Engine<Modern69Wheel> engine(std::span<Modern69Wheel>(queues), config);
-        Recorder rec;
-        engine.set_workload(&rec);
-        const TimerId a = engine.create_timer();
-        engine.schedule_action(1'000, Action{.kind = Action::Kind::arm, .cpu = 0, .timer = a, .expires = kJ0 + 30});
-        engine.run_until(tick_time_ns(100, kHz));
-        REQUIRE(rec.fired.size() == 1);
-        CHECK(rec.fired[0].fired_jiffies == kJ0 + 31);
-        return rec.fired[0].cpu;
+        const std::vector<FireRecord> fired =
+            fires_69(RecordedMachine::from(fires, times, {}, &clock, remote), {{1'000, 0, kJ0 + 30}});
+        REQUIRE(fired.size() == 1);
+        CHECK(fired[0].fired_jiffies == kJ0 + 31);
+        return fired[0].cpu;
     };
-    const std::uint64_t own_run_ns = tick_time_ns(31, kHz) + 2'000'000;
     CHECK(fired_on(own_run_ns + 100'000) == 0);
     CHECK(fired_on(own_run_ns - 100'000) == 1);
 }
