@@ -150,8 +150,10 @@ struct Engine<Q>::CpuState {
     std::uint64_t last_tick_ns = 0;
     bool tick_stopped = false;
     // --machine recorded: the first tick at which the design had a timer
-    // due that should wake this CPU, while no softirq served it.
+    // due that should wake this CPU, while no softirq served it, and the
+    // last tick that found it still due (a wait is one unbroken stretch).
     std::optional<Jiffies> wake_due_since;
+    Jiffies wake_due_seen = 0;
     // --machine recorded: when this tick's TIMER_SOFTIRQ is raised, later
     // in the jiffy (UINT64_MAX: none waiting).
     std::uint64_t raise_at_ns = UINT64_MAX;

@@ -440,9 +440,19 @@ std::optional<std::uint64_t> Engine<Q>::recorded_raise_time(CpuState& c) {
         return run->time_ns == RecordedMachine::kNoTime ? c.last_tick_ns : std::max(run->time_ns, c.last_tick_ns);
     }
     // The recording's remote expiry run on this CPU, with an idle CPU's
-    // global timer due: it ran TIMER_SOFTIRQ then, whatever its own bases held.
+    // global timer due: it ran TIMER_SOFTIRQ then, whatever its own bases
+    // held; after the idle CPU's own run in this jiffy where the trace shows
+    // that run first (the two raced for its global base, and it won).
     if constexpr (RemoteExpiry<Q>) {
-        if (!rec.remote_runs_at(cpu, j).empty() && remote_work_due(c)) return c.last_tick_ns;
+        const std::span<const RecordedMachine::RemoteRun> remote = rec.remote_runs_at(cpu, j);
+        if (!remote.empty() && remote_work_due(c)) {
+            std::uint64_t at = c.last_tick_ns;
+            for (const RecordedMachine::RemoteRun& r : remote) {
+                const RecordedMachine::Run* own = r.after_own_run ? rec.run_at(r.cpu, j) : nullptr;
+                if (own && own->time_ns != RecordedMachine::kNoTime) at = std::max(at, own->time_ns + 1);
+            }
+            return at;
+        }
     }
     // Not a peek: as 6.1 get_next_timer_interrupt() on idle entry, it refreshes a stale next_expiry and forwards clk.
     const std::optional<Jiffies> next = c.queue->next_timer_interrupt();
@@ -450,14 +460,21 @@ std::optional<std::uint64_t> Engine<Q>::recorded_raise_time(CpuState& c) {
         c.wake_due_since.reset();
         return std::nullopt;
     }
+    // A wait is only as old as the ticks that found a timer due without a
+    // break: a tick with nothing due, or none at all (the tick stopped),
+    // since the last one means that timer went otherwise (fired remotely by
+    // a migrator, cancelled), and this one is due from now.
+    if (c.wake_due_since && time_after(j, c.wake_due_seen + 1)) c.wake_due_since.reset();
     if (!c.wake_due_since) c.wake_due_since = j;
+    c.wake_due_seen = j;
     const Jiffies due = *c.wake_due_since;
     const Jiffies window = cpu < rec.wake_window.size() ? rec.wake_window[cpu] : 0;
     const Jiffies delay = cpu < rec.wake_delay.size() ? rec.wake_delay[cpu] : 0;
     if (rec.runs_within(cpu, due, due + window)) return std::nullopt; // the recorded CPU woke for it then
     // 6.9+: or a migrator is still to run this idle CPU's global base then.
     if constexpr (RemoteExpiry<Q>) {
-        if (rec.remote_expired_within(cpu, time_after(j, due) ? j : due, due + window)) return std::nullopt;
+        const Jiffies remote_window = std::max(window, rec.remote_wake_window_of(cpu));
+        if (rec.remote_expired_within(cpu, time_after(j, due) ? j : due, due + remote_window)) return std::nullopt;
     }
     if (time_before(j, due + delay) || rec.held_at(cpu, j)) return std::nullopt;
     c.wake_due_since.reset();

@@ -10,12 +10,15 @@
 // not from a run.
 #include "sim/machine/engine.hpp"
 #include "wheel/kernel/classic_wheel.hpp"
+#include "wheel/kernel/modern69_wheel.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <utility>
 #include <vector>
 
 using namespace timersim;
@@ -30,11 +33,12 @@ struct Recorder final : Workload {
     void on_fire(Sim&, const FireRecord& r) override { fired.push_back(r); }
 };
 
-// A fire on CPU 0 of the bucket whose clock was `baseclk`.
-KernelFire fire(std::uint64_t timer, Jiffies now, Jiffies baseclk, bool deferrable = false) {
+// A fire on `cpu` of the bucket whose clock was `baseclk`.
+KernelFire fire(std::uint64_t timer, Jiffies now, Jiffies baseclk, std::uint32_t cpu = 0, bool deferrable = false) {
     KernelFire f;
     f.timer = timer;
     f.now = now;
+    f.cpu = cpu;
     f.deferrable = deferrable;
     f.set_baseclk(baseclk);
     return f;
@@ -48,7 +52,7 @@ std::shared_ptr<const RecordedMachine> recording() {
         fire(2, kJ0 + 20, kJ0 + 19),
         fire(3, kJ0 + 50, kJ0 + 47),
         // A deferrable timer's lateness is not a wake delay.
-        fire(4, kJ0 + 50, kJ0 + 10, true),
+        fire(4, kJ0 + 50, kJ0 + 10, 0, true),
     };
     return std::make_shared<const RecordedMachine>(RecordedMachine::from(fires));
 }
@@ -170,4 +174,90 @@ TEST_CASE("a design's own wake comes late in its jiffy, after the tasks traced t
 TEST_CASE("no own wake where the recording shows the CPU held") {
     // Held J0+31..J0+33: the wake due in J0+32 waits for J0+34.
     CHECK(fires_on_timeline({{kJ0 + 30}}, true) == std::vector<Jiffies>{kJ0 + 34});
+}
+
+namespace {
+
+// 6.9+: global timers, each armed at `at` on `cpu` for `expires`, replayed
+// on two CPUs of modern-6.9 on `recording`: their fires, in order.
+struct Arm69 {
+    std::uint64_t at;
+    std::uint32_t cpu;
+    Jiffies expires;
+};
+std::vector<FireRecord> fires_69(RecordedMachine recording, const std::vector<Arm69>& arms) {
+    EngineConfig config{.hz = kHz};
+    config.recorded = std::make_shared<const RecordedMachine>(std::move(recording));
+    std::vector<Modern69Wheel> queues(2, Modern69Wheel(Modern69Wheel::Config{.hz = kHz}));
+    Engine<Modern69Wheel> engine(std::span<Modern69Wheel>(queues), config);
+    Recorder rec;
+    engine.set_workload(&rec);
+    for (const Arm69& a : arms)
+        engine.schedule_action(a.at, Action{.kind = Action::Kind::arm, .cpu = a.cpu, .timer = engine.create_timer(),
+                                            .expires = a.expires});
+    engine.run_until(tick_time_ns(100, kHz));
+    return rec.fired;
+}
+
+} // namespace
+
+TEST_CASE("a wait for a recorded run ends when the timer goes otherwise: the next one waits from its own jiffy") {
+    // 6.9+, two CPUs. CPU 1 ran its softirq at J0+20 and J0+50 (window 3,
+    // delay 1); at J0+31 CPU 0, the migrator, ran CPU 1's global base. A
+    // global timer armed on CPU 1 for J0+30 (bucket J0+31) is due there at
+    // J0+31 and expired by CPU 0 then. Another, armed on CPU 1 in J0+31 for
+    // J0+47 (bucket J0+48), finds CPU 1's run at J0+50 within the window
+    // from J0+48: it fires there, not at a wake of CPU 1's own at J0+48 as
+    // if it had been waiting since J0+31.
+    const std::vector<KernelFire> fires = {fire(1, kJ0 + 20, kJ0 + 19, 1), fire(2, kJ0 + 50, kJ0 + 47, 1),
+                                           fire(3, kJ0 + 31, kJ0 + 31, 0)};
+    const std::vector<KernelRemoteRun> remote = {{.migrator = 0, .cpu = 1, .now = kJ0 + 31}};
+    const std::vector<FireRecord> fired = fires_69(RecordedMachine::from(fires, {}, {}, nullptr, remote),
+                                                   {{1'000, 1, kJ0 + 30}, {tick_time_ns(31, kHz) + 2'000'000, 1, kJ0 + 47}});
+    REQUIRE(fired.size() == 2);
+    CHECK((fired[0].expires == kJ0 + 30 && fired[0].fired_jiffies == kJ0 + 31 && fired[0].cpu == 0));
+    CHECK((fired[1].expires == kJ0 + 47 && fired[1].fired_jiffies == kJ0 + 50 && fired[1].cpu == 1));
+}
+
+TEST_CASE("6.9+: an idle CPU's global timer waits for the migrator as long as the recording's migrators were late") {
+    // CPU 1 ran its softirq at J0+20 and J0+50 (window 3, delay 1). CPU 0
+    // ran CPU 1's global base at J0+36 and fired a timer due at J0+31
+    // there: 5 jiffies late, CPU 1's remote window. A global timer armed on
+    // CPU 1 for J0+30 (bucket J0+31) waits for that run and fires on CPU 0
+    // at J0+36; with CPU 1's own window of 3 alone, CPU 1 would have woken
+    // for it itself at J0+32.
+    const std::vector<KernelFire> fires = {fire(1, kJ0 + 20, kJ0 + 19, 1), fire(2, kJ0 + 50, kJ0 + 47, 1),
+                                           fire(3, kJ0 + 36, kJ0 + 31, 0).set_remote_of(1)};
+    const std::vector<KernelRemoteRun> remote = {{.migrator = 0, .cpu = 1, .now = kJ0 + 36}};
+    RecordedMachine recording = RecordedMachine::from(fires, {}, {}, nullptr, remote);
+    REQUIRE(recording.remote_wake_window_of(1) == 5);
+    const std::vector<FireRecord> fired = fires_69(std::move(recording), {{1'000, 1, kJ0 + 30}});
+    REQUIRE(fired.size() == 1);
+    CHECK(fired[0].fired_jiffies == kJ0 + 36);
+    CHECK(fired[0].cpu == 0);
+}
+
+TEST_CASE("6.9+: a remote run that the trace shows after the idle CPU's own run in that jiffy comes after it") {
+    // CPU 0's global timer, due at J0+31 (bucket), and two CPUs that both
+    // ran CPU 0's global base in J0+31: CPU 0 itself, 2 ms into the jiffy,
+    // and CPU 1 as the migrator (its tmigr_handle_remote_cpu: cpu=0), which
+    // fired nothing. The trace's order decides who fires it: CPU 1's
+    // softirq began 0.1 ms after CPU 0's fire, so CPU 0 fires it; had it
+    // begun 0.1 ms before, CPU 1 would have, at the jiffy's tick.
+    const std::uint64_t own_run_ns = tick_time_ns(31, kHz) + 2'000'000;
+    const auto fired_on = [own_run_ns](std::uint64_t migrator_softirq_ns) {
+        KernelFire own = fire(9, kJ0 + 31, kJ0 + 31, 0);
+        own.entry_ns = own_run_ns;
+        const std::vector<KernelFire> fires = {own};
+        const std::vector<RecordedRunTime> times = {{0, kJ0 + 31, own_run_ns}};
+        const std::vector<KernelRemoteRun> remote = {{.migrator = 1, .cpu = 0, .softirq_ns = migrator_softirq_ns}};
+        const KernelClock clock({{0, kJ0}}, kHz);
+        const std::vector<FireRecord> fired =
+            fires_69(RecordedMachine::from(fires, times, {}, &clock, remote), {{1'000, 0, kJ0 + 30}});
+        REQUIRE(fired.size() == 1);
+        CHECK(fired[0].fired_jiffies == kJ0 + 31);
+        return fired[0].cpu;
+    };
+    CHECK(fired_on(own_run_ns + 100'000) == 0);
+    CHECK(fired_on(own_run_ns - 100'000) == 1);
 }

@@ -91,6 +91,13 @@ TEST_CASE("every committed capture names its kernel in its header, and its event
                              "capture-6.1-hz250-2cpu-nohz-off.trace.xz", "capture-6.1-hz250-hrtimer.trace.xz",
                              "capture-6.1-hz250-softirq.trace.xz"})
         CHECK_MESSAGE(resolve(capture(name)).range.describe() == "6.1", name);
+    for (const char* name : {"capture-6.12-hz250-1cpu.trace.xz", "capture-6.12-hz250-16cpu.trace.xz"}) {
+        CHECK_MESSAGE(resolve(capture(name)).range.describe() == "6.12", name);
+        CHECK_MESSAGE(resolve(capture(name)).era() == KernelTimerEra::pull_model, name);
+    }
+    const KernelVersionResolution seven = resolve(capture("capture-7.3-hz250.trace.xz"));
+    CHECK(seven.range.describe() == "7.3");
+    CHECK(seven.era() == KernelTimerEra::pull_model);
 }
 
 TEST_CASE("without the header, the events bound the version, enough to tell the design") {
@@ -109,6 +116,17 @@ TEST_CASE("without the header, the events bound the version, enough to tell the 
     CHECK(six_twelve.range.describe() == "6.9 or later");
     CHECK(six_twelve.era() == KernelTimerEra::pull_model);
     CHECK(six_twelve.source.find("tmigr_") != std::string::npos);
+    for (const char* name : {"capture-6.12-hz250-16cpu.trace.xz", "capture-7.3-hz250.trace.xz"}) {
+        const KernelVersionResolution r = resolve(without_kernel_line(capture(name)));
+        CHECK_MESSAGE(r.range.describe() == "6.9 or later", name);
+        CHECK_MESSAGE(r.era() == KernelTimerEra::pull_model, name);
+    }
+    // On one CPU 6.9+ builds no migration hierarchy (6.9 tmigr_init()
+    // returns early), so there is no tmigr_* event: bucket_expiry= says 6.8
+    // or later, and that does not tell the design.
+    const KernelVersionResolution one_cpu = resolve(without_kernel_line(capture("capture-6.12-hz250-1cpu.trace.xz")));
+    CHECK(one_cpu.range.describe() == "6.8 or later");
+    CHECK_FALSE(one_cpu.era());
 }
 
 TEST_CASE("a header the events contradict is refused at its line; --kernel overrides both") {

@@ -183,3 +183,34 @@ TEST_CASE("a due timer cancelled unfired holds its CPU from its bucket's jiffy t
     const RecordedMachine same = RecordedMachine::from(fires, {}, kept, &clock);
     CHECK(same.held == m.held);
 }
+
+TEST_CASE("6.9+: a migrator's fires for an idle CPU are that CPU's, and their lateness is its remote window") {
+    KernelFireCollector c;
+    // CPU 0's TIMER softirq: its own timer 1 first, then idle CPU 1's
+    // global base (6.9 run_timer_softirq() -> tmigr_handle_remote()),
+    // which fires timer 2 five jiffies after its bucket, then CPU 2's.
+    c.timer_softirq({.entry = true, .line = 1, .timestamp_ns = 10 * kMs, .line_cpu = 0});
+    c.timer_event(entry(10 * kMs + kUs, 0, 1, 136, 136));
+    c.other_line(3, "  <idle>-0  [000] d.s2.  0.010002: tmigr_handle_remote_cpu: cpu=1 parent=00000000deadbeef wakeup=0");
+    c.timer_event(entry(10 * kMs + 3 * kUs, 0, 2, 136, 131));
+    c.other_line(5, "  <idle>-0  [000] d.s2.  0.010004: tmigr_handle_remote_cpu: cpu=2 parent=00000000deadbeef wakeup=0");
+    c.timer_event(entry(10 * kMs + 5 * kUs, 0, 3, 136, 134));
+    c.timer_softirq({.entry = false, .line = 7, .timestamp_ns = 10 * kMs + 6 * kUs, .line_cpu = 0});
+    // The next softirq on CPU 0 runs its own bases only.
+    c.timer_softirq({.entry = true, .line = 8, .timestamp_ns = 20 * kMs, .line_cpu = 0});
+    c.timer_event(entry(20 * kMs + kUs, 0, 4, 139, 138));
+    const auto& f = c.fires();
+    REQUIRE(f.size() == 4);
+    CHECK_FALSE(f[0].remote_of());
+    CHECK(f[1].remote_of() == 1u);
+    CHECK(f[2].remote_of() == 2u);
+    CHECK_FALSE(f[3].remote_of());
+    const RecordedMachine m = RecordedMachine::from(f, {}, {}, nullptr, c.remote_runs());
+    CHECK(m.remote_wake_window_of(1) == 5);
+    CHECK(m.remote_wake_window_of(2) == 2);
+    CHECK(m.remote_wake_window_of(0) == 0);
+    CHECK(m.remote_wake_window_of(7) == 0);
+    CHECK(m.remote_expired_within(1, 136, 136));
+    // The migrator's own window counts every fire it made, remote ones too.
+    CHECK(m.wake_window[0] == 5);
+}

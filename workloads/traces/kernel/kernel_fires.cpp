@@ -40,6 +40,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
         f.function = function;
         f.deferrable = known && s->second.deferrable;
         f.set_baseclk(e.baseclk).set_requested(known ? std::optional<Jiffies>(s->second.expires) : std::nullopt);
+        if (const auto r = running_remote_.find(e.line_cpu); r != running_remote_.end()) f.set_remote_of(r->second);
         fires_.push_back(f);
         open_[e.line_cpu] = Open{fires_.size() - 1, e.timestamp_ns};
     }
@@ -114,6 +115,7 @@ std::vector<KernelUnfired> KernelFireCollector::unfired() const {
 void KernelFireCollector::timer_softirq(const FtraceTimerSoftirq& e) {
     // A TIMER softirq's start or end ends the remote runs open on its CPU.
     remote_open_.erase(e.line_cpu);
+    running_remote_.erase(e.line_cpu);
     if (e.entry) softirq_entry_ns_[e.line_cpu] = e.timestamp_ns;
     if (next_) next_->timer_softirq(e);
 }
@@ -139,6 +141,7 @@ void KernelFireCollector::other_line(std::uint64_t line, std::string_view text) 
             cpu != migrator) {
             const auto entry = softirq_entry_ns_.find(migrator);
             remote_open_[migrator].push_back(remote_runs_.size());
+            running_remote_[migrator] = cpu;
             remote_runs_.push_back(KernelRemoteRun{migrator, cpu, entry == softirq_entry_ns_.end() ? 0 : entry->second,
                                                    std::nullopt});
         }

@@ -54,14 +54,25 @@ struct KernelFire {
     // most kSameRunGapNs after the exit. Jiffies that moved from `now` to it
     // moved while this callback, or the run right after it, held the CPU.
     std::optional<Jiffies> next_in_run() const noexcept { return get(kNextInRun, next_in_run_); }
+    // 6.9+: the idle CPU whose global base this fire's CPU was running for
+    // it (after that CPU's tmigr_handle_remote_cpu line in the same TIMER
+    // softirq); none for a CPU's own bases.
+    std::optional<std::uint32_t> remote_of() const noexcept {
+        return (has_ & kRemoteOf) ? std::optional<std::uint32_t>(remote_of_) : std::nullopt;
+    }
 
     KernelFire& set_baseclk(std::optional<Jiffies> v) noexcept { return set(kBaseclk, baseclk_, v); }
     KernelFire& set_requested(std::optional<Jiffies> v) noexcept { return set(kRequested, requested_, v); }
     KernelFire& set_callback_ns(std::optional<std::uint64_t> v) noexcept { return set(kCallback, callback_ns_, v); }
     KernelFire& set_next_in_run(std::optional<Jiffies> v) noexcept { return set(kNextInRun, next_in_run_, v); }
+    KernelFire& set_remote_of(std::uint32_t cpu) noexcept {
+        remote_of_ = cpu;
+        has_ |= kRemoteOf;
+        return *this;
+    }
 
 private:
-    static constexpr std::uint8_t kBaseclk = 1, kRequested = 2, kCallback = 4, kNextInRun = 8;
+    static constexpr std::uint8_t kBaseclk = 1, kRequested = 2, kCallback = 4, kNextInRun = 8, kRemoteOf = 16;
     std::optional<std::uint64_t> get(std::uint8_t bit, std::uint64_t v) const noexcept {
         return (has_ & bit) ? std::optional<std::uint64_t>(v) : std::nullopt;
     }
@@ -77,6 +88,7 @@ public:
 
 private:
     std::uint8_t has_ = 0;
+    std::uint32_t remote_of_ = 0;
 };
 static_assert(sizeof(KernelFire) == 72);
 inline constexpr std::uint64_t kSameRunGapNs = 100'000;
@@ -175,6 +187,9 @@ private:
     // runs whose jiffy is not known yet (indices in remote_runs_).
     std::unordered_map<std::uint32_t, std::uint64_t> softirq_entry_ns_;
     std::unordered_map<std::uint32_t, std::vector<std::size_t>> remote_open_;
+    // By CPU: the idle CPU whose global base it is running in its TIMER
+    // softirq now (its last tmigr_handle_remote_cpu line there).
+    std::unordered_map<std::uint32_t, std::uint32_t> running_remote_;
 };
 
 // The kernel's fires by the replay's timer ids, matched against the

@@ -1,6 +1,7 @@
 #include "workloads/traces/kernel/recorded_machine.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace timersim {
 
@@ -11,15 +12,26 @@ bool by_jiffy(const RecordedMachine::Run& r, Jiffies j) noexcept { return r.jiff
 
 // The remote runs on the kernel's jiffies: a run that expired something
 // says when by its first expiry's now=; one that did not is placed by the
-// clock at its softirq's entry (without a clock it cannot be placed).
-void add_remote_runs(RecordedMachine& m, const std::vector<KernelRemoteRun>& remote, const KernelClock* clock) {
+// clock at its softirq's entry (without a clock it cannot be placed). Each
+// knows whether the idle CPU's own run in that jiffy (its first fire
+// there, by trace time) came before the migrator's softirq began.
+void add_remote_runs(RecordedMachine& m, const std::vector<KernelRemoteRun>& remote, const KernelClock* clock,
+                     const std::vector<KernelFire>& fires) {
+    std::map<std::pair<std::uint32_t, Jiffies>, std::uint64_t> first_fire_ns;
+    for (const KernelFire& f : fires) {
+        const auto [it, added] = first_fire_ns.try_emplace({f.cpu, f.now}, f.entry_ns);
+        if (!added) it->second = std::min(it->second, f.entry_ns);
+    }
     for (const KernelRemoteRun& r : remote) {
         if (!r.now && !clock) continue;
         const Jiffies j = r.now ? *r.now : clock->jiffies_at(r.softirq_ns);
+        const auto own = first_fire_ns.find({r.cpu, j});
+        const bool after_own_run = r.softirq_ns != 0 && own != first_fire_ns.end() && own->second < r.softirq_ns;
         const std::size_t cpus = std::max<std::size_t>(r.migrator, r.cpu) + 1;
         if (m.remote_runs.size() < cpus) m.remote_runs.resize(cpus);
         if (m.remote_expired.size() < cpus) m.remote_expired.resize(cpus);
-        m.remote_runs[r.migrator].push_back(RecordedMachine::RemoteRun{.jiffy = j, .cpu = r.cpu});
+        m.remote_runs[r.migrator].push_back(
+            RecordedMachine::RemoteRun{.jiffy = j, .cpu = r.cpu, .after_own_run = after_own_run});
         m.remote_expired[r.cpu].push_back(j);
     }
     // Stable: a softirq's remote runs keep the order the migrator ran them in.
@@ -48,7 +60,14 @@ RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
         // 6.1 timer_expire_entry: baseclk is the clock of the bucket being
         // expired; the run came now - baseclk jiffies after it was due.
         const std::optional<Jiffies> baseclk = f.baseclk();
-        if (baseclk && !f.deferrable && !time_before(f.now, *baseclk)) delays[f.cpu].push_back(f.now - *baseclk);
+        if (baseclk && !f.deferrable && !time_before(f.now, *baseclk)) {
+            delays[f.cpu].push_back(f.now - *baseclk);
+            if (const std::optional<std::uint32_t> idle = f.remote_of()) {
+                if (m.remote_wake_window.size() <= *idle) m.remote_wake_window.resize(std::size_t{*idle} + 1);
+                Jiffies& w = m.remote_wake_window[*idle];
+                w = std::max(w, f.now - *baseclk);
+            }
+        }
     }
     for (std::size_t c = 0; c < m.runs.size(); ++c) {
         auto& r = m.runs[c];
@@ -88,7 +107,7 @@ RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
             spans = std::move(merged);
         }
     }
-    add_remote_runs(m, remote, clock);
+    add_remote_runs(m, remote, clock, fires);
     return m;
 }
 

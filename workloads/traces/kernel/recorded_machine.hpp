@@ -55,10 +55,17 @@ struct RecordedMachine {
     struct RemoteRun {
         Jiffies jiffy = 0;
         std::uint32_t cpu = 0;
+        // The trace shows idle CPU `cpu`'s own TIMER softirq run in that
+        // jiffy before this one began: it is raised after that run.
+        bool after_own_run = false;
         friend bool operator==(const RemoteRun&, const RemoteRun&) = default;
     };
     std::vector<std::vector<RemoteRun>> remote_runs;
     std::vector<std::vector<Jiffies>> remote_expired;
+    // By idle CPU: the longest delay (now - baseclk) of the fires another
+    // CPU made from its global base. Its due global timer waits that long
+    // for such a remote run: the migrator's own wakeup was that late.
+    std::vector<Jiffies> remote_wake_window;
 
     // `clock` places the unfired cancels on the kernel's jiffies (without
     // it, or without unfired cancels, nothing is held).
@@ -76,6 +83,9 @@ struct RecordedMachine {
     std::span<const RemoteRun> remote_runs_at(unsigned migrator, Jiffies j) const noexcept;
     // Did another CPU run `cpu`'s global base at a jiffy in [from, to]?
     bool remote_expired_within(unsigned cpu, Jiffies from, Jiffies to) const noexcept;
+    Jiffies remote_wake_window_of(unsigned cpu) const noexcept {
+        return cpu < remote_wake_window.size() ? remote_wake_window[cpu] : 0;
+    }
     std::uint64_t total_runs() const noexcept;
 };
 
