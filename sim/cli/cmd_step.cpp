@@ -188,7 +188,7 @@ int run_step(std::span<const std::string> args) {
                 "kept and dropped up to the last tick shown.\n"
                 "\n"
                 "--ftrace FILE: a kernel trace, imported as timersim import and run --ftrace\n"
-                "import it (docs/trace-format.md); its HZ is --hz if given (checked against\n"
+                "import it (docs/kernel-traces.md); its HZ is --hz if given (checked against\n"
                 "its jiffies), else its '# hz=' line, else the HZ its jiffies show. It is read\n"
                 "whole first, to decide its HZ; the rest is as for --trace.",
             .examples = "timersim step --timeouts 36,300,20000 --ticks 3 --hz 1000\n"

@@ -52,7 +52,7 @@ struct Event {
     bool consumed = false;            // applied out of print order (an equal-timestamp reordering)
 };
 // One is copied for every timer line: its size is validate's memory, as
-// docs/validation.md and docs/trace-format.md give it.
+// docs/validation.md and docs/kernel-traces.md give it.
 static_assert(sizeof(Event) == 128);
 
 // A line that says events are missing: "CPU:N [LOST M EVENTS]" (also

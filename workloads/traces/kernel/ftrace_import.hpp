@@ -1,5 +1,5 @@
-// Import of real kernel timer traces (docs/trace-format.md, "Importing
-// ftrace"): FtraceImporter turns the FtraceEvents a FtraceReader reads
+// Import of real kernel timer traces (docs/kernel-traces.md, "How kernel
+// events become trace v1 events"): FtraceImporter turns the FtraceEvents a FtraceReader reads
 // (ftrace_reader.hpp) into trace v1 events, undoing the kernel's tracing
 // habits:
 //

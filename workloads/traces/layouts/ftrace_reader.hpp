@@ -1,5 +1,5 @@
-// Reading real kernel timer traces (docs/trace-format.md, "Importing
-// ftrace"): FtraceReader parses the text of /sys/kernel/tracing/trace, of
+// Reading real kernel timer traces (docs/kernel-traces.md, "What is
+// read"): FtraceReader parses the text of /sys/kernel/tracing/trace, of
 // `trace-cmd report` (plain or -l) and of `perf script` into FtraceEvents,
 // one per timer_* line, keeping every value the kernel printed. Turning them
 // into trace v1 events is the importer's (kernel/ftrace_import.hpp).
