@@ -191,6 +191,17 @@ void add_seed_rows(std::vector<Row>& rows, const std::vector<Summary>& summaries
     }
 }
 
+// 6.9's pull model (modern-6.9 among the designs): the timers a migrator
+// expired for idle CPUs, and the wakeups of idle CPUs by their own timers,
+// of every design, so that push (modern) and pull read side by side.
+void add_remote_rows(std::vector<Row>& rows, const std::vector<Summary>& summaries) {
+    if (std::none_of(summaries.begin(), summaries.end(), [](const Summary& s) { return reports_remote_expiry(*s.run); }))
+        return;
+    rows.push_back({"Remote expiry (6.9+ pull)", nullptr});
+    rows.push_back({"  remote expiries", [](const Summary& s) { return grouped(s.m->remote_expiries); }});
+    rows.push_back({"  idle wakeups by a timer", [](const Summary& s) { return grouped(s.m->wakeups_by_timer); }});
+}
+
 // `compact`: the error cells in jiffies only (the heading gives a jiffy's
 // time), to leave room for the kernel's column in 80 columns.
 std::vector<Row> table_rows(unsigned hz, const std::vector<Summary>& summaries, bool compact) {
@@ -254,6 +265,7 @@ std::vector<Row> table_rows(unsigned hz, const std::vector<Summary>& summaries, 
     count("  bytes per timer", [](const Summary& s) { return static_cast<std::uint64_t>(s.run->bytes_per_timer); });
     count("  peak pending timers", [](const Summary& s) { return s.peak_pending; });
     rows.push_back({"  at the peak", [](const Summary& s) { return human_bytes(s.peak_bytes); }});
+    add_remote_rows(rows, summaries);
     add_seed_rows(rows, summaries);
     return rows;
 }
@@ -518,6 +530,7 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
 
 std::string format_comparison_csv(const Comparison& comparison) {
     std::string out = "design,metric,value\n";
+    const bool remote = std::any_of(comparison.runs.begin(), comparison.runs.end(), reports_remote_expiry);
     for (const Summary& s : summarize(comparison)) {
         const CpuMetrics& m = *s.m;
         const std::string& name = s.name;
@@ -559,6 +572,10 @@ std::string format_comparison_csv(const Comparison& comparison) {
         row("bytes_per_timer", s.run->bytes_per_timer);
         row("peak_pending", s.peak_pending);
         row("peak_bytes", s.peak_bytes);
+        if (remote) {
+            row("remote_expiries", m.remote_expiries);
+            row("wakeups_by_timer", m.wakeups_by_timer);
+        }
         const DesignInfo& info = design_info(s.design);
         if (info.paper_costs) {
             row("paper_start", m.counters.paper.start);
