@@ -69,6 +69,27 @@ run run --ftrace remote-3.trace --tail 1 --design modern
 expect_status 0
 ! grep -q 'for others\|Remote expiry' <<<"$out" || fail "modern's run text shows remote expiry figures"
 
+# --by base: the lateness of pinned and of global timers side by side. On
+# modern-6.9 the pinned timer is BASE_LOCAL's, the others BASE_GLOBAL's
+# (CPU 0's own and CPU 1's three); modern has one standard base.
+run run --ftrace remote-3.trace --tail 1 --by base --format json
+expect_status 0
+printf '%s\n' "$out" >by-base.json
+python3 - by-base.json <<'PY' || fail "--by base groups of the hand-built trace"
+import json, sys
+groups = {g["name"]: g for g in json.load(open(sys.argv[1]))["groups"]["groups"]}
+assert sorted(groups) == ["global", "local (pinned)"], sorted(groups)
+assert (groups["global"]["arms"], groups["global"]["fired"]) == (4, 4), groups["global"]
+assert (groups["local (pinned)"]["arms"], groups["local (pinned)"]["fired"]) == (1, 1), groups["local (pinned)"]
+assert groups["global"]["error_jiffies"]["max"] == 1
+PY
+run run --ftrace remote-3.trace --tail 1 --by base --design modern
+expect_status 0
+expect_stdout_line '^ +5 +5 .* standard$'
+! grep -q 'global\|local (pinned)' <<<"$out" || fail "modern has no local or global base"
+run run --by bases
+expect_usage_error "--by: expected function, cpu, level, base, got 'bases'" "try 'timersim run --help'"
+
 # compare: push and pull side by side.
 run compare --ftrace remote-3.trace --tail 1 --design modern,modern-6.9
 expect_status 0
