@@ -9,6 +9,16 @@ source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
 
 here=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 
+# save FILE ARGS...: runs timersim ARGS, which must succeed, and keeps its
+# stdout in FILE for the checks in python.
+save() {
+  local file=$1
+  shift
+  run "$@"
+  expect_status 0
+  printf '%s\n' "$out" >"$file"
+}
+
 # CPU 0 expires N of CPU 1's global timers; CPU 0 has a timer of its own and
 # CPU 1 a pinned one it fires itself.
 for n in 3 5; do
@@ -19,9 +29,7 @@ for n in 3 5; do
   expect_status 0
   expect_stdout_line "^agreement: idx $((n + 2))/$((n + 2)), expiry $((n + 2))/$((n + 2))$"
 
-  run run --ftrace "remote-$n.trace" --tail 1 --format json
-  expect_status 0
-  printf '%s\n' "$out" >"remote-$n.json"
+  save "remote-$n.json" run --ftrace "remote-$n.trace" --tail 1 --format json
   python3 - "$n" "remote-$n.json" <<'PY' || fail "remote expiries of the hand-built trace miscounted (N=$n)"
 import json, sys
 n = int(sys.argv[1])
@@ -46,9 +54,7 @@ PY
   expect_stdout_line "^ +1 .* +0 +$n +0$"
 
   # The same timers expired by CPU 1 itself: no remote expiry.
-  run run --ftrace "local-$n.trace" --tail 1 --format json
-  expect_status 0
-  printf '%s\n' "$out" >"local-$n.json"
+  save "local-$n.json" run --ftrace "local-$n.trace" --tail 1 --format json
   python3 - "$n" "local-$n.json" <<'PY' || fail "a trace without remote expiries counted some (N=$n)"
 import json, sys
 n = int(sys.argv[1])
@@ -72,9 +78,7 @@ expect_status 0
 # --by base: the lateness of pinned and of global timers side by side. On
 # modern-6.9 the pinned timer is BASE_LOCAL's, the others BASE_GLOBAL's
 # (CPU 0's own and CPU 1's three); modern has one standard base.
-run run --ftrace remote-3.trace --tail 1 --by base --format json
-expect_status 0
-printf '%s\n' "$out" >by-base.json
+save by-base.json run --ftrace remote-3.trace --tail 1 --by base --format json
 python3 - by-base.json <<'PY' || fail "--by base groups of the hand-built trace"
 import json, sys
 groups = {g["name"]: g for g in json.load(open(sys.argv[1]))["groups"]["groups"]}
@@ -101,24 +105,12 @@ expect_status 0
 
 # A generated workload on 4 CPUs with NOHZ idle: the migrator stand-in.
 opts=(--workload tcp-retransmit,socket-timeouts --cpus 4 --nohz --duration 5 --connections 2000)
-run run "${opts[@]}" --design modern-6.9 --format json
-expect_status 0
-printf '%s\n' "$out" >run69.json
-run run "${opts[@]}" --design modern-6.9
-expect_status 0
-printf '%s\n' "$out" >run69.txt
-run run "${opts[@]}" --design modern --format json
-expect_status 0
-printf '%s\n' "$out" >run-modern.json
-run compare "${opts[@]}" --design modern,modern-6.9 --format json
-expect_status 0
-printf '%s\n' "$out" >compare.json
-run compare "${opts[@]}" --design modern,modern-6.9 --format csv
-expect_status 0
-printf '%s\n' "$out" >compare.csv
-run compare "${opts[@]}" --design modern,modern-6.9
-expect_status 0
-printf '%s\n' "$out" >compare.txt
+save run69.json run "${opts[@]}" --design modern-6.9 --format json
+save run69.txt run "${opts[@]}" --design modern-6.9
+save run-modern.json run "${opts[@]}" --design modern --format json
+save compare.json compare "${opts[@]}" --design modern,modern-6.9 --format json
+save compare.csv compare "${opts[@]}" --design modern,modern-6.9 --format csv
+save compare.txt compare "${opts[@]}" --design modern,modern-6.9
 python3 - <<'PY' || fail "remote expiry figures of a generated workload disagree between outputs"
 import json, re
 run = json.load(open("run69.json"))
