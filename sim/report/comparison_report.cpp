@@ -159,6 +159,7 @@ constexpr int kCompactColumnWidth = 13; // with the kernel's column: three desig
 struct KernelColumn {
     std::uint64_t fires = 0;
     ErrorHistogram error;
+    std::uint64_t remote_expiries = 0;
 };
 
 struct Row {
@@ -198,7 +199,8 @@ void add_remote_rows(std::vector<Row>& rows, const std::vector<Summary>& summari
     if (std::none_of(summaries.begin(), summaries.end(), [](const Summary& s) { return reports_remote_expiry(*s.run); }))
         return;
     rows.push_back({"Remote expiry (6.9+ pull)", nullptr});
-    rows.push_back({"  remote expiries", [](const Summary& s) { return grouped(s.m->remote_expiries); }});
+    rows.push_back({"  remote expiries", [](const Summary& s) { return grouped(s.m->remote_expiries); },
+                    [](const KernelColumn& k) { return grouped(k.remote_expiries); }});
     rows.push_back({"  idle wakeups by a timer", [](const Summary& s) { return grouped(s.m->wakeups_by_timer); }});
 }
 
@@ -491,7 +493,9 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
     // A design's column fits its name (a wheel's spec may be longer). A
     // kernel trace's replay adds the kernel's own, as recorded, last.
     std::optional<KernelColumn> kernel;
-    if (first.kernel_fires) kernel = KernelColumn{first.kernel_fires->kernel_fires_total, kernel_error_histogram(*first.kernel_fires)};
+    if (first.kernel_fires)
+        kernel = KernelColumn{first.kernel_fires->kernel_fires_total, kernel_error_histogram(*first.kernel_fires),
+                              first.kernel_fires->kernel_remote_expiries};
     const int width = kernel ? kCompactColumnWidth : kColumnWidth;
     std::vector<std::size_t> column;
     for (const Summary& s : summaries) column.push_back(std::max<std::size_t>(width, s.name.size() + 1));

@@ -44,6 +44,8 @@ assert cpu0["timers"]["fired"] == n + 1 and cpu1["timers"]["fired"] == 1, (cpu0[
 # ... on the jiffy and CPU the kernel fired them.
 k = d["workload"]["kernel_fires"]
 assert k["kernel_fires"] == n + 2 and k["same_jiffy_cpu"] == n + 2, k
+# The kernel's own remote expiries: its fires off the timer's base CPU.
+assert k["kernel_as_recorded"]["remote_expiries"] == n, k["kernel_as_recorded"]
 PY
   run run --ftrace "remote-$n.trace" --tail 1
   expect_status 0
@@ -62,6 +64,7 @@ d = json.load(open(sys.argv[2]))
 assert d["total"]["remote_expiry"] == {"expired_for_others": 0, "expired_by_others": 0}, d["total"]
 assert [c["timers"]["fired"] for c in d["cpus"]] == [1, n + 1], [c["timers"] for c in d["cpus"]]
 assert d["workload"]["kernel_fires"]["same_jiffy_cpu"] == n + 2
+assert d["workload"]["kernel_fires"]["kernel_as_recorded"]["remote_expiries"] == 0
 PY
 done
 
@@ -98,10 +101,21 @@ expect_usage_error "--by: expected function, cpu, level, base, got 'bases'" "try
 run compare --ftrace remote-3.trace --tail 1 --design modern,modern-6.9
 expect_status 0
 expect_stdout_line '^Remote expiry \(6\.9\+ pull\)$'
-expect_stdout_line '^  remote expiries +0 +3 +-$'
+# modern, modern-6.9, and the kernel as recorded.
+expect_stdout_line '^  remote expiries +0 +3 +3$'
 run compare --ftrace remote-3.trace --tail 1 --design modern,classic
 expect_status 0
 ! grep -q 'Remote expiry' <<<"$out" || fail "compare without modern-6.9 shows remote expiry rows"
+
+# The committed 6.12 capture: the replay's remote expiries are the kernel's.
+data=$(cd "$here/../data/kernel" && pwd)
+save capture-6.12.json run --ftrace "$data/capture-6.12-hz250.trace.xz" --format json
+python3 - capture-6.12.json <<'PY' || fail "the 6.12 capture's remote expiries differ from the kernel's"
+import json, sys
+d = json.load(open(sys.argv[1]))
+kernel = d["workload"]["kernel_fires"]["kernel_as_recorded"]["remote_expiries"]
+assert kernel > 0 and d["total"]["remote_expiry"]["expired_for_others"] == kernel, (kernel, d["total"]["remote_expiry"])
+PY
 
 # A generated workload on 4 CPUs with NOHZ idle: the migrator stand-in.
 opts=(--workload tcp-retransmit,socket-timeouts --cpus 4 --nohz --duration 5 --connections 2000)

@@ -12,7 +12,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // 6.1 call_timer_fn(): trace_timer_expire_entry(timer, baseclk) prints
     // now=jiffies as the callback starts, on the CPU running the softirq.
     if (e.type == FtraceEventType::timer_start)
-        last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires};
+        last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires, e.cpu};
     note_unfired(e);
     note_next_in_run(e);
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
@@ -34,7 +34,8 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
         }
         fires_.push_back({e.timer, *e.now, e.line_cpu, e.baseclk, known && s->second.deferrable,
                           known ? std::optional<Jiffies>(s->second.expires) : std::nullopt, function,
-                          std::nullopt, e.timestamp_ns, std::nullopt});
+                          std::nullopt, e.timestamp_ns, std::nullopt,
+                          known && s->second.cpu && *s->second.cpu != e.line_cpu});
         open_[e.line_cpu] = Open{fires_.size() - 1, e.timestamp_ns};
     }
     // The exit of the callback open on its CPU; one whose entry was lost
@@ -141,6 +142,7 @@ FireTally::FireTally(const std::vector<KernelFire>& fires, const std::vector<std
     for (const KernelFire& f : fires) {
         if (f.cpu >= agreement_.kernel_fires_by_cpu.size()) agreement_.kernel_fires_by_cpu.resize(std::size_t{f.cpu} + 1);
         ++agreement_.kernel_fires_by_cpu[f.cpu];
+        if (f.remote) ++agreement_.kernel_remote_expiries;
         FireAgreement::KernelFunction* by_function = nullptr;
         if (f.function < functions.size()) {
             by_function = &agreement_.kernel_by_function[functions[f.function]];

@@ -48,6 +48,10 @@ struct KernelFire {
     // most kSameRunGapNs after the exit. Jiffies that moved from `now` to it
     // moved while this callback, or the run right after it, held the CPU.
     std::optional<Jiffies> next_in_run;
+    // Fired on another CPU than the one whose base its last timer_start
+    // queued it on (cpu=): 6.9+ timer_expire_remote(), a migrator running an
+    // idle CPU's global base (before 6.9 a timer fires on its base's CPU).
+    bool remote = false;
 };
 inline constexpr std::uint64_t kSameRunGapNs = 100'000;
 
@@ -111,6 +115,7 @@ private:
     struct LastStart {
         bool deferrable = false;
         Jiffies expires = 0;
+        std::optional<std::uint32_t> cpu; // the base it was queued on
     };
     std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
     struct Open {
