@@ -306,6 +306,9 @@ public:
         std::string out = explain_title(now, expires, clock_.hz) + "\n";
         if constexpr (std::is_same_v<Q, ModernWheel>)
             out += explain_modern_text(now, expires, clock_.hz, own);
+        else if constexpr (std::is_same_v<Q, Modern69Wheel>)
+            out += explain_modern69_text(now, expires, clock_.hz, own, base_of(timer) == Modern69Wheel::base_local,
+                                         base_of(timer) == Modern69Wheel::base_def);
         else if constexpr (std::is_same_v<Q, ClassicWheel>)
             out += explain_classic_text(now, expires, clock_.hz, options_.slack, options_.geometry, own);
         else if constexpr (is_configurable<Q>)
@@ -338,6 +341,10 @@ public:
             else if (*options_.slack >= 0) cmd += fmt::format(" --slack {}", *options_.slack);
             if (options_.geometry.tvr_bits != classic::Geometry::normal().tvr_bits) cmd += " --base-small";
         }
+        if constexpr (std::is_same_v<Q, Modern69Wheel>) {
+            if (base_of(timer) == Modern69Wheel::base_local) cmd += " --pinned";
+            if (base_of(timer) == Modern69Wheel::base_def) cmd += " --deferrable";
+        }
         return cmd;
     }
 
@@ -359,6 +366,12 @@ private:
         return stepper_.requested(timer);
     }
 
+    // modern-6.9: the base the timer is on, or was last (6.9 get_timer_cpu_base()).
+    auto base_of(std::uint32_t timer) const {
+        if constexpr (std::is_same_v<Q, Modern69Wheel>) return stepper_.queue().base_of(stepper_.queue_id(timer));
+        else return 0;
+    }
+
     const std::vector<std::string>& labels() const { return feed_ ? feed_->labels() : labels_; }
     std::vector<std::string>& mutable_labels() {
         if (feed_) throw std::logic_error("a trace session names its own timers");
@@ -367,7 +380,10 @@ private:
 
     void note_arm(std::uint32_t timer) {
         if (armed_at_.size() < stepper_.timers()) armed_at_.resize(stepper_.timers());
-        armed_at_[timer] = {stepper_.queue().jiffies(), own_clock(stepper_.queue())};
+        Jiffies clk = own_clock(stepper_.queue());
+        // modern-6.9: the clock of the base it went on, each has its own.
+        if constexpr (std::is_same_v<Q, Modern69Wheel>) clk = snapshot(stepper_.queue().wheel(base_of(timer))).clk;
+        armed_at_[timer] = {stepper_.queue().jiffies(), clk};
     }
 
     TickReport now_frame() const {

@@ -79,6 +79,9 @@ struct FireAgreement {
     std::map<std::int64_t, std::uint64_t> kernel_error_jiffies;
     std::map<std::string, KernelFunction, std::less<>> kernel_by_function;
     std::vector<std::uint64_t> kernel_fires_by_cpu;
+    // Its fires on another CPU than the timer's base's: a 6.9+ migrator's
+    // remote expiries (KernelFire::remote).
+    std::uint64_t kernel_remote_expiries = 0;
     // Set when the recording kernel is 6.9 or later, whose design (three
     // bases, the pull model of timer migration) is modern-6.9, not modern:
     // what in the trace shows it. (Named when no design modelled it.)

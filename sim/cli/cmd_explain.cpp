@@ -40,8 +40,11 @@ int run_explain(std::span<const std::string> args) {
          "the wheel's own clock the placement is computed from: modern base->clk (after forward_timer_base()), "
          "classic timer_jiffies (default: --now; right after a tick's softirq ran, both are jiffies + 1)")
         ("design", po::value<std::string>()->default_value("both"),
-         "modern, classic or both, wheel:SPEC (timersim levels --help), or one of the seeds' wheels: scheme4, "
-         "scheme5, scheme6, netty, cog (scheme1 and scheme2 are lists: nothing to explain)");
+         "modern, classic or both, modern-6.9 (its three timer bases), wheel:SPEC (timersim levels --help), or one "
+         "of the seeds' wheels: scheme4, scheme5, scheme6, netty, cog (scheme1 and scheme2 are lists: nothing to "
+         "explain)")
+        ("pinned", po::bool_switch(), "modern-6.9: a pinned timer (TIMER_PINNED), queued on BASE_LOCAL")
+        ("deferrable", po::bool_switch(), "modern-6.9: a deferrable timer (TIMER_DEFERRABLE), queued on BASE_DEF");
     const auto vm = parse_command_line(
         args, options,
         {
@@ -52,7 +55,8 @@ int run_explain(std::span<const std::string> args) {
                         "timersim explain --hz 250 --timeout 60s\n"
                         "timersim explain --now 0 --expires 16640 --design classic --slack off\n"
                         "timersim explain --now 1000 --clk 1001 --expires 1063 --design modern\n"
-                        "timersim explain --hz 1000 --timeout 36 --design wheel:rfc-2015",
+                        "timersim explain --hz 1000 --timeout 36 --design wheel:rfc-2015\n"
+                        "timersim explain --timeout 5000 --design modern-6.9 --pinned",
         });
     if (!vm) return kExitOk;
     const unsigned hz = hz_option(*vm);
@@ -75,6 +79,16 @@ int run_explain(std::span<const std::string> args) {
     if ((*vm)["design"].as<std::string>().starts_with("wheel"))
         wheel = design_choice((*vm)["design"].as<std::string>(), {}, hz);
     const std::string design_text = (*vm)["design"].as<std::string>();
+    const bool pinned = (*vm)["pinned"].as<bool>();
+    const bool deferrable = (*vm)["deferrable"].as<bool>();
+    const bool modern69 = !wheel && design_from_string(design_text) == Design::modern_6_9;
+    if ((pinned || deferrable) && !modern69)
+        throw UsageError(fmt::format("--{}: only modern-6.9 chooses a timer base by the timer's flags, not --design {}",
+                                     pinned ? "pinned" : "deferrable", design_text));
+    if (modern69) {
+        fmt::print("{}\n{}", explain_title(now, expires, hz), explain_modern69_text(now, expires, hz, clk, pinned, deferrable));
+        return kExitOk;
+    }
     if (!wheel && design_text != "both" && design_text != "modern" && design_text != "classic") {
         const Design d = parse_design(design_text);
         if (d == Design::heap) throw UsageError("explain does not apply to heap: it has no buckets");

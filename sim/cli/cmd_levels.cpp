@@ -44,6 +44,17 @@ std::string modern_table(unsigned hz) {
     return out;
 }
 
+// modern-6.9: the same wheel on each of a CPU's three bases.
+std::string modern69_preface() {
+    return "Linux 6.9+ (modern-6.9): three timer bases per CPU, each this wheel with its own clk,\n"
+           "next_expiry and bitmaps. 6.9 get_timer_cpu_base() picks the base from the timer's flags:\n"
+           "  BASE_LOCAL   pinned timers (TIMER_PINNED; add_timer_on() sets it since 6.9): run by this CPU only\n"
+           "  BASE_GLOBAL  the others: an idle CPU's are expired by the migrator of its group\n"
+           "               (tmigr_handle_remote() -> timer_expire_remote())\n"
+           "  BASE_DEF     deferrable timers (TIMER_DEFERRABLE), pinned or not: never wake an idle CPU\n"
+           "The softirq runs BASE_LOCAL, BASE_GLOBAL, then BASE_DEF (6.9 run_timer_softirq()).\n\n";
+}
+
 std::string classic_table(unsigned hz, const classic::Geometry& g, bool small) {
     std::string out = fmt::format(
         "Classic wheel (Linux <= 4.7 kernel/time/timer.c{}) at HZ={}: tv1 of {} slots, tv2..tv5 of {};\n"
@@ -122,7 +133,8 @@ int run_levels(std::span<const std::string> args) {
     add_hz_option(options);
     options.add_options()
         ("design", po::value<std::string>()->default_value("both"),
-         "modern, classic or both, wheel:SPEC (below), or one of the seeds' wheels: scheme4, scheme5, scheme6, netty, cog")
+         "modern, classic or both, modern-6.9 (modern's levels on each of its three bases), wheel:SPEC (below), or "
+         "one of the seeds' wheels: scheme4, scheme5, scheme6, netty, cog")
         ("base-small", po::bool_switch(), "classic wheel with CONFIG_BASE_SMALL (64-slot tv1, 16-slot tv2..tv5)");
     const std::string description = "Print each wheel's levels: bucket offset, granularity and the range of\n"
                                     "timeouts it holds, in jiffies and in time at the chosen HZ.\n\n" +
@@ -135,6 +147,7 @@ int run_levels(std::span<const std::string> args) {
             .examples = "timersim levels\ntimersim levels --hz 1000 --design modern\n"
                         "timersim levels --hz 100 --design classic --base-small\n"
                         "timersim levels --design wheel:rfc-2015\n"
+                        "timersim levels --design modern-6.9\n"
                         "timersim levels --design wheel:bits=8x4:mode=cascade",
         });
     if (!vm) return kExitOk;
@@ -145,6 +158,10 @@ int run_levels(std::span<const std::string> args) {
         return kExitOk;
     }
     const std::string design_text = (*vm)["design"].as<std::string>();
+    if (design_from_string(design_text) == Design::modern_6_9) {
+        fmt::print("{}", modern69_preface() + modern_table(hz));
+        return kExitOk;
+    }
     if (design_text != "both" && design_text != "modern" && design_text != "classic") {
         const Design d = parse_design(design_text);
         if (d == Design::heap) throw UsageError("levels does not apply to heap: it has no levels");

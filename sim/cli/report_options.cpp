@@ -23,7 +23,9 @@ void add_report_options(po::options_description& options) {
         ("by", po::value<std::string>(),
          "a table of timers per group, every group: function (the timer's label: a trace's label=, the kernel "
          "callback; a generator's own name), cpu (the CPU whose base queued and fired it) or level (the wheel "
-         "level it was queued at; the heap has none). Without it the text shows the 10 functions that fired most")
+         "level it was queued at; the heap has none) or base (the timer base it was queued on: modern-6.9's local "
+         "for pinned timers, global or deferrable; the other designs' standard or deferrable). Without it the text "
+         "shows the 10 functions that fired most")
         ("hist", po::bool_switch(),
          "write the precision error as a per-CPU histogram in the layout of rtla timerlat hist instead of the report "
          "(compare: one per design)")
@@ -36,7 +38,7 @@ void add_report_options(po::options_description& options) {
 ReportChoice report_choice(const po::variables_map& vm, const std::string& format, MachineConfig& machine) {
     ReportChoice r;
     if (vm.count("by")) {
-        const std::string name = choice_option(vm, "by", {"function", "cpu", "level"});
+        const std::string name = choice_option(vm, "by", {"function", "cpu", "level", "base"});
         machine.group_by = *group_by_from_string(name);
         r.by_given = true;
         r.group_rows = 0;

@@ -415,6 +415,7 @@ Engine<Q>::Engine(std::span<Q> queues, const EngineConfig& config, Workload* wor
     case GroupBy::function: groups_.resize(1); label_names_.push_back("(no label)"); break;
     case GroupBy::cpu: groups_.resize(cpus_.size()); break;
     case GroupBy::level: groups_.resize(16); break;
+    case GroupBy::base: groups_.resize(3); break;
     }
 }
 

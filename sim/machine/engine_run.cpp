@@ -68,6 +68,10 @@ RunResult drive(const QueueParams& params, Design design, const MachineConfig& c
 
 } // namespace
 
+bool reports_remote_expiry(const RunResult& r) {
+    return r.design == Design::modern_6_9 || r.total.remote_expiries != 0 || r.total.expired_by_remote != 0;
+}
+
 std::string design_name(const RunResult& r) {
     if (r.design == Design::wheel && r.config.wheel) return to_string(*r.config.wheel);
     return std::string(to_string(r.design));

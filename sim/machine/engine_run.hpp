@@ -80,6 +80,13 @@ struct RunResult {
 // The design as reports name it: to_string(design), or the wheel's spec.
 std::string design_name(const RunResult& r);
 
+// Whether the reports show the 6.9+ remote expiry figures of this run
+// (CpuMetrics::remote_expiries, expired_by_remote and the idle wakeups next
+// to them): for modern-6.9, whose idle CPUs' global timers a migrator
+// expires, and for any run that counted one. Every other design's reports
+// stay as they were without them.
+bool reports_remote_expiry(const RunResult& r);
+
 RunResult run_machine(Design design, const MachineConfig& config, const WorkloadSpec& workload,
                       const ProgressFn& progress = {}, EventLog* events = nullptr);
 

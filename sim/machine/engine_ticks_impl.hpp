@@ -285,6 +285,11 @@ void Engine<Q>::run_callback(CpuState& c) {
     m.error_jiffies.add(error_j);
     m.error_ns.add(error_ns);
     if (error_j < 0) ++m.early;
+    if (c.remote_cpu != kNoRemoteCpu) {
+        // 6.9 timer_expire_remote(): an idle CPU's global timer, run here.
+        ++m.remote_expiries;
+        ++cpus_[c.remote_cpu].metrics.expired_by_remote;
+    }
     if (config_.error_us_histogram) m.error_us.add(error_ns >= 0 ? error_ns / 1000 : -((999 - error_ns) / 1000));
     // Its group as of now: the callback may re-arm it into another.
     const std::uint32_t group = books_[id].group;

@@ -128,6 +128,19 @@ void Engine<Q>::regroup(TimerId id, unsigned base, TimerId node) {
         books_[id].group = base;
         return;
     }
+    if (config_.group_by == GroupBy::base) {
+        // 6.9 get_timer_cpu_base(): the base the arm left it on.
+        if constexpr (requires(const Q& q) { q.base_of(node); }) {
+            books_[id].group = cpus_[base].queue->base_of(node);
+        } else {
+            // One base but 6.1's BASE_DEF; an arm that left it idle keeps
+            // the deferrable group it had, else it is the standard base's.
+            const Placement p = cpus_[base].queue->placement(node);
+            const bool deferrable = p.pending ? p.deferrable_base : books_[id].group == kBaseDeferrable;
+            books_[id].group = deferrable ? kBaseDeferrable : kBaseGlobal;
+        }
+        return;
+    }
     const Placement p = cpus_[base].queue->placement(node);
     if (p.pending) books_[id].group = p.level;
 }
@@ -192,6 +205,12 @@ GroupTable Engine<Q>::group_table() const {
             name = !kHasBuckets                         ? std::string("none (heap)")
                    : Q::name == std::string_view("classic") ? "tv" + std::to_string(g)
                                                             : "level " + std::to_string(g);
+            break;
+        case GroupBy::base:
+            if constexpr (requires(const Q& q) { q.base_of(TimerId{}); })
+                name = g == kBaseLocal ? "local (pinned)" : g == kBaseGlobal ? "global" : "deferrable";
+            else
+                name = g == kBaseDeferrable ? "deferrable" : "standard";
             break;
         }
         t.names.push_back(std::move(name));

@@ -7,12 +7,13 @@ std::string_view to_string(GroupBy by) {
     case GroupBy::function: return "function";
     case GroupBy::cpu: return "cpu";
     case GroupBy::level: return "level";
+    case GroupBy::base: return "base";
     }
     return "?";
 }
 
 std::optional<GroupBy> group_by_from_string(std::string_view name) {
-    for (GroupBy by : {GroupBy::function, GroupBy::cpu, GroupBy::level})
+    for (GroupBy by : {GroupBy::function, GroupBy::cpu, GroupBy::level, GroupBy::base})
         if (name == to_string(by)) return by;
     return std::nullopt;
 }

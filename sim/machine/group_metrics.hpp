@@ -1,4 +1,4 @@
-// Metrics per group of timers (`--by function|cpu|level`): what the engine
+// Metrics per group of timers (`--by function|cpu|level|base`): what the engine
 // counts for every timer, split by what the timer is for (its label: the
 // kernel callback of a trace, a generator's name), by the CPU whose base
 // holds it, or by the wheel level it was queued at. Plain data, like
@@ -28,6 +28,8 @@ enum class GroupBy : std::uint8_t {
     function, // the timer's label (label_timer()); "(no label)" without one
     cpu,      // the CPU whose base it was queued on (and fired or was cancelled from)
     level,    // the wheel level it was queued at (classic tv1..tv5, modern 0..8; the heap has none)
+    base,     // the timer base it was queued on: modern-6.9's local (pinned), global or deferrable,
+              // the other designs' standard or deferrable (GroupTable: kBase*)
 };
 std::string_view to_string(GroupBy by);
 std::optional<GroupBy> group_by_from_string(std::string_view name);
@@ -69,6 +71,13 @@ struct GroupAccumulator {
     // The metrics with every error in their histogram.
     GroupMetrics result() const;
 };
+
+// --by base: the group index of each base, 6.9's BASE_LOCAL, BASE_GLOBAL
+// and BASE_DEF (kernel/time/timer.c); a design with one base for all but
+// deferrable timers (6.1's BASE_STD) puts them in kBaseGlobal's group.
+inline constexpr std::uint32_t kBaseLocal = 0;
+inline constexpr std::uint32_t kBaseGlobal = 1;
+inline constexpr std::uint32_t kBaseDeferrable = 2;
 
 struct GroupTable {
     GroupBy by = GroupBy::function;

@@ -32,6 +32,8 @@ void CpuMetrics::merge(const CpuMetrics& o) {
     wakeups_by_remote += o.wakeups_by_remote;
     ticks_skipped += o.ticks_skipped;
     max_jiffies_jump = std::max(max_jiffies_jump, o.max_jiffies_jump);
+    remote_expiries += o.remote_expiries;
+    expired_by_remote += o.expired_by_remote;
     softirq.merge(o.softirq);
     counters.merge(o.counters);
 }
@@ -49,7 +51,8 @@ bool CpuMetrics::operator==(const CpuMetrics& o) const {
            actions_delayed == o.actions_delayed && tick_stops == o.tick_stops &&
            wakeups_by_timer == o.wakeups_by_timer && wakeups_by_action == o.wakeups_by_action &&
            wakeups_by_remote == o.wakeups_by_remote && ticks_skipped == o.ticks_skipped &&
-           max_jiffies_jump == o.max_jiffies_jump && softirq == o.softirq && counters == o.counters;
+           max_jiffies_jump == o.max_jiffies_jump && remote_expiries == o.remote_expiries &&
+           expired_by_remote == o.expired_by_remote && softirq == o.softirq && counters == o.counters;
 }
 
 void SeriesPoint::add_run(std::uint64_t duration_ns) {

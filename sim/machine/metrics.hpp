@@ -47,6 +47,13 @@ struct CpuMetrics {
     std::uint64_t wakeups_by_remote = 0;      // stopped tick kicked by a timer queued from another CPU
     std::uint64_t ticks_skipped = 0;          // jiffies that passed without a tick (of this CPU)
     std::uint64_t max_jiffies_jump = 0;       // most jiffies passed in one step (moved by this CPU)
+    // 6.9+ remote expiry (modern-6.9; 0 for every other design): timers of
+    // idle CPUs' global bases this CPU expired as their migrator
+    // (tmigr_handle_remote() -> timer_expire_remote()), and timers of this
+    // CPU's global base another CPU expired so. Summed over the CPUs the two
+    // are equal; the fire itself counts in `fired` of the CPU that ran it.
+    std::uint64_t remote_expiries = 0;   // as the migrator, on behalf of others
+    std::uint64_t expired_by_remote = 0; // this CPU's timers, expired by another
     SoftirqCpu::Stats softirq;
     QueueCounters counters;
 

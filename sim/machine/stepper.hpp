@@ -181,6 +181,7 @@ public:
     }
     std::size_t timers() const noexcept { return ids_.size(); }
     Placement placement(std::uint32_t t) const { return queue_.placement(ids_.at(t)); }
+    TimerId queue_id(std::uint32_t t) const { return ids_.at(t); } // the queue's id of timer t
     Jiffies requested(std::uint32_t t) const { return requested_.at(t); }
     Jiffies tick() const noexcept { return tick_; }
 

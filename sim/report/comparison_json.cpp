@@ -11,6 +11,7 @@
 #include "sim/report/relative_summary.hpp"
 #include "sim/report/seed_costs.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -107,7 +108,9 @@ ordered_json softirq_json(const Summary& s) {
     return o;
 }
 
-ordered_json per_cpu_json(const CpuMetrics& c, std::size_t cpu) {
+// `remote`: the comparison has a design with 6.9's remote expiry
+// (reports_remote_expiry()); every design then gets its figures.
+ordered_json per_cpu_json(const CpuMetrics& c, std::size_t cpu, bool remote) {
     const bool fired = c.fired > 0;
     ordered_json o = ordered_json::object();
     o["cpu"] = cpu;
@@ -122,10 +125,15 @@ ordered_json per_cpu_json(const CpuMetrics& c, std::size_t cpu) {
     o["softirq_work_ns"] = c.softirq_work_ns;
     o["task_work_ns"] = c.task_work_ns;
     o["peak_pending"] = c.counters.peak_pending;
+    if (remote) {
+        o["remote_expiries_for_others"] = c.remote_expiries;
+        o["remote_expiries_by_others"] = c.expired_by_remote;
+        o["wakeups_by_timer"] = c.wakeups_by_timer;
+    }
     return o;
 }
 
-ordered_json design_json(const Summary& s) {
+ordered_json design_json(const Summary& s, bool remote) {
     const RunResult& r = *s.run;
     const CpuMetrics& m = *s.m;
     ordered_json o = ordered_json::object();
@@ -153,10 +161,16 @@ ordered_json design_json(const Summary& s) {
     memory["peak_pending"] = s.peak_pending;
     memory["peak_bytes"] = s.peak_bytes;
     o["memory"] = std::move(memory);
+    if (remote) {
+        ordered_json pull = ordered_json::object();
+        pull["expiries"] = m.remote_expiries;
+        pull["wakeups_by_timer"] = m.wakeups_by_timer;
+        o["remote_expiry"] = std::move(pull);
+    }
     o["counters"] = queue_counters_json(m.counters);
     add_seed_costs(o["counters"], r, m);
     ordered_json cpus = ordered_json::array();
-    for (std::size_t i = 0; i < r.per_cpu.size(); ++i) cpus.push_back(per_cpu_json(r.per_cpu[i], i));
+    for (std::size_t i = 0; i < r.per_cpu.size(); ++i) cpus.push_back(per_cpu_json(r.per_cpu[i], i, remote));
     o["per_cpu"] = std::move(cpus);
     o["groups"] = group_table_json(r.groups);
     o["series"] = series_json(r);
@@ -204,7 +218,8 @@ ordered_json comparison_document(const Comparison& comparison) {
     doc["machine"] = machine_json(first);
     doc["cost_model_ns"] = cost_model_json(first.config.costs);
     ordered_json designs = ordered_json::array();
-    for (const Summary& s : summarize(comparison)) designs.push_back(design_json(s));
+    const bool remote = std::any_of(comparison.runs.begin(), comparison.runs.end(), reports_remote_expiry);
+    for (const Summary& s : summarize(comparison)) designs.push_back(design_json(s, remote));
     doc["designs"] = std::move(designs);
     doc["summary"] = relative_summary_json(comparison);
     doc["verdict"] = comparison_verdict(comparison);

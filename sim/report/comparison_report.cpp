@@ -159,6 +159,7 @@ constexpr int kCompactColumnWidth = 13; // with the kernel's column: three desig
 struct KernelColumn {
     std::uint64_t fires = 0;
     ErrorHistogram error;
+    std::uint64_t remote_expiries = 0;
 };
 
 struct Row {
@@ -189,6 +190,18 @@ void add_seed_rows(std::vector<Row>& rows, const std::vector<Summary>& summaries
         rows.push_back({"  peak", cell(&DesignInfo::holds_garbage, [](const Summary& s) { return s.m->counters.peak_garbage; })});
         rows.push_back({"  at end", cell(&DesignInfo::holds_garbage, [](const Summary& s) { return s.m->counters.garbage; })});
     }
+}
+
+// 6.9's pull model (modern-6.9 among the designs): the timers a migrator
+// expired for idle CPUs, and the wakeups of idle CPUs by their own timers,
+// of every design, so that push (modern) and pull read side by side.
+void add_remote_rows(std::vector<Row>& rows, const std::vector<Summary>& summaries) {
+    if (std::none_of(summaries.begin(), summaries.end(), [](const Summary& s) { return reports_remote_expiry(*s.run); }))
+        return;
+    rows.push_back({"Remote expiry (6.9+ pull)", nullptr});
+    rows.push_back({"  remote expiries", [](const Summary& s) { return grouped(s.m->remote_expiries); },
+                    [](const KernelColumn& k) { return grouped(k.remote_expiries); }});
+    rows.push_back({"  idle wakeups by a timer", [](const Summary& s) { return grouped(s.m->wakeups_by_timer); }});
 }
 
 // `compact`: the error cells in jiffies only (the heading gives a jiffy's
@@ -254,6 +267,7 @@ std::vector<Row> table_rows(unsigned hz, const std::vector<Summary>& summaries, 
     count("  bytes per timer", [](const Summary& s) { return static_cast<std::uint64_t>(s.run->bytes_per_timer); });
     count("  peak pending timers", [](const Summary& s) { return s.peak_pending; });
     rows.push_back({"  at the peak", [](const Summary& s) { return human_bytes(s.peak_bytes); }});
+    add_remote_rows(rows, summaries);
     add_seed_rows(rows, summaries);
     return rows;
 }
@@ -479,7 +493,9 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
     // A design's column fits its name (a wheel's spec may be longer). A
     // kernel trace's replay adds the kernel's own, as recorded, last.
     std::optional<KernelColumn> kernel;
-    if (first.kernel_fires) kernel = KernelColumn{first.kernel_fires->kernel_fires_total, kernel_error_histogram(*first.kernel_fires)};
+    if (first.kernel_fires)
+        kernel = KernelColumn{first.kernel_fires->kernel_fires_total, kernel_error_histogram(*first.kernel_fires),
+                              first.kernel_fires->kernel_remote_expiries};
     const int width = kernel ? kCompactColumnWidth : kColumnWidth;
     std::vector<std::size_t> column;
     for (const Summary& s : summaries) column.push_back(std::max<std::size_t>(width, s.name.size() + 1));
@@ -518,6 +534,7 @@ std::string format_comparison_text(const Comparison& comparison, std::size_t gro
 
 std::string format_comparison_csv(const Comparison& comparison) {
     std::string out = "design,metric,value\n";
+    const bool remote = std::any_of(comparison.runs.begin(), comparison.runs.end(), reports_remote_expiry);
     for (const Summary& s : summarize(comparison)) {
         const CpuMetrics& m = *s.m;
         const std::string& name = s.name;
@@ -559,6 +576,10 @@ std::string format_comparison_csv(const Comparison& comparison) {
         row("bytes_per_timer", s.run->bytes_per_timer);
         row("peak_pending", s.peak_pending);
         row("peak_bytes", s.peak_bytes);
+        if (remote) {
+            row("remote_expiries", m.remote_expiries);
+            row("wakeups_by_timer", m.wakeups_by_timer);
+        }
         const DesignInfo& info = design_info(s.design);
         if (info.paper_costs) {
             row("paper_start", m.counters.paper.start);

@@ -57,6 +57,28 @@ std::string explain_modern_text(Jiffies now, Jiffies expires, unsigned hz, std::
     return out;
 }
 
+std::string explain_modern69_text(Jiffies now, Jiffies expires, unsigned hz, std::optional<Jiffies> clk, bool pinned,
+                                  bool deferrable) {
+    std::string out = "Timer bases (Linux 6.9+: BASE_LOCAL, BASE_GLOBAL and BASE_DEF on every CPU)\n";
+    const auto line = [&](const std::string& s) { out += "  " + s + "\n"; };
+    if (deferrable)
+        line(fmt::format("The timer is deferrable{}: 6.9 get_timer_cpu_base() puts it on the arming CPU's BASE_DEF, "
+                         "pinned or not. An idle CPU is not woken for it; it runs with the CPU's next softirq.",
+                         pinned ? " (and pinned)" : ""));
+    else if (pinned)
+        line("The timer is pinned (TIMER_PINNED: a pinned timer's mod_timer(), or add_timer_on(), which sets it since "
+             "6.9): 6.9 get_timer_cpu_base() puts it on the arming CPU's BASE_LOCAL, which only that CPU runs; an "
+             "idle CPU wakes for it itself.");
+    else
+        line("The timer is neither pinned nor deferrable: 6.9 get_timer_cpu_base() puts it on the arming CPU's "
+             "BASE_GLOBAL (6.9 dropped get_nohz_timer_target()'s push to a busy CPU). If that CPU is idle when it is "
+             "due, the migrator of its group expires it remotely (6.9 tmigr_handle_remote() -> "
+             "timer_expire_remote()).");
+    line("Each base is the wheel below, with its own clk, next_expiry and bitmaps (the wheel's code is 6.1's); the "
+         "softirq runs BASE_LOCAL, BASE_GLOBAL, then BASE_DEF (6.9 run_timer_softirq()).");
+    return out + "\n" + explain_modern_text(now, expires, hz, clk);
+}
+
 std::string explain_classic_text(Jiffies now, Jiffies expires, unsigned hz, std::optional<std::int64_t> slack,
                                  const classic::Geometry& g, std::optional<Jiffies> clk) {
     const ClassicExplanation e = explain_classic(now, expires, slack, g, clk);

@@ -20,6 +20,11 @@ std::string late_words(std::int64_t late, unsigned hz);
 // `clk`: the wheel's own clock (modern base->clk, classic timer_jiffies) when
 // it is not `now`; see explain_modern() and explain_classic().
 std::string explain_modern_text(Jiffies now, Jiffies expires, unsigned hz, std::optional<Jiffies> clk);
+// modern-6.9: which of the arming CPU's three bases the timer goes on (6.9
+// get_timer_cpu_base(): deferrable -> BASE_DEF, else pinned -> BASE_LOCAL,
+// else BASE_GLOBAL), then explain_modern_text(): every base is that wheel.
+std::string explain_modern69_text(Jiffies now, Jiffies expires, unsigned hz, std::optional<Jiffies> clk, bool pinned,
+                                  bool deferrable);
 std::string explain_classic_text(Jiffies now, Jiffies expires, unsigned hz, std::optional<std::int64_t> slack,
                                  const classic::Geometry& g, std::optional<Jiffies> clk);
 

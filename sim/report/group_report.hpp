@@ -1,4 +1,4 @@
-// Tables of timers by group (`--by function|cpu|level`, the top groups in
+// Tables of timers by group (`--by function|cpu|level|base`, the top groups in
 // the default reports): armed, fired, the share of arms cancelled, the
 // precision error's p50/p99/max and the softirq time the group's expiries
 // took, in the perf-report way (one row per group, the largest first).

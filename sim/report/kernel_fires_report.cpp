@@ -93,6 +93,8 @@ nlohmann::ordered_json kernel_fires_json(const RunResult& r) {
     nlohmann::ordered_json kernel = nlohmann::ordered_json::object();
     kernel["fires"] = a.kernel_fires_total;
     kernel["fires_by_cpu"] = a.kernel_fires_by_cpu;
+    // Where the run's remote expiry figures are (modern-6.9), the kernel's.
+    if (reports_remote_expiry(r)) kernel["remote_expiries"] = a.kernel_remote_expiries;
     const ErrorHistogram h = kernel_error_histogram(a);
     nlohmann::ordered_json error = nlohmann::ordered_json::object();
     error["count"] = h.total();

@@ -79,6 +79,11 @@ std::string format_run_text(const RunResult& r, std::size_t group_rows) {
         out += fmt::format("  longest jiffies jump        {}\n", m.max_jiffies_jump);
     }
     out += "\n";
+    const bool remote = reports_remote_expiry(r);
+    if (remote) {
+        out += "Remote expiry (6.9+: idle CPUs' global timers expired by a migrator)\n";
+        out += fmt::format("  remote expiries             {}\n\n", m.remote_expiries);
+    }
 
     out += "Softirq (handle_softirqs runs)\n";
     out += fmt::format("  from irq_exit               {}\n", s.runs_irq_exit);
@@ -110,17 +115,25 @@ std::string format_run_text(const RunResult& r, std::size_t group_rows) {
 
     if (cpus > 1) {
         out += "\nPer CPU\n";
-        out += fmt::format("  {:>4} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>12}\n", "cpu", "arms",
+        out += fmt::format("  {:>4} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>12}", "cpu", "arms",
                            "fired", "cancelled", "pending", "ticks", "softirqs", "max err j", "max softirq",
                            "softirq time");
+        if (remote) out += fmt::format(" {:>10} {:>10} {:>10}", "for others", "by others", "idle wakes");
+        out += "\n";
         for (unsigned i = 0; i < cpus; ++i) {
             const CpuMetrics& p = r.per_cpu[i];
-            out += fmt::format("  {:>4} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>12}\n", i, p.arms,
+            out += fmt::format("  {:>4} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>12}", i, p.arms,
                                p.fired, p.cancelled, p.pending, p.ticks,
                                p.softirq.runs_irq_exit + p.softirq.runs_ksoftirqd, p.error_jiffies.max(),
                                format_ns(static_cast<std::int64_t>(p.max_softirq_ns)),
                                format_ns(static_cast<std::int64_t>(p.softirq_work_ns)));
+            if (remote) out += fmt::format(" {:>10} {:>10} {:>10}", p.remote_expiries, p.expired_by_remote, p.wakeups_by_timer);
+            out += "\n";
         }
+        if (remote)
+            out += "  (for others: idle CPUs' global timers this CPU expired as their migrator, counted in its\n"
+                   "  fired too; by others: this CPU's timers another CPU expired so; idle wakes: its stopped\n"
+                   "  tick woken by its own timer event)\n";
     }
     out += "\n" + group_table_text(r.groups, group_rows);
     if (r.kernel_fires) out += "\n" + kernel_by_function_text(*r.kernel_fires, group_rows);
@@ -220,6 +233,12 @@ ordered_json cpu_json(const RunResult& r, const CpuMetrics& m, std::optional<uns
     o["error_jiffies"] = std::move(error_jiffies);
     o["error_ns"] = ns_stats_json(m.error_ns);
     o["ticks"] = ticks_json(m);
+    if (reports_remote_expiry(r)) {
+        ordered_json remote = ordered_json::object();
+        remote["expired_for_others"] = m.remote_expiries;
+        remote["expired_by_others"] = m.expired_by_remote;
+        o["remote_expiry"] = std::move(remote);
+    }
     o["softirq"] = softirq_json(m);
     ordered_json work = ordered_json::object();
     work["total"] = m.timer_work_ns();

@@ -91,7 +91,7 @@ expect_usage_error '^timersim: --entries: must be 1\.\.1000000, got 0$' "try 'ti
 run run --hist --hist-unit ms
 expect_usage_error "^timersim: --hist-unit: expected jiffies, us, got 'ms'$" "try 'timersim run --help'"
 run run --by callback
-expect_usage_error "^timersim: --by: expected function, cpu, level, got 'callback'$" "try 'timersim run --help'"
+expect_usage_error "^timersim: --by: expected function, cpu, level, base, got 'callback'$" "try 'timersim run --help'"
 
 # The relative summary: the design with the least softirq time is the
 # reference, and each line's ratio and p99 difference are the JSON's.

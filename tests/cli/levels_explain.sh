@@ -69,3 +69,32 @@ expect_status 0
 expect_stdout_line '^  At timer_jiffies 1001: d = expires - timer_jiffies = 255 .* -> tv1\[232\]\.$'
 run explain --clk soon --timeout 5
 expect_usage_error '--clk' "try 'timersim explain --help'"
+
+# modern-6.9: modern's levels on each of three bases; explain names the
+# base the timer's flags pick (6.9 get_timer_cpu_base()) and places it as
+# modern does.
+run levels --design modern-6.9
+expect_status 0
+expect_stdout_line '^  BASE_LOCAL +pinned timers'
+expect_stdout_line '^  BASE_GLOBAL +the others'
+expect_stdout_line '^  BASE_DEF +deferrable timers'
+expect_stdout_line '^ +3 +192 +512 jiffies \(2\.05 s\) +4032 \.\. 32255 '
+run explain --timeout 5000 --design modern
+expect_status 0
+modern_idx=$(grep -E '^  Bucket index idx' <<<"$out")
+[[ -n $modern_idx ]] || fail "modern's explain names no bucket"
+for flags in "" --pinned --deferrable "--pinned --deferrable"; do
+  # shellcheck disable=SC2086 # flags: zero, one or two words
+  run explain --timeout 5000 --design modern-6.9 $flags
+  expect_status 0
+  case $flags in
+    "") expect_stdout_line "puts it on the arming CPU's BASE_GLOBAL" ;;
+    --pinned) expect_stdout_line "puts it on the arming CPU's BASE_LOCAL" ;;
+    *) expect_stdout_line "puts it on the arming CPU's BASE_DEF" ;;
+  esac
+  grep -qxF -- "$modern_idx" <<<"$out" || fail "modern-6.9 places the timer elsewhere than modern ($modern_idx)"
+done
+run explain --timeout 5000 --design modern --pinned
+expect_usage_error '^timersim: --pinned: only modern-6.9 chooses a timer base by the timer.s flags, not --design modern$' "try 'timersim explain --help'"
+run explain --timeout 5000 --deferrable
+expect_usage_error '^timersim: --deferrable: only modern-6.9 ' "try 'timersim explain --help'"

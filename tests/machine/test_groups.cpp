@@ -1,4 +1,4 @@
-// Timer groups (--by function|cpu|level, sim/machine/group_metrics.hpp):
+// Timer groups (--by function|cpu|level|base, sim/machine/group_metrics.hpp):
 // for every grouping, design and workload, the groups partition the run's
 // totals: arms, fires, cancels and early fires sum to them, the groups'
 // error histograms merge to the total's bin by bin, and the groups'
@@ -57,7 +57,7 @@ TEST_CASE("groups sum to the totals: every grouping, design and generated worklo
     };
     for (const Case w : {Case{"tcp-retransmit,socket-timeouts", 1}, Case{"mixed", 3}, Case{"connection-churn", 2},
                          Case{"uniform", 1}}) {
-        for (GroupBy by : {GroupBy::function, GroupBy::cpu, GroupBy::level}) {
+        for (GroupBy by : {GroupBy::function, GroupBy::cpu, GroupBy::level, GroupBy::base}) {
             for (Design d : all_designs()) {
                 CAPTURE(w.workload);
                 CAPTURE(to_string(by));
@@ -75,6 +75,9 @@ TEST_CASE("groups sum to the totals: every grouping, design and generated worklo
                 if (by == GroupBy::cpu) CHECK(r.groups.groups.size() == (w.workload == "mixed" ? w.cpus : 1u));
                 if (by == GroupBy::level) CHECK(r.groups.no_levels == (d == Design::heap));
                 if (by == GroupBy::level && d == Design::heap) CHECK(r.groups.groups.size() == 1);
+                // One base but 6.1's deferrable one (modern-6.9's three: below).
+                if (by == GroupBy::base)
+                    for (const std::string& n : r.groups.names) CHECK((n == "standard" || n == "deferrable"));
                 // Some softirq time is every design's expiries'.
                 std::uint64_t attributed = 0;
                 for (const GroupMetrics& g : r.groups.groups) attributed += g.softirq_ns;
@@ -121,9 +124,25 @@ TEST_CASE("cpu groups are the per-CPU fires and cancels; level groups are the qu
     CHECK(modern.groups.names.size() > 1); // uniform delays reach several levels
 }
 
+TEST_CASE("base groups: modern-6.9's local, global and deferrable bases sum to the totals") {
+    // mixed on 3 CPUs with NOHZ idle: arms of every kind, remote expiries.
+    MachineConfig m;
+    m.hz = kHz;
+    m.cpus = 3;
+    m.nohz_idle = true;
+    m.ticks = 20 * kHz;
+    m.group_by = GroupBy::base;
+    const RunResult r = run_machine(Design::modern_6_9, m, generated("mixed", 300, m.ticks));
+    REQUIRE(r.total.fired > 0);
+    check_partition(r);
+    for (const std::string& n : r.groups.names) CHECK((n == "local (pinned)" || n == "global" || n == "deferrable"));
+    const auto& n = r.groups.names;
+    CHECK(std::find(n.begin(), n.end(), "global") != n.end());
+}
+
 TEST_CASE("groups sum to the totals on the real kernel capture, and function groups are its callbacks") {
     const TraceSummary summary = summarize_trace(kCapture, TraceKind::ftrace, kHz);
-    for (GroupBy by : {GroupBy::function, GroupBy::cpu, GroupBy::level}) {
+    for (GroupBy by : {GroupBy::function, GroupBy::cpu, GroupBy::level, GroupBy::base}) {
         for (Design d : all_designs()) {
             CAPTURE(to_string(by));
             CAPTURE(to_string(d));

@@ -230,15 +230,18 @@ require(path.resolve(wasmJs))().then((M) => {
 
   // explain of the seeds' rings and of wheel:SPEC: the CLI's text, and the
   // bucket it names is the one the playground's queue holds the timer in.
-  // modern-6.9 is modern's wheel on three bases: explain has no view of it.
-  for (const design of [...seeds.filter((d) => d !== "modern-6.9"), ...presets, ...customWheels]) {
+  // modern-6.9 is modern's wheel on three bases: its explain names the base
+  // (global, or deferrable), then modern's idx and due jiffy.
+  for (const design of [...seeds, ...presets, ...customWheels]) {
     check(`explain ${design}: timers armed after some ticks, as \`timersim explain\`, in the bucket it names`, () => {
       const s = M.openSession(design, JSON.stringify({ hz: 250 }));
       try {
         let named = 0;
         for (const [i, timeout] of ["1", "64", "300ms", "5s", "4095", "262144", "30m"].entries()) {
           for (let k = 0; k < 37 * i; k++) s.tick();
-          const t = s.addTimer(timeout, false);
+          // modern-6.9: every other timer deferrable, on BASE_DEF with its own clk.
+          const deferrable = design === "modern-6.9" && i % 2 === 1;
+          const t = s.addTimer(timeout, deferrable);
           const frame = JSON.parse(s.arm(t, M.parseTimeout(timeout, 250)));
           const command = s.explainCommand(t);
           if (design === "scheme1" || design === "scheme2") {
@@ -253,7 +256,17 @@ require(path.resolve(wasmJs))().then((M) => {
           // Seeds: "placed by ... from clk C: ring2[46]." (cog: "ring2[46] (delta ..."); wheels: "-> level 3 slot 24" (the first placement).
           const seed = /from clk \d+: (\w+)(?:\[(\d+)\])?[.\s(]/.exec(want);
           const wheel = /-> level (\d+) slot (\d+)/.exec(want);
-          if (seed) {
+          // modern-6.9: "... BASE_GLOBAL ..." and modern's "idx = level offset 192 + (8388472 & 63) = 248".
+          const idx = /Bucket index idx = level offset \d+ \+ \(\d+ & 63\) = (\d+) /.exec(want);
+          if (design === "modern-6.9") {
+            const base = deferrable ? "BASE_DEF" : "BASE_GLOBAL";
+            if (command.includes("--deferrable") !== deferrable) throw new Error(command);
+            if (!idx || !want.includes(`puts it on the arming CPU's ${base}`)) throw new Error(want);
+            if (p.idx !== Number(idx[1])) throw new Error(`${timeout}: queued at idx ${p.idx}, explain says ${idx[0]}`);
+            const due = /collects that bucket when clk reaches (\d+)/.exec(want);
+            if (!due || Number(due[1]) !== p.bucket_expiry) throw new Error(`${timeout}: due at ${p.bucket_expiry}, explain says ${due && due[0]}`);
+            named++;
+          } else if (seed) {
             if (rows[p.level] !== seed[1] || (seed[2] !== undefined && p.slot !== Number(seed[2])))
               throw new Error(`${timeout}: drawn in ${rows[p.level]}[${p.slot}], explain says ${seed[0]}`);
             named++;

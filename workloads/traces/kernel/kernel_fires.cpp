@@ -12,7 +12,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // 6.1 call_timer_fn(): trace_timer_expire_entry(timer, baseclk) prints
     // now=jiffies as the callback starts, on the CPU running the softirq.
     if (e.type == FtraceEventType::timer_start)
-        last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires};
+        last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires, e.cpu};
     note_unfired(e);
     note_next_in_run(e);
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
@@ -39,6 +39,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
         f.cpu = e.line_cpu;
         f.function = function;
         f.deferrable = known && s->second.deferrable;
+        f.remote = known && s->second.cpu && *s->second.cpu != e.line_cpu;
         f.set_baseclk(e.baseclk).set_requested(known ? std::optional<Jiffies>(s->second.expires) : std::nullopt);
         if (const auto r = running_remote_.find(e.line_cpu); r != running_remote_.end()) f.set_remote_of(r->second);
         fires_.push_back(f);
@@ -155,6 +156,7 @@ FireTally::FireTally(const std::vector<KernelFire>& fires, const std::vector<std
     for (const KernelFire& f : fires) {
         if (f.cpu >= agreement_.kernel_fires_by_cpu.size()) agreement_.kernel_fires_by_cpu.resize(std::size_t{f.cpu} + 1);
         ++agreement_.kernel_fires_by_cpu[f.cpu];
+        if (f.remote) ++agreement_.kernel_remote_expiries;
         FireAgreement::KernelFunction* by_function = nullptr;
         if (f.function < functions.size()) {
             by_function = &agreement_.kernel_by_function[functions[f.function]];

@@ -85,6 +85,10 @@ private:
 
 public:
     bool deferrable = false; // its last timer_start said TIMER_DEFERRABLE
+    // Fired on another CPU than the one whose base its last timer_start
+    // queued it on (cpu=): 6.9+ timer_expire_remote(), a migrator running an
+    // idle CPU's global base (before 6.9 a timer fires on its base's CPU).
+    bool remote = false;
 
 private:
     std::uint8_t has_ = 0;
@@ -162,6 +166,7 @@ private:
     struct LastStart {
         bool deferrable = false;
         Jiffies expires = 0;
+        std::optional<std::uint32_t> cpu; // the base it was queued on
     };
     std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
     struct Open {
