@@ -70,7 +70,7 @@ private:
         if (page >= direct_.size()) direct_.resize(page + 1);
         std::unique_ptr<std::uint32_t[]>& p = direct_[page];
         if (!p) {
-            p = std::make_unique_for_overwrite<std::uint32_t[]>(kPage);
+            p.reset(new std::uint32_t[kPage]); // not make_unique_for_overwrite: the playground's libc++ lacks it
             std::fill_n(p.get(), kPage, kNone);
             ++direct_pages_;
         }
