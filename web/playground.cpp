@@ -514,6 +514,7 @@ std::string import_ftrace(const std::string& in, const std::string& out, unsigne
         FtraceReader reader(std::string_view(text), file.name(), resolved.hz);
         FtraceImporter importer(reader);
         importer.use_clock(&clock);
+        importer.arm_before_trace(std::move(resolved.pre_trace_fires));
         std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(out.c_str(), "w"), &std::fclose);
         if (!f) return out + ": cannot write";
         std::optional<TraceWriter> writer;

@@ -38,6 +38,8 @@ std::string format_summary(const std::string& input, const std::string& output, 
         output, written, s.timers, header.hz, header.start_jiffies, r.timer_events, input, s.arms, s.modifies,
         s.requeues, s.cancels, s.expiries);
     if (s.dropped_cancels) out += fmt::format("; {} cancels of timers armed before the trace dropped", s.dropped_cancels);
+    if (s.pre_trace_arms)
+        out += fmt::format("; {} timers armed before the trace, first seen expiring, armed at its start", s.pre_trace_arms);
     if (s.anomalies) out += fmt::format("; {} starts or expiries without their cancel (lost events?)", s.anomalies);
     out += fmt::format("; {} inside callbacks (cb=)", s.callback_events);
     if (s.unconfirmed_callbacks)

@@ -16,7 +16,7 @@ body() { grep -v '^# imported from ' "$1"; }
 run import "$data/ftrace/habits-ftrace.txt" -o "$dir/a.trace"
 expect_status 0
 expect_empty_stderr
-expect_stdout_line '^.*/a\.trace: 12 events for 5 timers \(hz=250 start_jiffies=4294967200\) from 24 timer lines of '
+expect_stdout_line '^.*/a\.trace: 13 events for 5 timers \(hz=250 start_jiffies=4294967200\) from 24 timer lines of '
 expect_stdout_line '^  arm 7, modify 1 \(1 cancel\+start pairs\), cancel 4; 3 expiries'
 expect_stdout_line '; 1 inside callbacks \(cb=\)$'
 expect_stdout_line '^  skipped 2 other events: irq_handler_entry 1, sched_switch 1$'

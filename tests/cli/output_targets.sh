@@ -104,5 +104,5 @@ cmp -s habits.txt habits.orig || fail "the input ftrace was changed"
 run import habits.txt -o -
 expect_status 0
 expect_stdout_line '^# timersim-trace v1'
-[[ $err =~ ^-:\ 12\ events ]] || fail "the summary did not go to stderr"
+[[ $err =~ ^-:\ 13\ events ]] || fail "the summary did not go to stderr"
 no_temporaries

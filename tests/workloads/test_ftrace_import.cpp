@@ -51,6 +51,7 @@ std::string import_text(const std::string& text, std::optional<unsigned> hz = {}
         HzResolution resolved = resolve_ftrace_hz(text, "in.txt", HzChoice{.option = hz});
         clock = KernelClock(std::move(resolved.clock_samples), resolved.hz);
         importer.use_clock(&clock);
+        importer.arm_before_trace(std::move(resolved.pre_trace_fires));
     }
     std::ostringstream out;
     std::optional<TraceWriter> writer;
@@ -501,4 +502,28 @@ TEST_CASE("text in memory reads as the same text through a stream: events, line 
         CHECK(a == read_summary(in_place));
         CHECK(streamed.line() == in_place.line());
     }
+}
+
+TEST_CASE("a timer first seen expiring was armed before the trace: armed at its start, its chain replays") {
+    // 6.1: each expiry is traced as the detach's timer_cancel, then the
+    // entry. Timer ...a000 is first seen so; its callback re-arms it. Timer
+    // ...b000 is first seen by a del_timer(): nothing to arm.
+    const std::string text = "# hz=250\n" +
+        line("1.000000", "timer_start: timer=ffff88800000c000 function=f expires=4294892550 [timeout=250] cpu=1 idx=200 flags=") +
+        line("1.004000", "timer_cancel: timer=ffff88800000b000") +
+        line("1.008000", "timer_cancel: timer=ffff88800000a000") +
+        line("1.008010", "timer_expire_entry: timer=ffff88800000a000 function=poll_fn now=4294892302 baseclk=4294892302") +
+        line("1.008020", "timer_start: timer=ffff88800000a000 function=poll_fn expires=4294892303 [timeout=1] cpu=1 idx=47 flags=") +
+        line("1.008030", "timer_expire_exit: timer=ffff88800000a000");
+    const std::string imported = import_text(text, 250, FtraceImporter::kDefaultPairWindowNs, true);
+    // The arm at the trace's first event, on the CPU that fired it, to
+    // expire where the kernel fired it; then the trace's own events.
+    const auto pre = imported.find(" arm 0xffff88800000a000 at=4294892302 cpu=1 label=poll_fn\n");
+    REQUIRE(pre != std::string::npos);
+    CHECK(pre < imported.find(" arm 0xffff88800000c000 "));
+    CHECK(imported.find("arm 0xffff88800000b000") == std::string::npos);
+    // The re-arm in its callback is the callback's (cb=), as in any trace.
+    CHECK(imported.find("cb=0xffff88800000a000") != std::string::npos);
+    // Without the HZ pass's list (the importer alone) the fire is dropped.
+    CHECK(import_text(text, 250).find("arm 0xffff88800000a000 at=4294892302") == std::string::npos);
 }

@@ -166,12 +166,13 @@ struct FtraceImporter::Impl {
         return id;
     }
 
-    std::uint32_t label_id(const FtraceEvent& e) {
-        if (e.function.empty()) return OutEvent::kNoLabel;
-        label_buffer.assign(e.function);
-        if (!e.module.empty()) {
+    std::uint32_t label_id(const FtraceEvent& e) { return label_id(e.function, e.module); }
+    std::uint32_t label_id(std::string_view function, std::string_view module) {
+        if (function.empty()) return OutEvent::kNoLabel;
+        label_buffer.assign(function);
+        if (!module.empty()) {
             label_buffer += '[';
-            label_buffer += e.module;
+            label_buffer += module;
             label_buffer += ']';
         }
         if (label_buffer.size() > kMaxLabel) label_buffer.resize(kMaxLabel);
@@ -233,6 +234,27 @@ struct FtraceImporter::Impl {
         out.know = *e.now;
         queue.push(out);
     }
+    // Timers armed before the trace (arm_before_trace()), armed at its
+    // first event.
+    std::vector<PreTraceFire> pre_trace;
+    bool pre_trace_armed = false;
+    void arm_pre_trace(std::uint64_t rel) {
+        pre_trace_armed = true;
+        for (const PreTraceFire& f : pre_trace) {
+            const std::uint32_t ti = timer_index(f.timer);
+            OutEvent out;
+            out.time_ns = rel;
+            out.timer = ti;
+            out.kind = TraceEventKind::arm;
+            out.at = f.now;
+            out.cpu = f.cpu;
+            out.label = label_id(f.function, f.module);
+            timers[ti].state = Pending::pending;
+            queue.push(out);
+            ++stats.pre_trace_arms;
+        }
+        pre_trace = {};
+    }
     void time_run(const OutEvent& f);
     void process(const FtraceEvent& e);
     bool next(TraceEvent& out);
@@ -258,6 +280,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
     if (!start_jiffies) {
         if (const auto j = e.jiffies()) start_jiffies = *j - ticks_at(reader.hz(), rel);
     }
+    if (!pre_trace_armed) arm_pre_trace(rel);
     const std::uint32_t ti = timer_index(e.timer);
     TimerState& s = timers[ti];
     const std::uint64_t serial = ++cpu_serial[e.line_cpu];
@@ -430,6 +453,8 @@ bool FtraceImporter::next(TraceEvent& event) { return impl_->next(event); }
 const std::vector<RecordedRunTime>& FtraceImporter::recorded_runs() const noexcept { return impl_->runs; }
 
 void FtraceImporter::use_clock(const KernelClock* clock) { impl_->clock = clock && !clock->empty() ? clock : nullptr; }
+
+void FtraceImporter::arm_before_trace(std::vector<PreTraceFire> fires) { impl_->pre_trace = std::move(fires); }
 
 const KernelClock* FtraceImporter::clock() const noexcept { return impl_->clock; }
 

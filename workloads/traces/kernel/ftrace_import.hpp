@@ -25,6 +25,7 @@
 #pragma once
 
 #include "workloads/traces/kernel/kernel_clock.hpp"
+#include "workloads/traces/kernel/pre_trace_timers.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/traces/layouts/trace_event.hpp"
 
@@ -46,6 +47,7 @@ struct FtraceImportStats {
     std::uint64_t timers = 0;               // distinct timers seen
     std::uint64_t callback_events = 0;      // events inside a callback (cb=): between timer_expire_entry and _exit on that CPU
     std::uint64_t unconfirmed_callbacks = 0; // expiries whose timer_expire_exit never came (their events get no cb=)
+    std::uint64_t pre_trace_arms = 0;       // timers armed before the trace, armed at its start (arm_before_trace())
 };
 
 // A CPU's timer softirq run as the trace shows it: its first
@@ -77,6 +79,16 @@ public:
     // first event. Without a clock, times are the trace's, from the first
     // event. `clock` must outlive the importer; call before next().
     void use_clock(const KernelClock* clock);
+    // Timers the trace first shows expiring were armed before it began
+    // (pre_trace_timers.hpp): each is armed at the trace's first event,
+    // on the CPU that fired it, to expire at the jiffy the kernel fired it
+    // (expires = that `now`; flags and function as its entry shows them).
+    // Its fire and the events of its callback then replay as the trace's
+    // own. The cascading wheel fires it on that jiffy; the 4.8+ wheel, where
+    // its bucket from the trace's start puts it (the kernel's arm, earlier,
+    // is not in the trace). Call before next(); not with a filter, whose
+    // window has its own start.
+    void arm_before_trace(std::vector<PreTraceFire> fires);
     const KernelClock* clock() const noexcept; // the one in use, or null
 
     // Valid once next() returned an event or false: hz, and start_jiffies

@@ -228,7 +228,19 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
     std::unique_ptr<FtraceReader> reader = open();
     reader->allow_unknown_hz();
     if (choice.option && choice.force) reader->force_hz();
-    reader->set_observer(&r.kernel_evidence);
+    // The same pass also finds the timers armed before the trace.
+    PreTraceTimers pre_trace;
+    struct Both final : FtraceObserver {
+        FtraceObserver* a;
+        FtraceObserver* b;
+        Both(FtraceObserver* x, FtraceObserver* y) : a(x), b(y) {}
+        void timer_event(const FtraceEvent& e) override { a->timer_event(e), b->timer_event(e); }
+        void timer_softirq(const FtraceTimerSoftirq& e) override { a->timer_softirq(e), b->timer_softirq(e); }
+        void other_line(std::uint64_t line, std::string_view text) override {
+            a->other_line(line, text), b->other_line(line, text);
+        }
+    } both(&r.kernel_evidence, &pre_trace);
+    reader->set_observer(&both);
     JiffiesSampler sampler;
     if (choice.option) sampler.fit_also(*choice.option);
     std::uint64_t first_line = 0;
@@ -243,7 +255,9 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
         if (const auto j = e.jiffies()) sampler.add({e.timestamp_ns, *j});
     }
     sampler.finish();
+    reader->set_observer(nullptr);
     r.kernel_evidence.finish(reader->stats());
+    r.pre_trace_fires = pre_trace.fires();
     r.timer_events = reader->stats().timer_events;
     const std::optional<unsigned> header_hz = reader->header_hz();
     r.clock_samples = sampler.take_clock_samples();

@@ -31,6 +31,7 @@
 #include "wheel/core/jiffies.hpp"
 #include "workloads/traces/input/input_file.hpp"
 #include "workloads/traces/kernel/kernel_version.hpp"
+#include "workloads/traces/kernel/pre_trace_timers.hpp"
 
 #include <array>
 #include <cstdint>
@@ -136,6 +137,7 @@ struct HzResolution {
     HzInference inference;   // what the jiffies say
     std::uint64_t timer_events = 0; // timer_* lines the pass read (a later pass may reserve for them)
     KernelVersionEvidence kernel_evidence; // what the same pass shows of the kernel (kernel_version.hpp)
+    std::vector<PreTraceFire> pre_trace_fires; // timers armed before the trace (pre_trace_timers.hpp)
 };
 // Text read in passes (KernelText::pass()): each call of `pass` gives it
 // from its start. This reads one pass.

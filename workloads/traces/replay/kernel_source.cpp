@@ -21,6 +21,7 @@ public:
           clock_(std::move(hz_.clock_samples), hz_.hz), reader_(text_.pass(), hz_.hz), importer_(reader_) {
         if (hz_.forced) reader_.force_hz();
         importer_.use_clock(&clock_);
+        if (!filter.active()) importer_.arm_before_trace(std::move(hz_.pre_trace_fires));
         reader_.set_filter(filter);
         reader_.set_observer(observer);
     }
