@@ -230,16 +230,7 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
     if (choice.option && choice.force) reader->force_hz();
     // The same pass also finds the timers armed before the trace.
     PreTraceTimers pre_trace;
-    struct Both final : FtraceObserver {
-        FtraceObserver* a;
-        FtraceObserver* b;
-        Both(FtraceObserver* x, FtraceObserver* y) : a(x), b(y) {}
-        void timer_event(const FtraceEvent& e) override { a->timer_event(e), b->timer_event(e); }
-        void timer_softirq(const FtraceTimerSoftirq& e) override { a->timer_softirq(e), b->timer_softirq(e); }
-        void other_line(std::uint64_t line, std::string_view text) override {
-            a->other_line(line, text), b->other_line(line, text);
-        }
-    } both(&r.kernel_evidence, &pre_trace);
+    FtraceObserverTee both{&r.kernel_evidence, &pre_trace};
     reader->set_observer(&both);
     JiffiesSampler sampler;
     if (choice.option) sampler.fit_also(*choice.option);

@@ -55,7 +55,6 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
         }
         if (o != open_.end()) open_.erase(o);
     }
-    if (next_) next_->timer_event(e);
 }
 
 void KernelFireCollector::note_next_in_run(const FtraceEvent& e) {
@@ -118,7 +117,6 @@ void KernelFireCollector::timer_softirq(const FtraceTimerSoftirq& e) {
     remote_open_.erase(e.line_cpu);
     running_remote_.erase(e.line_cpu);
     if (e.entry) softirq_entry_ns_[e.line_cpu] = e.timestamp_ns;
-    if (next_) next_->timer_softirq(e);
 }
 
 namespace {
@@ -131,7 +129,7 @@ bool number_at(std::string_view rest, std::uint32_t& n) {
 
 } // namespace
 
-void KernelFireCollector::other_line(std::uint64_t line, std::string_view text) {
+void KernelFireCollector::other_line(std::uint64_t /*line*/, std::string_view text) {
     // 6.9 tmigr_handle_remote_cpu() traces the idle CPU before it calls
     // timer_expire_remote() for it, unless that CPU is the migrator itself.
     static constexpr std::string_view kRemote = " tmigr_handle_remote_cpu: cpu=";
@@ -147,7 +145,6 @@ void KernelFireCollector::other_line(std::uint64_t line, std::string_view text) 
                                                    std::nullopt});
         }
     }
-    if (next_) next_->other_line(line, text);
 }
 
 FireTally::FireTally(const std::vector<KernelFire>& fires, const std::vector<std::string>& functions,

@@ -124,11 +124,9 @@ struct KernelRemoteRun {
 };
 
 // Collects the fires (every timer_expire_entry the reader reads, before
-// any filter) and the unfired cancels, and passes every event on to
-// `next`, if given (the cost collector of --costs-from-trace).
+// any filter) and the unfired cancels.
 class KernelFireCollector final : public FtraceObserver {
 public:
-    explicit KernelFireCollector(FtraceObserver* next = nullptr) : next_(next) {}
     void timer_event(const FtraceEvent& event) override;
     void timer_softirq(const FtraceTimerSoftirq& event) override;
     void other_line(std::uint64_t line, std::string_view text) override;
@@ -155,7 +153,6 @@ private:
     void note_unfired(const FtraceEvent& e);
     void note_next_in_run(const FtraceEvent& e);
 
-    FtraceObserver* next_;
     std::vector<KernelFire> fires_;
     std::vector<std::string> functions_;
     struct NameHash { // lookups by the line's string_view, no copy

@@ -12,12 +12,14 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <istream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace timersim {
 
@@ -93,6 +95,29 @@ public:
     // number: comments, lost-event markers, other events (validate finds
     // lost events and its workload marker there).
     virtual void other_line(std::uint64_t /*line*/, std::string_view /*text*/) {}
+};
+
+// Passes each call on to its observers, in order: several observers of one
+// pass (the HZ pass's version evidence and pre-trace timers; the import's
+// kernel fires and trace costs). Null observers are left out.
+class FtraceObserverTee final : public FtraceObserver {
+public:
+    FtraceObserverTee(std::initializer_list<FtraceObserver*> observers) {
+        for (FtraceObserver* o : observers)
+            if (o) observers_.push_back(o);
+    }
+    void timer_event(const FtraceEvent& e) override {
+        for (FtraceObserver* o : observers_) o->timer_event(e);
+    }
+    void timer_softirq(const FtraceTimerSoftirq& e) override {
+        for (FtraceObserver* o : observers_) o->timer_softirq(e);
+    }
+    void other_line(std::uint64_t line, std::string_view text) override {
+        for (FtraceObserver* o : observers_) o->other_line(line, text);
+    }
+
+private:
+    std::vector<FtraceObserver*> observers_;
 };
 
 struct FtraceReaderStats {

@@ -81,7 +81,8 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     auto data = std::make_unique<LoadedTrace::Data>();
     data->filter = options.filter;
     TraceCostCollector collector;
-    KernelFireCollector fires(options.costs_from_trace ? &collector : nullptr);
+    KernelFireCollector fires;
+    FtraceObserverTee observers{&fires, options.costs_from_trace ? &collector : nullptr};
     // Dense id -> its first label's function, while reading (costs only).
     std::vector<std::string> timer_functions;
     data->file = in.name();
@@ -90,7 +91,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     // hz_inference.hpp), the second imports it. A timersim trace's header
     // fixes its clock.
     const std::unique_ptr<TraceSource> source =
-        open_trace_source(in, kind, hz, options.filter, kind == TraceKind::ftrace ? &fires : nullptr);
+        open_trace_source(in, kind, hz, options.filter, kind == TraceKind::ftrace ? &observers : nullptr);
     if (const FtraceImporter* importer = source->kernel_importer()) fires.use_clock(importer->clock());
     data->summary.hz_source = source->hz_source();
     if (const KernelVersionEvidence* evidence = source->kernel_evidence())
