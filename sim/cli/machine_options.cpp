@@ -41,6 +41,9 @@ void add_machine_options(po::options_description& options, double default_durati
          fmt::format("simulated seconds (default {:g}; or give --ticks)", default_duration_s).c_str())
         ("ticks", po::value<std::uint64_t>(), "simulated ticks (instead of --duration)")
         ("cpus", po::value<unsigned>()->default_value(1), "simulated CPUs, each with its own timer base and tick")
+        ("numa-nodes", po::value<unsigned>()->default_value(1),
+         "NUMA nodes, 1..CPUs, CPUs in contiguous blocks (CPU c of N on node c*K/N): the groups of modern-6.9's "
+         "timer-migration hierarchy (with --nohz); no effect on the other designs")
         ("nohz", po::bool_switch(), "NOHZ idle: stop the tick while idle if the next timer is more than a tick away")
         ("ksoftirqd-delay-ns", po::value<std::uint64_t>()->default_value(kDefaultKsoftirqdDelayNs),
          "ns from waking ksoftirqd to it running")
@@ -62,6 +65,8 @@ MachineConfig machine_config(const po::variables_map& vm, unsigned hz) {
     config.cpus = vm["cpus"].as<unsigned>();
     if (config.cpus < 1 || config.cpus > kMaxRequestedCpus)
         throw UsageError(fmt::format("--cpus: must be 1..{}, got {}", kMaxRequestedCpus, config.cpus));
+    config.numa_nodes = vm["numa-nodes"].as<unsigned>();
+    // Checked against the CPUs in plan_run(): a trace may set them.
     config.nohz_idle = vm["nohz"].as<bool>();
     config.ksoftirqd_delay_ns = vm["ksoftirqd-delay-ns"].as<std::uint64_t>();
     if (config.ksoftirqd_delay_ns > 10'000'000'000ull)

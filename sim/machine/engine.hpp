@@ -30,6 +30,7 @@
 #include "sim/machine/event_log.hpp"
 #include "sim/machine/event_queue.hpp"
 #include "sim/machine/group_metrics.hpp"
+#include "sim/machine/migration_hierarchy.hpp"
 #include "sim/machine/metrics.hpp"
 #include "sim/machine/queued_action.hpp"
 #include "softirq/cost_model.hpp"
@@ -69,6 +70,10 @@ struct EngineConfig {
     // CONFIG_NO_HZ_IDLE: stop the tick while the CPU is idle and the next
     // timer is more than one tick away.
     bool nohz_idle = false;
+    // NUMA nodes, 1..CPUs, CPUs in contiguous blocks: the 6.9+ timer
+    // migration hierarchy's groups (migration_hierarchy.hpp). Only a queue
+    // with remote expiry (modern-6.9) uses them.
+    unsigned numa_nodes = 1;
     // The machine a kernel trace was recorded on (--machine recorded,
     // workloads/traces/kernel/recorded_machine.hpp): a CPU's tick raises
     // TIMER_SOFTIRQ only at the jiffies the recording ran it there, or where
@@ -296,6 +301,7 @@ private:
     bool single_ = false; // one CPU: timer id == node id, always on CPU 0
     bool fast_ = false;   // single_, no event log, groups by function: arm() and cancel() take the short path
     std::vector<CpuState> cpus_;
+    MigrationHierarchy hierarchy_; // 6.9+ pull model (queues with RemoteExpiry)
     HugePageVector<TimerSlot> timers_;
     // By timer: the expiry the workload asked for last and the timer's
     // group (group_metrics.hpp), read together by every arm, cancel and

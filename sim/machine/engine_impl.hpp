@@ -374,6 +374,10 @@ Engine<Q>::Engine(std::span<Q> queues, const EngineConfig& config, Workload* wor
     if (config.tick_jitter_ns >= 1'000'000'000ull / config.hz)
         throw std::invalid_argument("tick jitter must be below the tick period");
     if (queues.empty() || queues.size() > kMaxCpus) throw std::invalid_argument("the engine needs 1..65535 CPUs");
+    if (config.numa_nodes == 0 || config.numa_nodes > queues.size())
+        throw std::invalid_argument("NUMA nodes must be 1.." + std::to_string(queues.size()) + " (the CPUs)");
+    if constexpr (RemoteExpiry<Q>)
+        hierarchy_ = build_migration_hierarchy(static_cast<unsigned>(queues.size()), config.numa_nodes);
     start_jiffies_ = jiffies_ = queues[0].jiffies();
     single_ = queues.size() == 1;
     // --by cpu or level moves a timer's group at every arm: the general path.

@@ -159,15 +159,14 @@ void Engine<Q>::remote_steps(CpuState& c, Take& take, bool resume) {
 // Whose global base CPU c runs after its own in this TIMER softirq. On the
 // recorded machine, the ones the trace shows it ran then (its
 // tmigr_handle_remote_cpu lines). On the simulated machine with NOHZ idle,
-// a stand-in for the hierarchy (docs/machine.md): groups of
-// kMigrationGroup children per level, CPUs at level 0, each group of a
-// level holding kMigrationGroup groups of the level below (6.9
-// kernel/time/timer_migration.c: TMIGR_CHILDREN_PER_GROUP is 8). A group's
-// migrator is its lowest-numbered CPU whose tick runs. At each level whose
-// group CPU c is the migrator of, as 6.9 tmigr_handle_remote() walks up, it
-// runs the idle CPUs of that group's children that have no migrator of
-// their own: at level 0 its group's idle CPUs, above it every CPU of a
-// child group whose ticks are all stopped. Without NOHZ no CPU is idle.
+// a stand-in for the hierarchy (docs/machine.md), whose groups
+// (hierarchy_, migration_hierarchy.hpp) are the kernel's for the CPUs and
+// NUMA nodes. A group's migrator is its lowest-numbered CPU whose tick
+// runs. At each level whose group CPU c is the migrator of, as 6.9
+// tmigr_handle_remote() walks up, it runs the idle CPUs of that group's
+// children that have no migrator of their own: at level 0 its group's idle
+// CPUs, above it every CPU of a child group whose ticks are all stopped.
+// Without NOHZ no CPU is idle.
 template <TimerQueue Q>
 void Engine<Q>::find_remote_targets(CpuState& c) {
     c.remote_targets.clear();
@@ -177,27 +176,27 @@ void Engine<Q>::find_remote_targets(CpuState& c) {
             if (r.cpu < cpus_.size() && r.cpu != x) c.remote_targets.push_back(r.cpu);
         return;
     }
-    if (!config_.nohz_idle) return;
-    constexpr unsigned kMigrationGroup = 8;
-    const auto n = static_cast<unsigned>(cpus_.size());
+    if (!config_.nohz_idle || hierarchy_.levels.empty()) return;
     const auto any_tick_runs = [&](unsigned first, unsigned end) {
         for (unsigned y = first; y < end; ++y)
             if (!cpus_[y].tick_stopped) return true;
         return false;
     };
-    // `child`: CPUs per child of a group at this level; `span`: per group.
-    for (unsigned child = 1, span = kMigrationGroup; child < n; child = span, span *= kMigrationGroup) {
-        const unsigned first = x / span * span;
-        const unsigned end = std::min(first + span, n);
-        if (any_tick_runs(first, x)) return; // a lower CPU whose tick runs is the migrator
-        for (unsigned g = first; g < end; g += child) {
-            const unsigned g_end = std::min(g + child, n);
-            if (x >= g && x < g_end) continue; // its own child: the levels below
-            if (child > 1 && any_tick_runs(g, g_end)) continue; // that group's own migrator runs it
-            for (unsigned y = g; y < g_end; ++y)
+    unsigned index = hierarchy_.group_of_cpu[x];
+    for (unsigned l = 0; l < hierarchy_.levels.size(); ++l) {
+        const MigrationGroup& g = hierarchy_.levels[l][index];
+        if (any_tick_runs(g.first_cpu, x)) return; // a lower CPU whose tick runs is the migrator
+        for (unsigned ch = g.first_child; ch < g.end_child; ++ch) {
+            // A child's CPUs: itself at level 0, its span above.
+            const MigrationGroup* child = l == 0 ? nullptr : &hierarchy_.levels[l - 1][ch];
+            const unsigned first = child ? child->first_cpu : ch;
+            const unsigned end = child ? child->end_cpu : ch + 1;
+            if (x >= first && x < end) continue; // its own child: the levels below
+            if (child && any_tick_runs(first, end)) continue; // that group's own migrator runs it
+            for (unsigned y = first; y < end; ++y)
                 if (cpus_[y].tick_stopped) c.remote_targets.push_back(y);
         }
-        if (span >= n) return;
+        index = g.parent;
     }
 }
 

@@ -60,6 +60,9 @@ RunPlan plan_run(RunRequest request) {
         machine.recorded = trace->recorded;
         natural_ticks = trace->natural_ticks;
     }
+    if (machine.numa_nodes < 1 || machine.numa_nodes > machine.cpus)
+        throw std::invalid_argument(
+            fmt::format("--numa-nodes: must be 1..{} (the CPUs), got {}", machine.cpus, machine.numa_nodes));
     machine.ticks = requested_ticks(request.length, clock.hz)
                         .value_or(natural_ticks.value_or(
                             static_cast<std::uint64_t>(request.default_duration_s * clock.hz)));

@@ -189,6 +189,7 @@ ordered_json machine_json(const RunResult& first) {
     ordered_json o = ordered_json::object();
     o["hz"] = c.hz;
     o["cpus"] = c.cpus;
+    if (c.numa_nodes > 1) o["numa_nodes"] = c.numa_nodes; // absent: one node, as before --numa-nodes
     o["ticks"] = c.ticks;
     o["duration_s"] = static_cast<double>(c.ticks) / c.hz;
     o["start_jiffies"] = first.start_jiffies;

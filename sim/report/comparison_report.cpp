@@ -296,7 +296,8 @@ std::string header_text(const RunResult& r, bool with_classic) {
             out += wrap(line, kWidth, deeper, deeper + "  ");
         }
     }
-    out += wrap(fmt::format("{} ticks, {}, ksoftirqd delay {}, tick jitter {}, {}", grouped(c.ticks),
+    out += wrap(fmt::format("{} ticks, {}{}, ksoftirqd delay {}, tick jitter {}, {}", grouped(c.ticks),
+                       c.numa_nodes > 1 ? fmt::format("{} NUMA nodes, ", c.numa_nodes) : std::string(),
                        c.recorded ? "timer softirq as recorded" : c.nohz_idle ? "NOHZ idle" : "tick always on",
                        ns_time(static_cast<double>(c.ksoftirqd_delay_ns)),
                        c.tick_jitter_ns ? ns_time(static_cast<double>(c.tick_jitter_ns)) : "none",

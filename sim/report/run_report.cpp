@@ -16,6 +16,15 @@
 
 namespace timersim {
 
+namespace {
+
+// --numa-nodes, where it is not the default one node.
+std::string numa_nodes_text(const MachineConfig& c) {
+    return c.numa_nodes > 1 ? fmt::format(" on {} NUMA nodes", c.numa_nodes) : std::string();
+}
+
+} // namespace
+
 std::string format_run_text(const RunResult& r, std::size_t group_rows) {
     const MachineConfig& c = r.config;
     const CpuMetrics& m = r.total;
@@ -23,8 +32,9 @@ std::string format_run_text(const RunResult& r, std::size_t group_rows) {
     const CostModel& k = c.costs;
     const unsigned cpus = static_cast<unsigned>(r.per_cpu.size());
     std::string out;
-    out += fmt::format("timersim run: {} design, HZ={}, {} ticks ({} simulated), {} CPU{}\n", design_name(r),
-                       c.hz, c.ticks, format_ns(static_cast<std::int64_t>(r.end_ns)), c.cpus, c.cpus == 1 ? "" : "s");
+    out += fmt::format("timersim run: {} design, HZ={}, {} ticks ({} simulated), {} CPU{}{}\n", design_name(r),
+                       c.hz, c.ticks, format_ns(static_cast<std::int64_t>(r.end_ns)), c.cpus, c.cpus == 1 ? "" : "s",
+                       numa_nodes_text(c));
     out += fmt::format("workload: {}\n", r.workload_description);
     if (r.operations_past_end)
         out += fmt::format("{} operations past the end of the run were not simulated\n", r.operations_past_end);
@@ -256,6 +266,7 @@ ordered_json machine_json(const RunResult& r) {
     ordered_json o = ordered_json::object();
     o["hz"] = c.hz;
     o["cpus"] = c.cpus;
+    if (c.numa_nodes > 1) o["numa_nodes"] = c.numa_nodes; // absent: one node, as before --numa-nodes
     o["ticks"] = c.ticks;
     o["start_jiffies"] = r.start_jiffies;
     o["end_ns"] = r.end_ns;
