@@ -100,10 +100,6 @@ void KernelFireCollector::note_unfired(const FtraceEvent& e) {
     }
 }
 
-bool KernelFireCollector::may_prove_hold(const KernelUnfired& u) const noexcept {
-    return !clock_ || time_after(clock_->jiffies_at(u.cancel_ns), u.bucket_expiry);
-}
-
 std::vector<KernelUnfired> KernelFireCollector::unfired() const {
     std::vector<KernelUnfired> all = unfired_;
     for (const auto& [timer, c] : cancelled_)

@@ -108,6 +108,14 @@ struct KernelUnfired {
     Jiffies bucket_expiry = 0;
     std::uint64_t cancel_ns = 0;
 };
+// The jiffy `u` was cancelled at, if it proves the CPU held its runs from
+// u.bucket_expiry on: a cancel in the bucket's own jiffy proves nothing, as
+// it may have come before that jiffy's run would have.
+inline std::optional<Jiffies> unfired_holds_from(const KernelUnfired& u, const KernelClock& clock) noexcept {
+    const Jiffies cancelled = clock.jiffies_at(u.cancel_ns);
+    if (!time_after(cancelled, u.bucket_expiry)) return std::nullopt;
+    return cancelled;
+}
 
 // A remote expiry run as a 6.9+ trace shows it: in its TIMER softirq,
 // CPU `migrator` printed "tmigr_handle_remote_cpu: cpu=N" just before it
@@ -183,7 +191,7 @@ private:
     std::unordered_map<std::uint64_t, KernelUnfired> cancelled_;
     std::vector<KernelUnfired> unfired_;
     const KernelClock* clock_ = nullptr;
-    bool may_prove_hold(const KernelUnfired& u) const noexcept;
+    bool may_prove_hold(const KernelUnfired& u) const noexcept { return !clock_ || unfired_holds_from(u, *clock_); }
     std::vector<KernelRemoteRun> remote_runs_;
     // By CPU: its TIMER softirq's softirq_entry timestamp, and its remote
     // runs whose jiffy is not known yet (indices in remote_runs_).

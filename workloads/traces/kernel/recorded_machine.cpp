@@ -89,11 +89,9 @@ RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
     m.held.resize(m.runs.size());
     if (clock) {
         for (const KernelUnfired& u : unfired) {
-            // Cancelled in the bucket's own jiffy it proves nothing: the
-            // cancel may have come before that jiffy's run would have.
-            const Jiffies cancelled = clock->jiffies_at(u.cancel_ns);
-            if (u.cpu >= m.held.size() || !time_after(cancelled, u.bucket_expiry)) continue;
-            m.held[u.cpu].emplace_back(u.bucket_expiry, cancelled - 1);
+            const std::optional<Jiffies> cancelled = unfired_holds_from(u, *clock);
+            if (u.cpu >= m.held.size() || !cancelled) continue;
+            m.held[u.cpu].emplace_back(u.bucket_expiry, *cancelled - 1);
         }
         for (auto& spans : m.held) {
             std::sort(spans.begin(), spans.end());

@@ -53,7 +53,8 @@ public:
     std::size_t size() const noexcept { return size_; }
     // What the index holds (the array's pages and the table; tokens' text aside).
     std::size_t memory_bytes() const noexcept {
-        return direct_.capacity() * sizeof(direct_[0]) + direct_pages_ * kPage * sizeof(std::uint32_t) +
+        const auto pages = static_cast<std::size_t>(std::count_if(direct_.begin(), direct_.end(), [](const auto& p) { return p != nullptr; }));
+        return direct_.capacity() * sizeof(direct_[0]) + pages * kPage * sizeof(std::uint32_t) +
                slots_.capacity() * sizeof(Slot);
     }
     // The text of a token key (stable for the index's lifetime).
@@ -72,7 +73,6 @@ private:
         if (!p) {
             p.reset(new std::uint32_t[kPage]); // not make_unique_for_overwrite: the playground's libc++ lacks it
             std::fill_n(p.get(), kPage, kNone);
-            ++direct_pages_;
         }
         return p[number & (kPage - 1)];
     }
@@ -152,7 +152,6 @@ private:
 
     std::vector<Slot> slots_;
     std::vector<std::unique_ptr<std::uint32_t[]>> direct_; // numbers below kDirectLimit -> id, by page
-    std::size_t direct_pages_ = 0;
     std::size_t size_ = 0;
     std::size_t hashed_ = 0; // keys in slots_
     std::vector<std::uint32_t> token_slot_;  // by id: index into token_texts_ (tokens only)
