@@ -4,6 +4,7 @@
 // (and a 6.12 trace, tests/data/lttng/lttng-6.12-from-ftrace, with 6.12's);
 // the directory is known by its content (its parent too); a damaged or
 // foreign one is an InputError, never a crash.
+#include "workloads/traces/input/kernel_line.hpp"
 #include "workloads/traces/input/kernel_text.hpp"
 #include "workloads/traces/input/lttng_ctf.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
@@ -177,6 +178,20 @@ TEST_CASE("a 6.12 trace's timer events print as 6.12's print fmt prints them, a 
     CHECK(text.find(" [000] 4.187091: tracing_mark_write: timersim: workload start\n") != std::string::npos);
     CHECK(text.find(" [001] 16.702077: tracing_mark_write: timersim: workload end\n") != std::string::npos);
     CHECK(text.find("lttng_logger") == std::string::npos);
+}
+
+TEST_CASE("a line's time rounds to the microsecond, without wrapping at the clock's end") {
+    // A damaged stream's clock near 2^64 ns once printed as 0.000000,
+    // before the lines above it (fuzz/corpus/lttng_ctf/regress-time-wraps.ctf).
+    std::string line;
+    append_line_start(line, "c", 1, 0, 18446744073709551615ull, "e");
+    CHECK(line.ends_with(" [000] 18446744073.709552: e:"));
+    line.clear();
+    append_line_start(line, "c", 1, 0, 1499, "e");
+    CHECK(line.ends_with(" [000] 0.000001: e:"));
+    line.clear();
+    append_line_start(line, "c", 1, 0, 1500, "e");
+    CHECK(line.ends_with(" [000] 0.000002: e:"));
 }
 
 TEST_CASE("a parent directory finds the traces below it; files beside a trace are not streams") {
