@@ -7,7 +7,7 @@
 # timer_base_idle) events, so the trace lacks them: its figures are those of
 # the capture with its tmigr_* lines taken out, event for event, and differ
 # from the whole capture's by its 46 remote expiries, which only
-# tmigr_handle_remote_cpu shows.
+# tmigr_handle_remote_cpu shows. Last, a damaged trace libbabeltrace2 aborts on.
 # shellcheck source=tests/cli/common.bash
 source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
 
@@ -92,3 +92,14 @@ run step --ftrace "$ctf" --ticks 300
 expect_status 0
 [[ $(sed -E '1,/showing ticks/d; s/ \([^)]*\)//g' <<<"$out") == "$want" ]] || fail "step differs from the capture's"
 expect_stdout_line 'armed #0 \(0xffffffff8100\.\.\) for tick 250'
+
+# A damaged trace libbabeltrace2 aborts on (an assertion of 2.0.4, found by
+# fuzzing): its child's death is the trace's error, one line, nothing written.
+# A copy by a relative name, so that the error's name is plain.
+cp -r "$data/lttng/bad-libbabeltrace2-aborts" aborts
+for cmd in "import -o never.trace" "run --ftrace" "validate"; do
+  # shellcheck disable=SC2086
+  run $cmd aborts
+  expect_file_error "^timersim: aborts: an LTTng trace \(CTF\) that cannot be read: libbabeltrace2 failed on it \(Aborted\): truncated or corrupt$"
+  [[ ! -e never.trace ]] || fail "an output was left behind"
+done
