@@ -1,8 +1,10 @@
 // LTTng input (lttng_ctf.hpp, through KernelText): the real LTTng kernel
 // trace of Linux 3.6 in tests/data/lttng/lttng-3.6-scp renders as ftrace
-// text the ftrace reader takes, with every timer event babeltrace2 shows;
+// text the ftrace reader takes, with every timer event babeltrace2 shows
+// (and a 6.12 trace, tests/data/lttng/lttng-6.12-from-ftrace, with 6.12's);
 // the directory is known by its content (its parent too); a damaged or
 // foreign one is an InputError, never a crash.
+#include "workloads/traces/input/kernel_line.hpp"
 #include "workloads/traces/input/kernel_text.hpp"
 #include "workloads/traces/input/lttng_ctf.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
@@ -153,6 +155,43 @@ TEST_CASE("timer events print as 3.6's print fmt prints them") {
     CHECK(text.find(" softirq_entry: vec=1 [action=TIMER]\n") != std::string::npos);
     // Events after a sched_switch are the next task's.
     CHECK(text.find("\n lttng-consumerd-4034    [000] 10509.628720: sched_stat_runtime:\n") != std::string::npos);
+}
+
+TEST_CASE("a 6.12 trace's timer events print as 6.12's print fmt prints them, a logger write as a marker") {
+    // tests/data/lttng/lttng-6.12-from-ftrace: lttng-modules' 6.8+ layouts
+    // (timer_start with bucket_expiry and the flags word, timer_expire_entry
+    // with baseclk), two CPUs, and the workload markers as lttng_logger.
+    const std::string text = kernel_text(fs::path(TEST_DATA_DIR) / "lttng" / "lttng-6.12-from-ftrace");
+    CHECK(text.starts_with("# tracer: lttng-modules 2.13.0 (LTTng kernel trace, CTF, read with libbabeltrace2)\n"
+                           "# kernel: 6.12.118+deb13-cloud-amd64\n"));
+    // The capture's first timer_start and the expiry of its second callback:
+    //   timer_start: timer=000000001309b178 function=delayed_work_timer_fn expires=4294892546
+    //     [timeout=250] bucket_expiry=4294892552 cpu=0 idx=65 flags=I
+    //   timer_expire_entry: timer=00000000f7d036b8 function=mix_interrupt_randomness
+    //     now=4294892298 baseclk=4294892298
+    CHECK(text.find(" [000] 0.338021: timer_start: timer=0x1309b178 function=0xffffffff81000000 expires=4294892546 "
+                    "[timeout=250] bucket_expiry=4294892552 cpu=0 idx=65 flags=I\n") != std::string::npos);
+    CHECK(text.find(" [000] 0.367801: timer_expire_entry: timer=0xf7d036b8 function=0xffffffff81001000 "
+                    "now=4294892298 baseclk=4294892298\n") != std::string::npos);
+    CHECK(text.find(" [001] ") != std::string::npos);
+    // A write to /proc/lttng-logger, without its newline, as ftrace shows a trace_marker write.
+    CHECK(text.find(" [000] 4.187091: tracing_mark_write: timersim: workload start\n") != std::string::npos);
+    CHECK(text.find(" [001] 16.702077: tracing_mark_write: timersim: workload end\n") != std::string::npos);
+    CHECK(text.find("lttng_logger") == std::string::npos);
+}
+
+TEST_CASE("a line's time rounds to the microsecond, without wrapping at the clock's end") {
+    // A damaged stream's clock near 2^64 ns once printed as 0.000000,
+    // before the lines above it (fuzz/corpus/lttng_ctf/regress-time-wraps.ctf).
+    std::string line;
+    append_line_start(line, "c", 1, 0, 18446744073709551615ull, "e");
+    CHECK(line.ends_with(" [000] 18446744073.709552: e:"));
+    line.clear();
+    append_line_start(line, "c", 1, 0, 1499, "e");
+    CHECK(line.ends_with(" [000] 0.000001: e:"));
+    line.clear();
+    append_line_start(line, "c", 1, 0, 1500, "e");
+    CHECK(line.ends_with(" [000] 0.000002: e:"));
 }
 
 TEST_CASE("a parent directory finds the traces below it; files beside a trace are not streams") {

@@ -9,7 +9,9 @@ namespace timersim {
 
 void append_line_start(std::string& out, std::string_view comm, std::int64_t pid, unsigned cpu, std::uint64_t ns,
                        std::string_view event) {
-    const std::uint64_t us = (ns + 500) / 1000;
+    // Rounded to the µs without adding to ns first: a clock near its end
+    // (a damaged CTF stream) would wrap to 0, and the text go back in time.
+    const std::uint64_t us = ns / 1000 + (ns % 1000 >= 500 ? 1 : 0);
     fmt::format_to(std::back_inserter(out), "{:>16}-{:<7} [{:03}] {}.{:06}: {}:", comm, pid, cpu, us / 1000000,
                    us % 1000000, event);
 }

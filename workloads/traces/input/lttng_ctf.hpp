@@ -55,7 +55,9 @@
 // environment's kernel_release); timer_expire_entry "timer=%p function=%pf
 // now=%lu", then baseclk= where the event has it (5.2+). The function is its
 // address in hex (an LTTng trace has no symbols). softirq_entry/exit/raise
-// give "vec=N [action=NAME]"; other events "EVENT:" with no fields (the
+// give "vec=N [action=NAME]"; lttng_logger (a write to /proc/lttng-logger,
+// LTTng's trace_marker) "tracing_mark_write: MSG" as ftrace shows a
+// trace_marker write, on one line; other events "EVENT:" with no fields (the
 // reader skips and counts them by name). Newer lttng-modules' names
 // irq_softirq_* and timer_hrtimer_*, timer_itimer_* are shown as the
 // kernel's (softirq_*, hrtimer_*, itimer_*).

@@ -59,6 +59,16 @@ std::string one_word(std::string_view s) {
     return out.empty() ? "<...>" : out;
 }
 
+// A message on one line: without the newline it ends with, other control
+// bytes as blanks.
+std::string one_line(std::string_view s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+    std::string out(s);
+    for (char& c : out)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+    return out;
+}
+
 std::string environment(const bt_trace* trace, const char* key) {
     const bt_value* v = bt_trace_borrow_environment_entry_value_by_name_const(trace, key);
     if (!v) return {};
@@ -177,6 +187,10 @@ void LttngStreamText::event(const bt_message* m) {
     // shows them.
     if (name.starts_with("irq_softirq_")) name.erase(0, 4);
     else if (name.starts_with("timer_hrtimer_") || name.starts_with("timer_itimer_")) name.erase(0, 6);
+    // A write to /proc/lttng-logger is LTTng's write to ftrace's
+    // trace_marker: shown as ftrace shows that, so that validate finds the
+    // workload's start marker in it.
+    else if (name == "lttng_logger") name = "tracing_mark_write";
     for (char& c : name)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) c = '_';
 
@@ -248,6 +262,11 @@ void LttngStreamText::event(const bt_message* m) {
         if (!vec) lacks("vec");
         out_ += ' ';
         append_softirq_fields(out_, *vec);
+    } else if (name == "tracing_mark_write") {
+        if (const auto msg = text(payload, "msg")) {
+            out_ += ' ';
+            out_ += one_line(*msg);
+        }
     } else if (name == "sched_switch") {
         // The events after it on this CPU are the next task's.
         if (const auto next = text(payload, "next_comm")) comm_ = one_word(*next);
