@@ -202,6 +202,7 @@ concept RemoteExpiry = requires(Q& q, const Q& cq, void (*f)(const FiredTimer&),
     { q.resume_remote_softirq(f, budget) } -> std::same_as<bool>;
     q.next_timer_events();
     { cq.global_next_event() } -> std::same_as<std::optional<Jiffies>>;
+    { cq.remote_counters() } -> std::same_as<const QueueCounters&>;
 };
 
 // ---------------------------------------------------------------------------

@@ -145,9 +145,16 @@ void Engine<Q>::remote_steps(CpuState& c, Take& take, bool resume) {
             }
             CpuState& idle = cpus_[c.remote_cpu];
             sync(idle);
-            remote(idle, [&] {
-                return resume ? idle.queue->resume_remote_softirq(take, 1) : idle.queue->run_remote_softirq(take, 1);
-            });
+            // As remote(), charging the current CPU for the work on idle's queue, read off
+            // the counters a remote run changes (all the work it does).
+            const std::uint64_t before = work_ns(idle.queue->remote_counters());
+            if (resume)
+                idle.queue->resume_remote_softirq(take, 1);
+            else
+                idle.queue->run_remote_softirq(take, 1);
+            const std::uint64_t done = work_ns(idle.queue->remote_counters()) - before;
+            idle.work_mark += done;
+            cpus_[current_cpu_].extra_ns += done;
             if (c.has_fired) return;
             c.remote_cpu = kNoRemoteCpu;
         }

@@ -115,6 +115,10 @@ public:
     // BASE_GLOBAL, __run_timer_base(), which does nothing unless its
     // next_expiry is due. Budgeted like run_softirq().
     bool remote_due() const noexcept { return wheels_[base_global].softirq_due(); }
+    // The counters run_remote_softirq() and resume_remote_softirq() change:
+    // the global base's alone, so a caller charging a remote run reads them
+    // without the merge counters() does.
+    const QueueCounters& remote_counters() const noexcept { return wheels_[base_global].counters(); }
     template <class F>
     bool run_remote_softirq(F&& on_fire, std::uint64_t budget) {
         return wheels_[base_global].run_softirq(on_fire, budget);
