@@ -266,6 +266,7 @@ private:
     std::uint64_t tick_at(CpuState& c, std::uint64_t n);
     void sync(CpuState& c);
     void advance_jiffies(CpuState& by, Jiffies target);
+    void set_tick_stopped(CpuState& c, bool stopped) noexcept;
     std::uint64_t work_ns(const QueueCounters& k) const noexcept;
     std::uint64_t uncharged_ns(const CpuState& c) const noexcept;
     void charge_queue_work(CpuState& c);
@@ -301,6 +302,7 @@ private:
     bool single_ = false; // one CPU: timer id == node id, always on CPU 0
     bool fast_ = false;   // single_, no event log, groups by function: arm() and cancel() take the short path
     std::vector<CpuState> cpus_;
+    unsigned stopped_ticks_ = 0; // CPUs whose tick is stopped (NOHZ idle): set_tick_stopped()
     MigrationHierarchy hierarchy_; // 6.9+ pull model (queues with RemoteExpiry)
     HugePageVector<TimerSlot> timers_;
     // By timer: the expiry the workload asked for last and the timer's

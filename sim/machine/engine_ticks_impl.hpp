@@ -21,7 +21,7 @@ void Engine<Q>::tick(CpuState& c) {
     if (c.tick_stopped) {
         // The timer event programmed at idle entry: the tick runs again
         // (from here on every period, until the next idle decision).
-        c.tick_stopped = false;
+        set_tick_stopped(c, false);
         ++c.metrics.wakeups_by_timer;
     }
     // tick_periodic()/tick_sched_do_timer(): jiffies moves to this tick (one
@@ -380,7 +380,7 @@ void Engine<Q>::nohz_idle_enter(CpuState& c) {
         // tick, on the grid: 6.1 tick_nohz_restart() forwards it by whole
         // periods past now.
         if (c.tick_stopped) {
-            c.tick_stopped = false;
+            set_tick_stopped(c, false);
             if constexpr (requires(Q& q) { q.clear_idle(); }) c.queue->clear_idle(); // timer_clear_idle()
             c.next_tick_index = std::max(base_index, tick_index_at(c.now_ns, config_.hz)) + 1;
             c.next_tick_ns = tick_at(c, c.next_tick_index);
@@ -388,7 +388,7 @@ void Engine<Q>::nohz_idle_enter(CpuState& c) {
         return;
     }
     if (!c.tick_stopped) {
-        c.tick_stopped = true;
+        set_tick_stopped(c, true);
         ++c.metrics.tick_stops;
     }
     // Sleep until the tick of the next timer's jiffy (deferrable timers do
@@ -400,6 +400,13 @@ void Engine<Q>::nohz_idle_enter(CpuState& c) {
         c.next_tick_index = UINT64_MAX;
         c.next_tick_ns = UINT64_MAX;
     }
+}
+
+template <TimerQueue Q>
+void Engine<Q>::set_tick_stopped(CpuState& c, bool stopped) noexcept {
+    if (c.tick_stopped == stopped) return;
+    c.tick_stopped = stopped;
+    stopped ? ++stopped_ticks_ : --stopped_ticks_;
 }
 
 // The jiffy an idle CPU programs its wakeup for: its queue's
@@ -415,8 +422,9 @@ std::optional<Jiffies> Engine<Q>::idle_next_event(CpuState& c) {
     if constexpr (RemoteExpiry<Q>) {
         if (!config_.recorded) {
             const auto [local, global] = c.queue->next_timer_events();
-            const auto active = [&](const CpuState& y) { return &y != &c && !y.tick_stopped; };
-            if (std::any_of(cpus_.begin(), cpus_.end(), active)) return local;
+            // Another CPU's tick runs: it is the migrator, not c.
+            const auto ticking = static_cast<unsigned>(cpus_.size()) - stopped_ticks_;
+            if (ticking > (c.tick_stopped ? 0u : 1u)) return local;
             std::optional<Jiffies> next = local;
             const auto take = [&](const std::optional<Jiffies>& e) {
                 if (e && (!next || time_before(*e, *next))) next = e;
