@@ -11,7 +11,10 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace timersim {
@@ -21,6 +24,87 @@ namespace {
 // --numa-nodes, where it is not the default one node.
 std::string numa_nodes_text(const MachineConfig& c) {
     return c.numa_nodes > 1 ? fmt::format(" on {} NUMA nodes", c.numa_nodes) : std::string();
+}
+
+// Up to this many CPUs the text report has a row for each; above, the
+// CPUs with the most softirq time and each column's spread over all CPUs
+// (every CPU's row is in the JSON report).
+constexpr unsigned kCpuRowsAll = 32;
+constexpr unsigned kCpuRowsTop = 8;
+
+// One CPU's columns of the per-CPU table, as numbers (times in ns).
+constexpr std::size_t kCpuColumns = 12;
+using CpuRow = std::array<std::int64_t, kCpuColumns>; // signed: a max error may be negative
+
+CpuRow cpu_row(const CpuMetrics& p) {
+    const auto n = [](std::uint64_t v) { return static_cast<std::int64_t>(v); };
+    return {n(p.arms),
+            n(p.fired),
+            n(p.cancelled),
+            n(p.pending),
+            n(p.ticks),
+            n(p.softirq.runs_irq_exit + p.softirq.runs_ksoftirqd),
+            p.error_jiffies.max(),
+            n(p.max_softirq_ns),
+            n(p.softirq_work_ns),
+            n(p.remote_expiries),
+            n(p.expired_by_remote),
+            n(p.wakeups_by_timer)};
+}
+
+std::string cpu_row_text(std::string_view name, const CpuRow& v, bool remote) {
+    std::string out = fmt::format("  {:>4} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>12}", name, v[0],
+                                  v[1], v[2], v[3], v[4], v[5], v[6], format_ns(v[7]), format_ns(v[8]));
+    if (remote) out += fmt::format(" {:>10} {:>10} {:>10}", v[9], v[10], v[11]);
+    return out + "\n";
+}
+
+std::string per_cpu_text(const RunResult& r, bool remote) {
+    const auto cpus = static_cast<unsigned>(r.per_cpu.size());
+    std::vector<CpuRow> rows;
+    rows.reserve(cpus);
+    for (const CpuMetrics& p : r.per_cpu) rows.push_back(cpu_row(p));
+    std::string out = "\nPer CPU";
+    if (cpus > kCpuRowsAll)
+        out += fmt::format(" ({} CPUs: the {} with the most softirq time, then each column's least, median and most "
+                           "over all of them; every CPU in --format json)",
+                           cpus, kCpuRowsTop);
+    out += fmt::format("\n  {:>4} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>12}", "cpu", "arms",
+                       "fired", "cancelled", "pending", "ticks", "softirqs", "max err j", "max softirq",
+                       "softirq time");
+    if (remote) out += fmt::format(" {:>10} {:>10} {:>10}", "for others", "by others", "idle wakes");
+    out += "\n";
+    if (cpus <= kCpuRowsAll) {
+        for (unsigned i = 0; i < cpus; ++i) out += cpu_row_text(std::to_string(i), rows[i], remote);
+    } else {
+        std::vector<unsigned> order(cpus);
+        for (unsigned i = 0; i < cpus; ++i) order[i] = i;
+        // Most softirq time first; a tie by CPU number, so the rows are the
+        // same run to run.
+        std::partial_sort(order.begin(), order.begin() + kCpuRowsTop, order.end(), [&](unsigned a, unsigned b) {
+            return rows[a][8] != rows[b][8] ? rows[a][8] > rows[b][8] : a < b;
+        });
+        for (unsigned k = 0; k < kCpuRowsTop; ++k) out += cpu_row_text(std::to_string(order[k]), rows[order[k]], remote);
+        // Each column on its own: the median of CPUs' counts (the lower
+        // middle one for an even count), not one CPU's row.
+        CpuRow least{}, median{}, most{};
+        std::vector<std::int64_t> column(cpus);
+        for (std::size_t c = 0; c < kCpuColumns; ++c) {
+            for (unsigned i = 0; i < cpus; ++i) column[i] = rows[i][c];
+            std::sort(column.begin(), column.end());
+            least[c] = column.front();
+            median[c] = column[(cpus - 1) / 2];
+            most[c] = column.back();
+        }
+        out += cpu_row_text("min", least, remote);
+        out += cpu_row_text("p50", median, remote);
+        out += cpu_row_text("max", most, remote);
+    }
+    if (remote)
+        out += "  (for others: idle CPUs' global timers this CPU expired as their migrator, counted in its\n"
+               "  fired too; by others: this CPU's timers another CPU expired so; idle wakes: its stopped\n"
+               "  tick woken by its own timer event)\n";
+    return out;
 }
 
 } // namespace
@@ -123,28 +207,7 @@ std::string format_run_text(const RunResult& r, std::size_t group_rows) {
     out += fmt::format("  arm/cancel (task)           {}\n", format_ns(static_cast<std::int64_t>(m.task_work_ns)));
     out += seed_costs_text(r, m);
 
-    if (cpus > 1) {
-        out += "\nPer CPU\n";
-        out += fmt::format("  {:>4} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>12}", "cpu", "arms",
-                           "fired", "cancelled", "pending", "ticks", "softirqs", "max err j", "max softirq",
-                           "softirq time");
-        if (remote) out += fmt::format(" {:>10} {:>10} {:>10}", "for others", "by others", "idle wakes");
-        out += "\n";
-        for (unsigned i = 0; i < cpus; ++i) {
-            const CpuMetrics& p = r.per_cpu[i];
-            out += fmt::format("  {:>4} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>12}", i, p.arms,
-                               p.fired, p.cancelled, p.pending, p.ticks,
-                               p.softirq.runs_irq_exit + p.softirq.runs_ksoftirqd, p.error_jiffies.max(),
-                               format_ns(static_cast<std::int64_t>(p.max_softirq_ns)),
-                               format_ns(static_cast<std::int64_t>(p.softirq_work_ns)));
-            if (remote) out += fmt::format(" {:>10} {:>10} {:>10}", p.remote_expiries, p.expired_by_remote, p.wakeups_by_timer);
-            out += "\n";
-        }
-        if (remote)
-            out += "  (for others: idle CPUs' global timers this CPU expired as their migrator, counted in its\n"
-                   "  fired too; by others: this CPU's timers another CPU expired so; idle wakes: its stopped\n"
-                   "  tick woken by its own timer event)\n";
-    }
+    if (cpus > 1) out += per_cpu_text(r, remote);
     out += "\n" + group_table_text(r.groups, group_rows);
     if (r.kernel_fires) out += "\n" + kernel_by_function_text(*r.kernel_fires, group_rows);
     return out;
