@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <utility>
+#include <vector>
 
 namespace timersim::validate {
 
@@ -20,6 +21,11 @@ namespace {
 // No trace of one boot moves jiffies further between two of its events
 // (kernel_replay.cpp: the same bound).
 inline constexpr Jiffies kMaxJiffiesJump = Jiffies{1} << 32;
+// A wheel with timers walks every jiffy (3.6 __run_timers()), about 0.1 us
+// a step: more than 2^20 jiffies behind the trace's jiffies (17 minutes at
+// HZ=1000; a long idle gap, a broken or hostile trace, or one that never
+// shows a due timer's run), it re-places its timers instead.
+inline constexpr Jiffies kMaxWalk = Jiffies{1} << 20;
 
 // A timer object of the trace (one timer= between two timer_inits).
 struct ClassicTimer {
@@ -167,6 +173,10 @@ private:
         for (unsigned c = 0; c < cpus_.size(); ++c) {
             ClassicCpu& s = cpus_[c];
             ClassicWheel& w = *s.wheel;
+            if (time_after(target, w.timer_jiffies() + kMaxWalk)) {
+                replace_far_behind(c, target);
+                continue;
+            }
             if (options_.catch_up_runs && !s.in_run && !s.parked) {
                 Jiffies stop = target;
                 if (!s.pending.empty() && time_before_eq(s.pending.begin()->first, target))
@@ -183,6 +193,23 @@ private:
             }
             w.set_jiffies(target);
         }
+    }
+
+    // CPU c's wheel is more than kMaxWalk behind `target`: its run ends, its
+    // timers are queued again from `target` (their order within a slot is
+    // no longer the kernel's), and its history is lost.
+    void replace_far_behind(unsigned c, Jiffies target) {
+        ClassicCpu& s = cpus_[c];
+        if (s.parked) model_only_fire(*s.parked, c, s.parked_now, "its run ended at a jump of jiffies");
+        s.parked.reset();
+        s.in_run = false;
+        const std::vector<std::pair<Jiffies, TimerId>> queued(s.pending.begin(), s.pending.end());
+        for (const auto& [expires, id] : queued) s.wheel->cancel(id);
+        s.wheel->set_jiffies(target);
+        s.wheel->run_softirq([](const FiredTimer&) {}); // empty: its clock moves to jiffies at once
+        for (const auto& [expires, id] : queued) s.wheel->arm(id, expires);
+        const Event& e = events_[cursor_];
+        lose_history(c, "our wheel more than 2^20 jiffies behind the trace: its timers re-placed", e.line);
     }
 
     void note(const Event& e, std::string what, std::string_view cls) {

@@ -154,3 +154,19 @@ TEST_CASE("classic validate: 4.2-4.7 flags words give the target CPU") {
     CHECK(r.disagreements[0].timer == 0xbb);
     CHECK(r.disagreements[0].cause == ReplayCause::other_cpu);
 }
+
+TEST_CASE("classic validate: a wheel far behind the trace's jiffies re-places its timers, not walking each jiffy") {
+    // aa is queued 2^28 jiffies ahead (tv5); the trace then jumps 10^8
+    // jiffies: walking them step by step would take many seconds, so the wheel
+    // re-places aa from there, and its history is lost until an expiry agrees.
+    const Jiffies far = 100'001'000;
+    const std::string t = header("3.6.11-1-ARCH") + start3(0, 1000, "aa", 1000 + (Jiffies{1} << 28)) +
+                          start3(0, far - 10, "bb", far) + expiry3(0, far, "bb") + start3(0, far, "cc", far + 5, 10) +
+                          expiry3(0, far + 5, "cc");
+    const ReplayResult r = validate(t);
+    CHECK(r.lost_by_reason.at("our wheel more than 2^20 jiffies behind the trace: its timers re-placed") == 1);
+    CHECK(r.expiry.lost == 1); // bb, which agrees: in step again
+    CHECK(r.resyncs == 1);
+    CHECK(r.expiry.resynced_agree == 1);
+    CHECK(r.expiry.disagree + r.expiry.resynced_disagree == 0);
+}
