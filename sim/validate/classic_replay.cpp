@@ -21,7 +21,7 @@ namespace {
 // No trace of one boot moves jiffies further between two of its events
 // (kernel_replay.cpp: the same bound).
 inline constexpr Jiffies kMaxJiffiesJump = Jiffies{1} << 32;
-// A wheel with timers walks every jiffy (3.6 __run_timers()), about 0.1 us
+// A wheel with timers walks every jiffy (3.6 __run_timers()), some 100 ns
 // a step: more than 2^20 jiffies behind the trace's jiffies (17 minutes at
 // HZ=1000; a long idle gap, a broken or hostile trace, or one that never
 // shows a due timer's run), it re-places its timers instead.
