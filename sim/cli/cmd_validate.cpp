@@ -1,6 +1,7 @@
 // timersim validate: replays a real Linux 6.1 timer trace through our model of
-// the 6.1 wheel (ModernWheel, one per CPU) and checks it event by event
-// (sim/validate/kernel_replay.hpp, docs/validation.md).
+// the 6.1 wheel (ModernWheel, one per CPU), or a pre-4.8 one through the
+// classic wheel, and checks it event by event (sim/validate/kernel_replay.hpp,
+// classic_replay.hpp, docs/validation.md).
 #include "sim/cli/cli.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/common_options.hpp"
@@ -48,10 +49,14 @@ int run_validate(std::span<const std::string> args) {
                 "unknown history and excluded. Ends with 'agreement: idx A/B, expiry C/D'; exit 1 when\n"
                 "either check agrees on less than --min percent. The filters (--cpu, --function,\n"
                 "--from, --to) keep only the events they name; the report counts what each dropped.\n"
+                "A trace of a kernel before 4.8 (an LTTng trace directory of Linux 3.6, say) is replayed\n"
+                "on the classic cascading wheel instead: its timer_start has no idx, so only the\n"
+                "expiries are checked (fired in the kernel's run, in the kernel's order).\n"
                 "See docs/validation.md.",
             .examples = "timersim validate tests/data/kernel/capture-6.1-hz250.trace.xz\n"
                         "timersim validate trace.txt --hz 1000 --min 99.5 --format json\n"
-                        "timersim validate trace.txt --cpu 1 --from 5s",
+                        "timersim validate trace.txt --cpu 1 --from 5s\n"
+                        "timersim validate tests/data/lttng/lttng-3.6-scp",
         },
         positional);
     if (!vm) return kExitOk;

@@ -53,6 +53,11 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
     if (r.kernel_6_9)
         out += "a 6.9 or later kernel: replayed with three bases per CPU (local, global, deferrable) and the remote "
                "expiry of idle CPUs' global timers\n";
+    if (r.kernel_classic)
+        out += fmt::format("a kernel before 4.8: replayed on the classic wheel (tv1..tv5, cascades; slots run {} first), "
+                           "expires as printed (its slack applied); its timer_start shows no idx: expiries checked, "
+                           "timer_starts counted; {} agreeing expiries came down from tv2..tv5 by cascades\n",
+                           r.classic_oldest_first ? "oldest" : "newest", r.cascaded_agree);
     out += fmt::format("replay: {} softirq runs of our model (+{} empty catch-up runs), {} requeues (cancel+start), "
                        "{} deletes, {} migrations\n",
                        r.model_softirq_runs, r.empty_softirq_runs, r.kernel_requeues, r.kernel_deletes, r.migrations);
@@ -62,7 +67,11 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
         if (r.workload_start_line) out += fmt::format("; in boot {}/{} agree", c.boot_agree, c.boot_events);
         out += ")\n";
     };
-    check_line("idx (timer_start):", r.idx);
+    if (r.kernel_classic)
+        out += fmt::format("{:<30} {:>5} events: not checked (no idx= before 4.11)\n", "idx (timer_start):",
+                           r.idx.events);
+    else
+        check_line("idx (timer_start):", r.idx);
     check_line("expiry (timer_expire_entry):", r.expiry);
     // Printed only when the trace lost history, so a whole capture's report
     // reads as it always did.
@@ -197,6 +206,12 @@ ordered_json validate_document(const ReplayResult& r, std::size_t max_listed, do
     doc["kernel_source"] = r.kernel.source;
     doc["kernel_6_9"] = r.kernel_6_9;
     doc["flags_garbled"] = r.flags_garbled;
+    // Only in a classic-era report: a 4.8+ one reads as it always did.
+    if (r.kernel_classic) {
+        doc["kernel_classic"] = true;
+        doc["classic_slot_order"] = r.classic_oldest_first ? "oldest first" : "newest first";
+        doc["classic_cascaded_agree"] = r.cascaded_agree;
+    }
     doc["idx"] = check_counts(r.idx);
     doc["expiry"] = check_counts(r.expiry);
     doc["unknown_history"] = counts_by_name(r.unknown_by_reason);

@@ -1,5 +1,6 @@
 #include "sim/validate/kernel_replay.hpp"
 
+#include "sim/validate/classic_replay.hpp"
 #include "sim/validate/replay_input.hpp"
 #include "sim/validate/replay_state.hpp"
 #include "sim/validate/timer_bases.hpp"
@@ -659,6 +660,10 @@ ReplayResult replay_kernel_trace(FtraceReader& reader, const ReplayOptions& opti
     ReplayResult result;
     ReplayInput input = read_replay_input(reader, options, result);
     if (input.events.empty()) return result;
+    if (result.kernel_classic) {
+        validate::replay_classic_trace(input, result, options);
+        return result;
+    }
     Replay replay(std::move(input.events), std::move(input.markers), input.incarnations, result, options);
     replay.run();
     return result;

@@ -1,5 +1,7 @@
 // Replay of a real Linux 6.1 (or 6.9+) timer trace through ModernWheel, checking the
-// model event by event against what the kernel printed (docs/validation.md):
+// model event by event against what the kernel printed (docs/validation.md).
+// A trace of a kernel before 4.8 is checked on ClassicWheel instead
+// (classic_replay.hpp: expiries only, into the same ReplayResult).
 //
 //   check idx:    every timer_start: the idx our wheel computes equals the
 //                 kernel's idx=;
@@ -65,6 +67,7 @@ enum class ReplayCause : std::uint8_t {
     not_collected,        // expiry: pending and due in our model, but our run did not fire it
     not_pending,          // expiry: our model did not have the timer pending
     other_cpu,            // expiry: pending in our model on another CPU's wheel
+    order_differs,        // expiry (classic): our run fired it in the kernel's run, but before a timer the kernel expired first
 };
 std::string_view to_string(ReplayCause cause) noexcept;
 
@@ -135,6 +138,14 @@ struct ReplayResult {
     // misprint of 6.1's flags (trace-cmd report, perf script), so which
     // timers are deferrable, and in which base they sit, is unknown.
     bool flags_garbled = false;
+    // The trace is of a kernel before 4.8, checked on the classic cascading
+    // wheel (classic_replay.hpp): its timer_start shows no idx, so only
+    // the expiries are checked. Slots ran oldest first before 4.2.
+    bool kernel_classic = false;
+    bool classic_oldest_first = false;
+    // Classic: agreeing expiries of timers a cascade moved down from
+    // tv2..tv5 on their way to the run the kernel showed.
+    std::uint64_t cascaded_agree = 0;
     ReplayCheckCounts idx;
     ReplayCheckCounts expiry;
     std::vector<ReplayDisagreement> disagreements; // in trace order

@@ -25,6 +25,7 @@ std::string_view to_string(ReplayCause cause) noexcept {
     case ReplayCause::not_collected: return "not collected by our run";
     case ReplayCause::not_pending: return "not pending in our model";
     case ReplayCause::other_cpu: return "pending on another CPU in our model";
+    case ReplayCause::order_differs: return "fired in another order by our run";
     }
     return "?";
 }

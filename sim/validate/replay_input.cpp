@@ -86,17 +86,26 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
     result.file = reader.file_name();
     if (!options.kernel) throw std::logic_error("read_replay_input(): ReplayOptions::kernel not resolved");
     result.kernel = *options.kernel;
-    // validate models the wheel of 4.8 and later (6.1's, and 6.9's bases).
-    // A trace with no timer_start or timer_expire_entry line shows no
-    // version, and has nothing either check could use either.
+    // The era decides the model: the classic wheel before 4.8 (its slots'
+    // order by whether the kernel is before 4.2), the wheel of 4.8 and
+    // later, and 6.9's bases. A trace with no timer_start or
+    // timer_expire_entry line shows no version, and has nothing either
+    // check could use either.
     const KernelTimerEra era = result.kernel.source.empty() ? KernelTimerEra::in_place
                                                             : result.kernel.era_for("validate", result.file);
-    if (era == KernelTimerEra::cascading)
-        throw TraceError(result.file, result.kernel.line ? result.kernel.line : 1, "kernel",
-                         fmt::format("kernel {}{}: validate checks the wheel of 4.8 and later, not the cascading wheel "
-                                     "of this kernel",
-                                     result.kernel.range.describe(),
-                                     result.kernel.source.empty() ? "" : " from " + result.kernel.source));
+    if (era == KernelTimerEra::cascading) {
+        result.kernel_classic = true;
+        const KernelVersionRange& range = result.kernel.range;
+        constexpr KernelVersion hlist_slots{4, 2}; // 4.2: "timer: Remove FIFO guarantee"
+        if (range.below && *range.below <= hlist_slots)
+            result.classic_oldest_first = true;
+        else if (range.at_least < hlist_slots)
+            throw TraceError(result.file, result.kernel.line ? result.kernel.line : 1, "kernel",
+                             fmt::format("kernel {}{}: the order of a wheel slot's timers changed in 4.2; give the "
+                                         "kernel with --kernel",
+                                         range.describe(),
+                                         result.kernel.source.empty() ? "" : " from " + result.kernel.source));
+    }
     result.kernel_6_9 = era == KernelTimerEra::pull_model;
     if (options.force_hz) reader.force_hz();
     reader.set_filter(options.filter);

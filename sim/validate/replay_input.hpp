@@ -86,10 +86,10 @@ KernelVersionResolution kernel_version_of_text(std::string_view text, const std:
 
 // Reads every timer_* event `reader` gives (a reader made with options.hz,
 // not yet read; this sets its filter and --force-hz) and fills result's
-// file, kernel, kernel_6_9, hz, cpus, timers, timer_events and
-// workload_start_line. Throws TraceError, also for a kernel whose timer
-// design validate does not check (before 4.8) or cannot tell
-// (options.kernel is required: std::logic_error without it).
+// file, kernel, kernel_6_9, kernel_classic, classic_oldest_first, hz, cpus,
+// timers, timer_events and workload_start_line. Throws TraceError, also for
+// a kernel whose timer design it cannot tell (options.kernel is required:
+// std::logic_error without it).
 ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options, ReplayResult& result);
 
 } // namespace timersim::validate

@@ -3,9 +3,8 @@
 # command that takes a kernel trace, its directory or the session directory
 # above it; its kernel comes from the trace's environment (3.6: the classic
 # wheel, replayed without slack, which its expires already has), its HZ from
-# its jiffies (300). validate refuses it in one line (its checks are the
-# 4.8+ wheel's). A damaged or foreign directory is one line, exit 2, nothing
-# written.
+# its jiffies (300). validate checks its expiries on the classic wheel. A
+# damaged or foreign directory is one line, exit 2, nothing written.
 # shellcheck source=tests/cli/common.bash
 source "$(dirname -- "${BASH_SOURCE[0]}")/common.bash"
 
@@ -66,10 +65,29 @@ run compare --ftrace "$trace" --format csv
 expect_status 0
 expect_stdout_line '^classic,'
 
-# validate: one line, as for any kernel before 4.8.
+# validate: every expiry on the classic wheel (3.6: slots oldest first).
+# The 14 expiries of timers armed before the trace are unknown history; the
+# other 10,530 fire in the kernel's run, in its order, 33 of them after a
+# cascade from tv2..tv5.
 run validate "$trace"
-expect_status 2
-[[ $err == "timersim: "*"kernel 3.6"*"validate checks the wheel of 4.8 and later"* ]] || fail "not validate's refusal of 3.6"
+expect_status 0
+expect_stdout_line '^a kernel before 4\.8: replayed on the classic wheel \(tv1\.\.tv5, cascades; slots run oldest first\).*; 33 agreeing expiries came down from tv2\.\.tv5 by cascades$'
+expect_stdout_line '^idx \(timer_start\): +10617 events: not checked \(no idx= before 4\.11\)$'
+expect_stdout_line '^expiry \(timer_expire_entry\): +10544 events: 10530 agree, 0 disagree, 14 unknown history \(100\.000%\)$'
+expect_stdout_line '^ +14  expiry of a timer the trace never showed armed$'
+expect_stdout_line '^disagreements: 0$'
+expect_stdout_line '^agreement: idx 0/0, expiry 10530/10530$'
+# The order is checked: 4.2's order (newest first) disagrees on half the runs.
+run validate "$trace" --kernel 4.4 --format json
+expect_status 1
+python3 - "$out" <<'EOF2' >/dev/null || fail "validate --kernel 4.4: the order of the steps' timers is not checked"
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["kernel_classic"] and r["classic_slot_order"] == "newest first", r
+e = r["expiry"]
+assert e["disagree"] > 5000 and e["agree"] + e["disagree"] == 10530, e
+assert list(r["disagreements_by_cause"]) == ["fired in another order by our run"], r["disagreements_by_cause"]
+EOF2
 
 # A damaged or foreign directory: one line naming it, exit 2, nothing written.
 # copy NAME: the trace's metadata and stream in NAME/.

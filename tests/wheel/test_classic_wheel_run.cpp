@@ -167,6 +167,41 @@ TEST_CASE("classic: order within one step") {
     CHECK(log[2].id == b);
     CHECK(log[3].id == c);
   }
+  SUBCASE("before 4.2 (list_add_tail) a step runs oldest first, and a cascade keeps the order") {
+    // 3.6: a, b in tv2[1] in that order; c armed into tv1[44] at jiffy 100;
+    // the cascade at 256 appends a, b after c; d is appended at 260.
+    ClassicWheel q(config_at(0));
+    q.set_slot_order(ClassicWheel::SlotOrder::oldest_first);
+    const TimerId a = q.create(), b = q.create(), c = q.create(), d = q.create(), e = q.create();
+    q.arm(a, 300);
+    q.arm(b, 300);
+    q.arm(e, 300);
+    q.cancel(e); // a dead entry on the way is skipped
+    tick_to(q, 100, recorder(q, log));
+    q.arm(c, 300);
+    tick_to(q, 260, recorder(q, log));
+    q.arm(d, 300);
+    tick_to(q, 300, recorder(q, log));
+    REQUIRE(log.size() == 4);
+    CHECK(log[0].id == c);
+    CHECK(log[1].id == a);
+    CHECK(log[2].id == b);
+    CHECK(log[3].id == d);
+  }
+  SUBCASE("before 4.2, a callback cancelling a later timer of its step") {
+    ClassicWheel q(config_at(0));
+    q.set_slot_order(ClassicWheel::SlotOrder::oldest_first);
+    const TimerId a = q.create(), b = q.create(), c = q.create();
+    q.arm(a, 100);
+    q.arm(b, 100);
+    q.arm(c, 100);
+    std::vector<TimerId> order;
+    tick_to(q, 100, [&](const FiredTimer& f) {
+      order.push_back(f.id);
+      if (f.id == a) q.cancel(b);
+    });
+    CHECK(order == std::vector<TimerId>{a, c});
+  }
 }
 
 TEST_CASE("classic: a callback cancels a timer due later in the same step or walk") {

@@ -148,6 +148,16 @@ TEST_CASE("a header the events contradict is refused at its line; --kernel overr
     CHECK_THROWS_AS(resolve(replace_kernel_line(capture("capture-6.1-hz250.trace.xz"), "7.3.4")), TraceError);
     // So is a header that names no release.
     CHECK_THROWS_AS(resolve(replace_kernel_line(capture("capture-6.1-hz250.trace.xz"), "banana")), TraceError);
+    // Found by fuzzing: a NUL in the release ended the message there; it is
+    // shown escaped, the message one printable line to its "(kernel)".
+    try {
+        resolve(replace_kernel_line(capture("capture-6.1-hz250.trace.xz"), std::string("6.1\0-57", 7)));
+        FAIL("no error");
+    } catch (const TraceError& e) {
+        const std::string what = e.what();
+        CHECK(what.find("'6.1\\x00-57' is no kernel release") != std::string::npos);
+        CHECK(what.ends_with("(kernel)"));
+    }
 }
 
 TEST_CASE("4.2-4.10's timer_start format spans 4.8, so the design needs --kernel") {

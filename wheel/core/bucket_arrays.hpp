@@ -164,6 +164,23 @@ public:
         return kNoTimer;
     }
 
+    // Puts the live entries of work list `list` in reverse order, its dead
+    // ones dropped, so that pop_live() takes the oldest first: a list_head
+    // walked from its head (pre-4.2 slots) instead of an hlist. The
+    // entries keep tickets from the range their bucket handed out before
+    // collect(), which it never hands out again.
+    template <class Nodes>
+    void reverse_live(Nodes& nodes, std::size_t list) noexcept {
+        Array& a = arrays_[list];
+        TimerId* const ids = a.ids.get();
+        std::uint32_t kept = 0;
+        for (std::uint32_t i = 0; i < a.size; ++i)
+            if (is_live(nodes[ids[i]], a, i)) ids[kept++] = ids[i];
+        std::reverse(ids, ids + kept);
+        for (std::uint32_t i = 0; i < kept; ++i) nodes[ids[i]].ticket = a.first_ticket + i;
+        a.size = kept;
+    }
+
     // FiredTimer::ahead for a timer just taken by pop_live(): the entry it
     // would reach kFireAhead entries later (live or dead; kNoTimer past the
     // array's start). Its node was fetched earlier by pop_live() itself.

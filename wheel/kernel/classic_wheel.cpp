@@ -28,12 +28,15 @@ Jiffies ClassicWheel::with_slack(Jiffies expires) const noexcept {
 
 // 4.x cascade(): re-place every timer of one slot relative to the current T
 // (before T is incremented). Taken newest first and added as the newest of
-// their new lists, exactly as hlist_for_each_entry_safe + hlist_add_head do.
+// their new lists, exactly as hlist_for_each_entry_safe + hlist_add_head do;
+// before 4.2 (SlotOrder::oldest_first) oldest first, each appended: 3.6
+// cascade() keeps their order.
 void ClassicWheel::cascade(unsigned array, unsigned slot) {
     auto& nodes = pool_.nodes();
     ++counters_.cascades;
     ++counters_.buckets_scanned;
     lists_.collect(geometry_.list_id(array, slot), cascade_list());
+    if (slot_order_ == SlotOrder::oldest_first) [[unlikely]] lists_.reverse_live(nodes, cascade_list());
     for (TimerId id; (id = lists_.pop_live(nodes, cascade_list())) != kNoTimer;) {
         place(nodes[id], id);
         ++counters_.cascade_moves;

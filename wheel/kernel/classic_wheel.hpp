@@ -132,6 +132,15 @@ public:
         return lists_.count(geometry_.list_id(array, slot));
     }
     std::optional<std::int64_t> slack() const noexcept { return slack_; }
+    // The order a slot's timers run in. 4.2 made the slots hlists, added
+    // at the head and run from it (newest first; a cascade reverses a slot);
+    // before, they were list_heads, added at the tail (3.6
+    // internal_add_timer(): list_add_tail()) and run from the head, oldest
+    // first, a cascade keeping their order (3.6 cascade()). Set before the
+    // first arm; the views list a slot newest first either way.
+    enum class SlotOrder : std::uint8_t { newest_first, oldest_first };
+    void set_slot_order(SlotOrder order) noexcept { slot_order_ = order; }
+    SlotOrder slot_order() const noexcept { return slot_order_; }
 
 private:
     friend class QueueBasics<ClassicWheel>;
@@ -244,7 +253,10 @@ private:
             if (slot != 0) break;
         }
     }
-    void collect(unsigned index, std::size_t work) noexcept { lists_.collect(index, work); }
+    void collect(unsigned index, std::size_t work) noexcept {
+        lists_.collect(index, work);
+        if (slot_order_ == SlotOrder::oldest_first) [[unlikely]] lists_.reverse_live(pool_.nodes(), work);
+    }
     template <class Nodes>
     TimerId pop_work(Nodes& nodes, std::size_t work) noexcept { return lists_.pop_live(nodes, work); }
     FiredTimer fired(TimerId id, const Node& n) const noexcept {
@@ -262,6 +274,7 @@ private:
     BucketArrays lists_; // the wheel lists, then the work list, then a cascade scratch list
     TimerPool<Node> pool_;
     QueueCounters counters_;
+    SlotOrder slot_order_ = SlotOrder::newest_first;
     CascadeObserver cascade_observer_ = nullptr;
     void* cascade_context_ = nullptr;
 };

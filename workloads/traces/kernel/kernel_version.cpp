@@ -4,11 +4,25 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 namespace timersim {
 
 namespace {
+
+// A header's release in an error message: as it is when it is printable
+// ASCII, else quote_for_error()'s escaped form (a NUL would end the
+// message), so the message stays one printable line.
+bool printable(const std::string& text) {
+    return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+}
+std::string quoted_release(const std::string& release) {
+    return printable(release) ? "'" + release + "'" : quote_for_error(release);
+}
+std::string printable_release(const std::string& release) {
+    return printable(release) ? release : quote_for_error(release);
+}
 
 // The versions where the timer code and its tracepoints changed.
 constexpr KernelVersion k4_2{4, 2}, k4_8{4, 8}, k4_11{4, 11}, k5_2{5, 2}, k6_8{6, 8}, k6_9{6, 9}, k6_15{6, 15};
@@ -173,12 +187,13 @@ KernelVersionResolution resolve_kernel_version(const KernelVersionEvidence& evid
         const auto v = parse_kernel_release(*release);
         if (!v)
             throw TraceError(file_name, evidence.header_line(), "kernel",
-                             fmt::format("'{}' is no kernel release (expected MAJOR.MINOR...); pass --kernel", *release));
+                             fmt::format("{} is no kernel release (expected MAJOR.MINOR...); pass --kernel",
+                                         quoted_release(*release)));
         const auto contradiction = [&](const KernelVersionEvidence::Bound& b, const std::string& bound) {
             return TraceError(file_name, evidence.header_line(), "kernel",
                               fmt::format("the trace's '{}' line says {}, but the trace has {}{}, so it is {}; pass --kernel "
                                           "to say which",
-                                          evidence.header_key(), *release, b.why,
+                                          evidence.header_key(), printable_release(*release), b.why,
                                           b.line ? fmt::format(" (line {})", b.line) : "", bound));
         };
         if (lower && *v < lower->version)

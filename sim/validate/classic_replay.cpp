@@ -1,0 +1,557 @@
+#include "sim/validate/classic_replay.hpp"
+
+#include "sim/validate/replay_state.hpp"
+
+#include "wheel/kernel/classic_wheel.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/kernel/kernel_fires.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace timersim::validate {
+
+namespace {
+
+// No trace of one boot moves jiffies further between two of its events
+// (kernel_replay.cpp: the same bound).
+inline constexpr Jiffies kMaxJiffiesJump = Jiffies{1} << 32;
+// A wheel with timers walks every jiffy (3.6 __run_timers()), some 100 ns
+// a step: more than 2^20 jiffies behind the trace's jiffies (17 minutes at
+// HZ=1000; a long idle gap, a broken or hostile trace, or one that never
+// shows a due timer's run), it re-places its timers instead.
+inline constexpr Jiffies kMaxWalk = Jiffies{1} << 20;
+
+// A timer object of the trace (one timer= between two timer_inits).
+struct ClassicTimer {
+    std::uint64_t timer = 0;
+    std::string_view function;
+    bool deferrable = false;          // from its first timer_start (4.2-4.7 show it)
+    bool known = false;               // seen armed since its timer_init
+    bool cancelled = false;           // a timer_cancel since its last timer_start
+    bool cascaded = false;            // a cascade moved it since its last timer_start
+    bool cpu_shown = false;           // its last timer_start named the target CPU (4.2-4.7)
+    std::optional<unsigned> cpu;      // the wheel our model last queued it on
+    Jiffies expires = 0;              // as queued
+    std::uint64_t start_line = 0;
+    // Our run fired it and the kernel has not shown that expiry (yet).
+    struct EarlyFire {
+        std::uint64_t line = 0; // the kernel expiry our run was matching then
+        Jiffies step = 0;       // the __run_timers() step that fired it
+        Jiffies now = 0;        // the now= of the kernel's run it was fired in
+        unsigned cpu = 0;
+        std::string before;     // the timer the kernel expired instead
+    };
+    std::optional<EarlyFire> model_fired;
+};
+
+struct ClassicCpu {
+    std::unique_ptr<ClassicWheel> wheel;
+    // Its pending timers by expires: how far an empty catch-up may go.
+    std::set<std::pair<Jiffies, TimerId>> pending;
+    History history = History::whole;
+    std::string lost_since;
+    bool in_run = false;                 // our softirq run is in progress
+    std::optional<FiredTimer> parked;    // fired after the last callback returned, not yet matched
+    Jiffies parked_now = 0;              // the now= of the kernel run it was fired in
+    std::optional<std::size_t> callback; // the timer object whose kernel callback runs
+    Jiffies run_now = 0;                 // now= of the kernel expiry our run is matching
+    std::uint64_t run_line = 0;
+};
+
+// 4.2-4.7 print the whole flags word (flags=0x%08x), whose bits differ from
+// 4.8's: 4.2 include/linux/timer.h has TIMER_DEFERRABLE at 0x00100000,
+// which the reader decodes with 4.8's bits as TIMER_PINNED. TIMER_PINNED
+// itself is 4.8's (before, pinning was an argument of __mod_timer(), seen
+// here only as the target CPU the word holds).
+bool deferrable_of(const Event& e) { return e.pinned; }
+
+class ClassicReplay {
+public:
+    ClassicReplay(ReplayInput& input, ReplayResult& result, const ReplayOptions& options)
+        : events_(std::move(input.events)), markers_(std::move(input.markers)), result_(result),
+          options_(options) {
+        timers_.resize(input.incarnations);
+        for (const Event& e : events_) timers_[e.incarnation].timer = e.timer;
+        std::vector<bool> seen(input.incarnations, false);
+        for (const Event& e : events_) {
+            if (e.type != FtraceEventType::timer_start || seen[e.incarnation]) continue;
+            seen[e.incarnation] = true;
+            timers_[e.incarnation].deferrable = deferrable_of(e);
+        }
+        Jiffies start = initial_jiffies(result_.hz);
+        bool have_start = false;
+        for (const Event& e : events_)
+            if (e.jiffies && (!have_start || time_before(*e.jiffies, start))) {
+                start = *e.jiffies;
+                have_start = true;
+            }
+        jiffies_ = start;
+        cpus_.resize(result_.cpus);
+        for (ClassicCpu& s : cpus_) {
+            // No slack: the trace's expires already has it (apply_slack()
+            // runs before the tracepoint, 2.6.38-4.7).
+            s.wheel = std::make_unique<ClassicWheel>(
+                ClassicWheel::Config{.hz = result_.hz, .start_jiffies = start, .slack = std::nullopt});
+            s.wheel->set_slot_order(result_.classic_oldest_first ? ClassicWheel::SlotOrder::oldest_first
+                                                                 : ClassicWheel::SlotOrder::newest_first);
+            s.wheel->observe_cascades(&ClassicReplay::on_cascade, this);
+            for (std::size_t i = 0; i < timers_.size(); ++i) {
+                const TimerId id = s.wheel->create(TimerFlags{.deferrable = timers_[i].deferrable});
+                if (id != static_cast<TimerId>(i)) throw std::logic_error("timer ids differ between wheels");
+            }
+        }
+    }
+
+    void run() {
+        std::size_t marker = 0;
+        for (cursor_ = 0; cursor_ < events_.size(); ++cursor_) {
+            const Event& e = events_[cursor_];
+            for (; marker < markers_.size() && markers_[marker].line < e.line; ++marker)
+                if (markers_[marker].cpu < cpus_.size())
+                    lose_history(markers_[marker].cpu, markers_[marker].what, markers_[marker].line);
+            if (e.consumed) continue;
+            ClassicTimer& t = timers_[e.incarnation];
+            if (!e.function.empty()) t.function = e.function;
+            if (e.jiffies) advance_jiffies(*e.jiffies);
+            switch (e.type) {
+            case FtraceEventType::timer_init: on_init(e); break;
+            case FtraceEventType::timer_start: on_start(e); break;
+            case FtraceEventType::timer_cancel: on_cancel(e); break;
+            case FtraceEventType::timer_expire_entry: on_expire_entry(e); break;
+            case FtraceEventType::timer_expire_exit: on_expire_exit(e); break;
+            }
+        }
+        for (unsigned c = 0; c < cpus_.size(); ++c) {
+            cpus_[c].callback.reset();
+            end_run(c, "our model fired it after the trace's last expiry on that CPU");
+        }
+    }
+
+private:
+    static void on_cascade(void* self, TimerId id, unsigned, unsigned) {
+        static_cast<ClassicReplay*>(self)->timers_[id].cascaded = true;
+    }
+
+    bool boot(const Event& e) const noexcept {
+        return result_.workload_start_line && e.line < *result_.workload_start_line;
+    }
+    std::string function_of(const Event& e) const { return std::string(timers_[e.incarnation].function); }
+    ClassicWheel& wheel(unsigned c) { return *cpus_.at(c).wheel; }
+
+    bool model_pending(std::size_t i) const {
+        const ClassicTimer& t = timers_[i];
+        return t.cpu && cpus_[*t.cpu].wheel->is_pending(static_cast<TimerId>(i));
+    }
+    void cancel_in_model(std::size_t i) {
+        ClassicTimer& t = timers_[i];
+        if (!model_pending(i)) return;
+        cpus_[*t.cpu].wheel->cancel(static_cast<TimerId>(i));
+        cpus_[*t.cpu].pending.erase({t.expires, static_cast<TimerId>(i)});
+    }
+
+    // Jiffies only move forward. A wheel not in a run catches up as a
+    // ticking CPU's does (3.6 run_local_timers() raises TIMER_SOFTIRQ every
+    // tick): up to the jiffy before its earliest expiry, so that nothing
+    // fires unseen; its due timer waits for the trace to show the expiry.
+    void advance_jiffies(Jiffies target) {
+        if (!time_after(target, jiffies_)) return;
+        if (target - jiffies_ > kMaxJiffiesJump) {
+            const Event& e = events_[cursor_];
+            throw TraceError(result_.file, e.line, "jiffies",
+                             fmt::format("jiffies jump from {} to {} since the previous event, more than 2^32: "
+                                         "not one boot's trace",
+                                         jiffies_, target));
+        }
+        jiffies_ = target;
+        ++result_.catch_up_steps;
+        for (unsigned c = 0; c < cpus_.size(); ++c) {
+            ClassicCpu& s = cpus_[c];
+            ClassicWheel& w = *s.wheel;
+            if (time_after(target, w.timer_jiffies() + kMaxWalk)) {
+                replace_far_behind(c, target);
+                continue;
+            }
+            if (options_.catch_up_runs && !s.in_run && !s.parked) {
+                Jiffies stop = target;
+                if (!s.pending.empty() && time_before_eq(s.pending.begin()->first, target))
+                    stop = s.pending.begin()->first - 1;
+                if (time_after_eq(stop, w.jiffies()) && time_after_eq(stop, w.timer_jiffies())) {
+                    w.set_jiffies(stop);
+                    ++result_.empty_softirq_runs;
+                    w.run_softirq([&](const FiredTimer& f) {
+                        // Cannot happen: nothing was due.
+                        fired_in_model(f, c);
+                        model_only_fire(f, c, s.run_now, "an empty catch-up run fired it");
+                    });
+                }
+            }
+            w.set_jiffies(target);
+        }
+    }
+
+    // CPU c's wheel is more than kMaxWalk behind `target`: its run ends, its
+    // timers are queued again from `target` (their order within a slot is
+    // no longer the kernel's), and its history is lost.
+    void replace_far_behind(unsigned c, Jiffies target) {
+        ClassicCpu& s = cpus_[c];
+        if (s.parked) model_only_fire(*s.parked, c, s.parked_now, "its run ended at a jump of jiffies");
+        s.parked.reset();
+        s.in_run = false;
+        const std::vector<std::pair<Jiffies, TimerId>> queued(s.pending.begin(), s.pending.end());
+        for (const auto& [expires, id] : queued) s.wheel->cancel(id);
+        s.wheel->set_jiffies(target);
+        s.wheel->run_softirq([](const FiredTimer&) {}); // empty: its clock moves to jiffies at once
+        for (const auto& [expires, id] : queued) s.wheel->arm(id, expires);
+        const Event& e = events_[cursor_];
+        lose_history(c, "our wheel more than 2^20 jiffies behind the trace: its timers re-placed", e.line);
+    }
+
+    void note(const Event& e, std::string what, std::string_view cls) {
+        const std::uint64_t n = ++result_.notes_by_class[std::string(cls)];
+        if (n > options_.max_notes_per_class) return;
+        result_.notes.push_back(ReplayNote{e.line, e.timer, function_of(e), std::move(what), boot(e)});
+    }
+    void unknown(std::string_view reason) {
+        ++result_.expiry.unknown;
+        ++result_.unknown_by_reason[std::string(reason)];
+    }
+    void lose_history(unsigned c, std::string_view why, std::uint64_t line) {
+        ClassicCpu& s = cpus_.at(c);
+        ++result_.lost_by_reason[std::string(why)];
+        if (s.history == History::lost) return;
+        s.history = History::lost;
+        s.lost_since = fmt::format("{} (line {})", why, line);
+    }
+    bool excluded_as_lost(const Event& e) {
+        const unsigned c = e.line_cpu;
+        if (cpus_[c].history != History::lost) return false;
+        ++result_.expiry.lost;
+        if (result_.lost.size() < options_.max_notes_per_class)
+            result_.lost.push_back(
+                ReplayLost{e.line, e.timer, function_of(e), ReplayCheck::expiry, c, cpus_[c].lost_since});
+        return true;
+    }
+    void agree(const Event& e) {
+        ClassicCpu& s = cpus_[e.line_cpu];
+        if (excluded_as_lost(e)) {
+            // The kernel's run and ours fired the same timer: in step again.
+            s.history = History::resynced;
+            ++result_.resyncs;
+            return;
+        }
+        if (s.history == History::resynced) {
+            ++result_.expiry.resynced_agree;
+            return;
+        }
+        ++result_.expiry.agree;
+        if (boot(e)) ++result_.expiry.boot_agree;
+        if (timers_[e.incarnation].cascaded) ++result_.cascaded_agree;
+    }
+    void disagree(const Event& e, std::string ours, Jiffies now, ReplayCause cause) {
+        if (excluded_as_lost(e)) return;
+        const bool resynced = cpus_[e.line_cpu].history == History::resynced;
+        ++(resynced ? result_.expiry.resynced_disagree : result_.expiry.disagree);
+        ++result_.disagreements_by_cause[std::string(to_string(cause))];
+        result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, function_of(e), ReplayCheck::expiry,
+                                                           std::move(ours), fmt::format("now {}", now), cause,
+                                                           boot(e), resynced});
+    }
+
+    void on_init(const Event& e) {
+        if (const std::size_t i = e.previous_incarnation; i != kNoIncarnation && model_pending(i)) {
+            note(e, "timer_init of a timer that is pending in our model (its cancel or expiry is missing?)",
+                 "init of a pending timer");
+            cancel_in_model(i);
+        }
+        ClassicTimer& t = timers_[e.incarnation];
+        t.known = true;
+        t.cancelled = false;
+    }
+
+    void on_start(const Event& e) {
+        // Counted, not checked: these kernels print no idx.
+        ++result_.idx.events;
+        if (boot(e)) ++result_.idx.boot_events;
+        ClassicTimer& t = timers_[e.incarnation];
+        const unsigned k = e.cpu ? *e.cpu : e.line_cpu;
+        if (model_pending(e.incarnation)) {
+            // 3.6 __mod_timer() -> detach_if_pending() traces the detach
+            // (timer_cancel) of a pending timer: it was lost.
+            note(e, "timer_start of a timer pending in our model without a timer_cancel (lost events?)",
+                 "start of a pending timer");
+            lose_history(k, "start of a pending timer without its timer_cancel", e.line);
+            if (*t.cpu != k) lose_history(*t.cpu, "start of a pending timer without its timer_cancel", e.line);
+            cancel_in_model(e.incarnation);
+        }
+        if (t.model_fired)
+            note(e,
+                 fmt::format("restarted; our model had fired it at step {} (line {}) and the trace never shows "
+                             "that expiry",
+                             t.model_fired->step, t.model_fired->line),
+                 "unknown history: restarted after a fire of our model the trace never shows (lost events?)");
+        if (t.cancelled && t.known) ++result_.kernel_requeues;
+        if (t.cpu && *t.cpu != k && t.cancelled) ++result_.migrations;
+        t.model_fired.reset();
+        t.cancelled = false;
+        t.known = true;
+        t.cascaded = false;
+        t.cpu = k;
+        t.cpu_shown = e.cpu.has_value();
+        t.expires = e.expires;
+        t.start_line = e.line;
+        const auto id = static_cast<TimerId>(e.incarnation);
+        wheel(k).arm(id, e.expires);
+        cpus_[k].pending.insert({e.expires, id});
+    }
+
+    void on_cancel(const Event& e) {
+        ClassicTimer& t = timers_[e.incarnation];
+        // The detach in __run_timers() (3.6 detach_expired_timer()): the
+        // same CPU's next event is the expiry of this timer.
+        if (e.next_same_cpu < events_.size()) {
+            const Event& n = events_[e.next_same_cpu];
+            if (n.type == FtraceEventType::timer_expire_entry && n.timer == e.timer) return;
+        }
+        if (!t.known) {
+            note(e,
+                 "timer_cancel of a timer the trace never showed armed (the detach of a lost expiry, or a timer "
+                 "armed before tracing)",
+                 "unknown history: cancel of a timer the trace never showed armed");
+            return;
+        }
+        if (model_pending(e.incarnation)) {
+            cancel_in_model(e.incarnation);
+            t.cancelled = true;
+            const bool restarted = e.next_same_timer < events_.size() &&
+                                   events_[e.next_same_timer].type == FtraceEventType::timer_start;
+            if (!restarted) ++result_.kernel_deletes;
+            return;
+        }
+        if (t.model_fired) {
+            note(e,
+                 fmt::format("the kernel cancelled a timer our model had fired at step {} (line {})",
+                             t.model_fired->step, t.model_fired->line),
+                 "cancelled after a fire of our model the trace never shows");
+            t.model_fired.reset();
+        } else {
+            note(e, "timer_cancel of a timer not pending in our model", "cancel of a timer not pending in our model");
+        }
+        t.cancelled = true;
+    }
+
+    // A fire of our run: the timer leaves the CPU's pending set.
+    void fired_in_model(const FiredTimer& f, unsigned c) { cpus_[c].pending.erase({f.expires, f.id}); }
+
+    // The next timer our softirq on CPU c fires: the parked one, else the
+    // run's next, else (if may_start) the first of a new run.
+    std::optional<FiredTimer> next_model_fire(unsigned c, bool& may_start, Jiffies& fired_now) {
+        ClassicCpu& s = cpus_[c];
+        if (s.parked) {
+            auto f = s.parked;
+            fired_now = s.parked_now;
+            s.parked.reset();
+            return f;
+        }
+        fired_now = s.run_now;
+        if (!s.in_run) {
+            if (!may_start) return std::nullopt;
+            may_start = false;
+            s.in_run = true;
+            ++result_.model_softirq_runs;
+            return step_run(c, true);
+        }
+        return step_run(c, false);
+    }
+    // One expiry of our run on CPU c (run_softirq() with a budget of one).
+    std::optional<FiredTimer> step_run(unsigned c, bool start) {
+        ClassicCpu& s = cpus_[c];
+        std::optional<FiredTimer> fired;
+        const auto take = [&fired](const FiredTimer& f) { fired = f; };
+        if (start)
+            s.wheel->run_softirq(take, 1);
+        else
+            s.wheel->resume_softirq(take, 1);
+        if (!fired) {
+            s.in_run = false;
+            return std::nullopt;
+        }
+        fired_in_model(*fired, c);
+        return fired;
+    }
+
+    void end_run(unsigned c, std::string_view why) {
+        bool may_start = false;
+        Jiffies now = 0;
+        while (auto f = next_model_fire(c, may_start, now)) model_only_fire(*f, c, now, why);
+        cpus_[c].in_run = false;
+    }
+
+    void model_only_fire(const FiredTimer& f, unsigned c, Jiffies now, std::string_view why) {
+        ++result_.model_fires;
+        ClassicTimer& t = timers_[f.id];
+        t.model_fired = ClassicTimer::EarlyFire{cpus_[c].run_line, f.base_clk, now, c, std::string(why)};
+        const std::uint64_t n = ++result_.notes_by_class["model fire not matched by the kernel"];
+        if (n > options_.max_notes_per_class) return;
+        const Event& at = events_[std::min(cursor_, events_.size() - 1)];
+        result_.notes.push_back(ReplayNote{at.line, t.timer, std::string(t.function),
+                                           fmt::format("our softirq on CPU {} fired it at step {}: {}", c,
+                                                       f.base_clk, why),
+                                           boot(at)});
+    }
+
+    // "pending in tv2 slot 5, runs at step N"
+    std::string where(unsigned c, TimerId id) {
+        const Placement p = wheel(c).placement(id);
+        return fmt::format("pending in tv{} slot {}, runs at step {}", p.level, p.slot, p.bucket_expiry);
+    }
+
+    void on_expire_entry(const Event& e) {
+        ++result_.expiry.events;
+        if (boot(e)) ++result_.expiry.boot_events;
+        const unsigned c = e.line_cpu;
+        ClassicCpu& s = cpus_.at(c);
+        ClassicTimer& t = timers_[e.incarnation];
+        const auto id = static_cast<TimerId>(e.incarnation);
+        if (s.callback) {
+            note(e, "timer_expire_entry while the previous callback on this CPU has not exited",
+                 "missing timer_expire_exit");
+            s.callback.reset();
+        }
+        if (!e.jiffies) {
+            unknown("timer_expire_entry without now=");
+            return;
+        }
+        const Jiffies now = *e.jiffies;
+        if (!t.known) {
+            unknown("expiry of a timer the trace never showed armed");
+            return;
+        }
+        s.callback = e.incarnation;
+        if (s.parked && s.parked->id == id) {
+            // Our run already fired it after the previous callback returned.
+            const FiredTimer fired = *s.parked;
+            s.parked.reset();
+            check_fired(e, fired, now);
+            return;
+        }
+        if (!model_pending(e.incarnation)) {
+            if (const auto& early = t.model_fired) {
+                // Fired in the kernel's own run (same CPU, same now): the
+                // order of that run's timers differs; else an earlier run.
+                const bool same_run = early->cpu == c && early->now == now;
+                disagree(e,
+                         fmt::format("fired at step {} in the run at now {} on CPU {} ({})", early->step, early->now,
+                                     early->cpu, early->before),
+                         now, same_run ? ReplayCause::order_differs : ReplayCause::fired_earlier);
+            } else {
+                // Never pending in our model, nor fired by it: the start
+                // that armed it is missing from the trace.
+                lose_history(c, "expiry of a timer our model never had pending", e.line);
+                disagree(e, "not pending", now, ReplayCause::not_pending);
+            }
+            t.model_fired.reset();
+            return;
+        }
+        if (*t.cpu != c) {
+            if (t.cpu_shown) {
+                disagree(e, fmt::format("on CPU {}: {}", *t.cpu, where(*t.cpu, id)), now, ReplayCause::other_cpu);
+            } else {
+                // Before 4.2 the trace does not show where __mod_timer()
+                // queued it (3.6: on an idle CPU, get_nohz_timer_target()'s).
+                unknown("expiry on another CPU than the one that armed it (the trace does not show the target "
+                        "CPU before 4.2)");
+            }
+            cancel_in_model(e.incarnation);
+            return;
+        }
+        const Placement p = wheel(c).placement(id);
+        if (time_after(p.bucket_expiry, now)) {
+            disagree(e, where(c, id), now, ReplayCause::not_due);
+            cancel_in_model(e.incarnation);
+            return;
+        }
+        // Due in our model: our run must fire it now. What it fires before
+        // it, the kernel's run has not shown.
+        s.run_now = now;
+        s.run_line = e.line;
+        bool may_start = true;
+        std::optional<FiredTimer> fired;
+        Jiffies fired_now = now;
+        while (auto f = next_model_fire(c, may_start, fired_now)) {
+            if (f->id == id) {
+                fired = f;
+                break;
+            }
+            model_only_fire(*f, c, fired_now,
+                            fmt::format("the kernel expired timer={:016x} {} first", t.timer, t.function));
+        }
+        if (!fired) {
+            disagree(e, fmt::format("{} but not fired", where(c, id)), now, ReplayCause::not_collected);
+            cancel_in_model(e.incarnation);
+            return;
+        }
+        check_fired(e, *fired, now);
+    }
+
+    void check_fired(const Event& e, const FiredTimer& fired, Jiffies now) {
+        if (time_after(fired.base_clk, now))
+            disagree(e, fmt::format("fired at step {}", fired.base_clk), now, ReplayCause::fired_late);
+        else
+            agree(e);
+    }
+
+    void on_expire_exit(const Event& e) {
+        const unsigned c = e.line_cpu;
+        ClassicCpu& s = cpus_.at(c);
+        if (!s.callback || timers_[*s.callback].timer != e.timer) return;
+        s.callback.reset();
+        // Our callback returns: what does our run fire next? 3.6
+        // __run_timers() reads jiffies for every step: when the CPU's next
+        // expiry of this run shows jiffies moved on meanwhile (a tick during
+        // the callback), the run goes on to those steps.
+        if (s.in_run && !s.parked) {
+            if (const auto next = next_expiry_jiffies_on_cpu(e)) advance_jiffies(*next);
+            if (s.in_run) {
+                s.parked = step_run(c, false);
+                s.parked_now = s.run_now;
+            }
+        }
+    }
+
+    // The jiffies of the CPU's next expiry if it belongs to the same run:
+    // its next event past at most its detach, at most kSameRunGapNs later.
+    std::optional<Jiffies> next_expiry_jiffies_on_cpu(const Event& e) const {
+        std::size_t i = e.next_same_cpu;
+        if (i < events_.size() && events_[i].type == FtraceEventType::timer_cancel) i = events_[i].next_same_cpu;
+        if (i >= events_.size() || events_[i].type != FtraceEventType::timer_expire_entry) return std::nullopt;
+        if (events_[i].timestamp_ns - e.timestamp_ns > kSameRunGapNs) return std::nullopt;
+        return events_[i].jiffies;
+    }
+
+    std::vector<Event> events_;
+    std::vector<LostMarker> markers_;
+    std::vector<ClassicTimer> timers_;
+    ReplayResult& result_;
+    const ReplayOptions& options_;
+    std::vector<ClassicCpu> cpus_;
+    Jiffies jiffies_ = 0;
+    std::size_t cursor_ = 0;
+};
+
+} // namespace
+
+void replay_classic_trace(ReplayInput& input, ReplayResult& result, const ReplayOptions& options) {
+    ClassicReplay replay(input, result, options);
+    replay.run();
+    // Checks classed lost come in line order.
+    std::stable_sort(result.lost.begin(), result.lost.end(),
+                     [](const ReplayLost& a, const ReplayLost& b) { return a.line < b.line; });
+}
+
+} // namespace timersim::validate
