@@ -154,7 +154,7 @@ int run_compare(std::span<const std::string> args) {
     // The default designs miss a 6.9+ kernel's own: it joins them.
     if ((*vm)["design"].defaulted()) designs = parse_designs(default_designs(run.kernel_era), hz);
     MachineConfig& config = run.plan.machine;
-    use_traced_slack(*vm, run.kernel_era, config);
+    use_traced_kernel_rules(*vm, run, config);
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
     const ReportChoice choice = report_choice(*vm, format, config);
     unsigned jobs = (*vm)["jobs"].as<unsigned>();

@@ -94,7 +94,7 @@ int run_run(std::span<const std::string> args) {
         design_chosen = design_choice(std::string(kernel_design_name(*run.kernel_era)), {}, hz);
     const Design design = design_chosen.design;
     MachineConfig& config = run.plan.machine;
-    use_traced_slack(*vm, run.kernel_era, config);
+    use_traced_kernel_rules(*vm, run, config);
     const std::string format = choice_option(*vm, "format", {"text", "json", "csv"});
     const ReportChoice choice = report_choice(*vm, format, config);
     fit_jobs_to_memory(run.memory, 1);

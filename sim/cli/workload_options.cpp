@@ -88,6 +88,7 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     params["cpus"] = summary.cpus;
     if (ftrace) {
         choice.kernel_era = summary.kernel.era();
+        choice.kernel_slots_oldest_first = summary.kernel.range.classic_slots_oldest_first();
         choice.spec.description += "\n" + summary.kernel.describe();
         params["kernel"] = summary.kernel.source.empty() ? "unknown" : summary.kernel.range.describe();
         params["kernel_source"] = summary.kernel.source;
@@ -280,8 +281,9 @@ std::string_view kernel_design_name(KernelTimerEra era) noexcept {
     return "modern";
 }
 
-void use_traced_slack(const po::variables_map& vm, std::optional<KernelTimerEra> kernel_era, MachineConfig& config) {
-    if (kernel_era == KernelTimerEra::cascading && vm["slack"].defaulted()) config.classic_slack.reset();
+void use_traced_kernel_rules(const po::variables_map& vm, const PlannedRun& run, MachineConfig& config) {
+    if (run.kernel_era == KernelTimerEra::cascading && vm["slack"].defaulted()) config.classic_slack.reset();
+    config.classic_oldest_first = run.kernel_slots_oldest_first;
 }
 
 PlannedRun planned_run(const po::variables_map& vm, MachineConfig machine, unsigned hz, double default_duration_s) {
@@ -293,10 +295,17 @@ PlannedRun planned_run(const po::variables_map& vm, MachineConfig machine, unsig
                        .workload = {}};
     WorkloadChoice choice = workload_choice(vm, hz);
     std::optional<KernelTimerEra> kernel_era;
-    if (const auto* trace = std::get_if<TraceRequest>(&choice.workload)) kernel_era = trace->kernel_era;
+    bool oldest_first = false;
+    if (const auto* trace = std::get_if<TraceRequest>(&choice.workload)) {
+        kernel_era = trace->kernel_era;
+        oldest_first = trace->kernel_slots_oldest_first;
+    }
     request.workload = std::move(choice.workload);
     try {
-        return {.plan = plan_run(std::move(request)), .memory = std::move(choice.memory), .kernel_era = kernel_era};
+        return {.plan = plan_run(std::move(request)),
+                .memory = std::move(choice.memory),
+                .kernel_era = kernel_era,
+                .kernel_slots_oldest_first = oldest_first};
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what()); // names the option at fault
     }

@@ -36,6 +36,7 @@ struct PlannedRun {
     RunPlan plan;
     MemoryEstimate memory;
     std::optional<KernelTimerEra> kernel_era; // TraceRequest::kernel_era
+    bool kernel_slots_oldest_first = false;   // TraceRequest::kernel_slots_oldest_first
 };
 
 // The design that is the recording kernel's: classic up to 4.7, modern
@@ -43,12 +44,15 @@ struct PlannedRun {
 // trace of a known era).
 std::string_view kernel_design_name(KernelTimerEra era) noexcept;
 
-// A kernel of the cascading era (up to 4.7) traces timer_start's expires
-// after apply_slack(): replayed on the classic wheel with its slack again,
-// a timer would land later than the kernel put it. So without --slack, a
-// replay of such a trace has no slack (MachineConfig::classic_slack off).
-void use_traced_slack(const boost::program_options::variables_map& vm, std::optional<KernelTimerEra> kernel_era,
-                      MachineConfig& config);
+// The recording kernel's rules the classic wheel takes for a replay of
+// its trace. A kernel of the cascading era (up to 4.7) traces
+// timer_start's expires after apply_slack(): replayed on the classic wheel
+// with its slack again, a timer would land later than the kernel put it.
+// So without --slack, a replay of such a trace has no slack
+// (MachineConfig::classic_slack off). Before 4.2 a slot's timers run
+// oldest first (MachineConfig::classic_oldest_first), as validate checks.
+void use_traced_kernel_rules(const boost::program_options::variables_map& vm, const PlannedRun& run,
+                             MachineConfig& config);
 
 // The run a command's options ask for: `machine` (machine_config(), and the
 // command's design) at the clock resolved from `hz` (--hz) and the workload

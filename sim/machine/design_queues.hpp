@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 namespace timersim {
 
@@ -43,6 +44,7 @@ struct QueueParams {
     Jiffies start_jiffies = 0;
     classic::Geometry classic_geometry = classic::Geometry::normal(); // classic
     std::optional<std::int64_t> classic_slack = -1; // classic, cascading wheel:SPEC (ClassicWheel::Config::slack)
+    bool classic_oldest_first = false;               // classic: ClassicWheel::SlotOrder::oldest_first
     std::optional<WheelGeometry> wheel;             // Design::wheel: its geometry at hz
 };
 
@@ -85,6 +87,16 @@ decltype(auto) with_design_queue(Design d, const std::optional<WheelGeometry>& w
     }
 #undef TIMERSIM_DESIGN_CASE
     throw std::invalid_argument("unknown design");
+}
+
+// A queue of type Q for params: its Config, then what the Config does not
+// hold (the classic wheel's slot order).
+template <class Q>
+Q make_queue(const QueueParams& p) {
+    Q q(queue_config<Q>(p));
+    if constexpr (std::is_same_v<Q, ClassicWheel>)
+        if (p.classic_oldest_first) q.set_slot_order(ClassicWheel::SlotOrder::oldest_first);
+    return q;
 }
 
 } // namespace timersim

@@ -19,7 +19,7 @@ RunResult drive(const QueueParams& params, Design design, const MachineConfig& c
     // One queue per CPU: the kernel's per-CPU timer base.
     std::vector<Q> queues;
     queues.reserve(config.cpus);
-    for (unsigned c = 0; c < config.cpus; ++c) queues.push_back(Q(queue_config<Q>(params)));
+    for (unsigned c = 0; c < config.cpus; ++c) queues.push_back(make_queue<Q>(params));
 
     RunResult result;
     result.design = design;
@@ -93,6 +93,7 @@ RunResult run_machine(Design design, const MachineConfig& config, const Workload
         .start_jiffies = config.start_jiffies.value_or(initial_jiffies(hz)),
         .classic_geometry = config.classic_geometry,
         .classic_slack = config.classic_slack,
+        .classic_oldest_first = config.classic_oldest_first,
         .wheel = design == Design::wheel && config.wheel ? std::optional(config.wheel->geometry(hz)) : std::nullopt,
     };
     return with_design_queue(design, params.wheel, [&]<TimerQueue Q>() {

@@ -31,6 +31,7 @@ struct MachineConfig : EngineConfig {
     unsigned cpus = 1;                    // 1..kMaxMachineCpus, each with its own timer base
     std::uint64_t ticks = 30000;
     std::optional<std::int64_t> classic_slack = -1; // nullopt: off; -1: kernel default; N: fixed
+    bool classic_oldest_first = false; // classic: a slot's timers run oldest first (before 4.2; ClassicWheel::SlotOrder)
     classic::Geometry classic_geometry = classic::Geometry::normal();
     // Design::wheel: its geometry (a cascading one takes classic_slack).
     std::optional<WheelSpec> wheel;

@@ -62,6 +62,8 @@ struct TraceRequest {
     // A kernel trace: the timer design its kernel ran, where its version
     // tells (kernel_version.hpp).
     std::optional<KernelTimerEra> kernel_era;
+    // Its kernel is known to be before 4.2: a classic slot runs oldest first.
+    bool kernel_slots_oldest_first = false;
 };
 
 struct RunRequest {

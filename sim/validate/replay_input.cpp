@@ -97,7 +97,7 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         result.kernel_classic = true;
         const KernelVersionRange& range = result.kernel.range;
         constexpr KernelVersion hlist_slots{4, 2}; // 4.2: "timer: Remove FIFO guarantee"
-        if (range.below && *range.below <= hlist_slots)
+        if (range.classic_slots_oldest_first())
             result.classic_oldest_first = true;
         else if (range.at_least < hlist_slots)
             throw TraceError(result.file, result.kernel.line ? result.kernel.line : 1, "kernel",

@@ -89,6 +89,20 @@ assert e["disagree"] > 5000 and e["agree"] + e["disagree"] == 10530, e
 assert list(r["disagreements_by_cause"]) == ["fired in another order by our run"], r["disagreements_by_cause"]
 EOF2
 
+# The replay takes the same order as validate: 3.6's slots run oldest
+# first, so the two timers armed before the trace (armed at its start in the
+# order the kernel first fired them) fire in that order at its first
+# jiffy; as 4.4 (newest first) the other way round.
+first_fires() {
+  run run --ftrace "$trace" "$@" --events ev.csv
+  expect_status 0
+  grep ',fire,' ev.csv | head -2 | cut -d, -f4,12 | tr '\n' ' '
+}
+[[ $(first_fires) == "4298030185,0xffff88001fa1b0f8 4298030185,0xffff88001de4f928 " ]] ||
+  fail "the replay of 3.6 does not run a slot oldest first"
+[[ $(first_fires --kernel 4.4) == "4298030185,0xffff88001de4f928 4298030185,0xffff88001fa1b0f8 " ]] ||
+  fail "the replay as 4.4 does not run a slot newest first"
+
 # A damaged or foreign directory: one line naming it, exit 2, nothing written.
 # copy NAME: the trace's metadata and stream in NAME/.
 copy() {

@@ -72,6 +72,13 @@ struct KernelVersionRange {
     std::string describe() const;
     // The era every version in the range runs, if they all run one.
     std::optional<KernelTimerEra> era() const noexcept;
+    // Every version in the range is before 4.2, whose "timer: Remove FIFO
+    // guarantee" made a wheel slot an hlist run newest first: before it, a
+    // slot's timers run oldest first (ClassicWheel::SlotOrder).
+    bool classic_slots_oldest_first() const noexcept {
+        constexpr KernelVersion hlist_slots{4, 2};
+        return below && *below <= hlist_slots;
+    }
 };
 
 // What one pass over kernel text shows of its kernel (the table above).
