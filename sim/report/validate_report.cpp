@@ -53,6 +53,10 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
     if (r.kernel_6_9)
         out += "a 6.9 or later kernel: replayed with three bases per CPU (local, global, deferrable) and the remote "
                "expiry of idle CPUs' global timers\n";
+    if (r.remote_inferred)
+        out += fmt::format("remote expiries inferred: the trace has no timer_migration events; {} expiries of another "
+                           "CPU's global timers taken as {} remote runs\n",
+                           r.remote_inferred->expiries, r.remote_inferred->runs);
     out += fmt::format("replay: {} softirq runs of our model (+{} empty catch-up runs), {} requeues (cancel+start), "
                        "{} deletes, {} migrations\n",
                        r.model_softirq_runs, r.empty_softirq_runs, r.kernel_requeues, r.kernel_deletes, r.migrations);
@@ -196,6 +200,10 @@ ordered_json validate_document(const ReplayResult& r, std::size_t max_listed, do
     doc["kernel"] = r.kernel.range.describe();
     doc["kernel_source"] = r.kernel.source;
     doc["kernel_6_9"] = r.kernel_6_9;
+    // Only where inferred: other traces' documents stay as they were.
+    if (r.remote_inferred)
+        doc["remote_expiries_inferred"] = {{"expiries", r.remote_inferred->expiries},
+                                           {"runs", r.remote_inferred->runs}};
     doc["flags_garbled"] = r.flags_garbled;
     doc["idx"] = check_counts(r.idx);
     doc["expiry"] = check_counts(r.expiry);
