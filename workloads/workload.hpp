@@ -86,6 +86,9 @@ struct FireAgreement {
     // bases, the pull model of timer migration) is modern-6.9, not modern:
     // what in the trace shows it. (Named when no design modelled it.)
     std::string unmodelled_kernel;
+    // Set when the trace (6.9+) has no timer_migration events: its remote
+    // expiries were inferred (remote_inference.hpp), and how many.
+    std::string remote_inference;
     // same_jiffy_cpu over kernel_fires and over replay_fires (1 when none).
     double recall() const noexcept { return ratio(same_jiffy_cpu, kernel_fires); }
     double precision() const noexcept { return ratio(same_jiffy_cpu, replay_fires); }

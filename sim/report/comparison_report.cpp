@@ -480,6 +480,7 @@ std::string kernel_fires_notes(const Comparison& comparison) {
                                    fmt::join(parts, ", "));
     std::string out = wrap(text, kWidth, "  kernel    ", "            ");
     if (!any->unmodelled_kernel.empty()) out += wrap(any->unmodelled_kernel, kWidth, "            ", "            ");
+    if (!any->remote_inference.empty()) out += wrap(any->remote_inference, kWidth, "            ", "            ");
     return out + wrap(kernel_as_recorded_text(*any), kWidth, "            ", "            ");
 }
 

@@ -44,6 +44,7 @@ std::string kernel_fires_text(const RunResult& r) {
     if (a.kernel_fires_unreplayable)
         out += fmt::format(" ({} more kernel fires are of timers no replayed event arms)", a.kernel_fires_unreplayable);
     if (!a.unmodelled_kernel.empty()) out += "\n" + a.unmodelled_kernel;
+    if (!a.remote_inference.empty()) out += "\n" + a.remote_inference;
     return out + "\n" + kernel_as_recorded_text(a) + "\n";
 }
 
@@ -90,6 +91,8 @@ nlohmann::ordered_json kernel_fires_json(const RunResult& r) {
     o["kernel_fires_unreplayable"] = a.kernel_fires_unreplayable;
     o["unmodelled_kernel"] = a.unmodelled_kernel.empty() ? nlohmann::ordered_json(nullptr)
                                                          : nlohmann::ordered_json(a.unmodelled_kernel);
+    // Only where inferred: other traces' documents stay as they were.
+    if (!a.remote_inference.empty()) o["remote_inference"] = a.remote_inference;
     nlohmann::ordered_json kernel = nlohmann::ordered_json::object();
     kernel["fires"] = a.kernel_fires_total;
     kernel["fires_by_cpu"] = a.kernel_fires_by_cpu;

@@ -58,6 +58,10 @@ std::string format_validate_text(const ReplayResult& r, std::size_t max_listed) 
                            "expires as printed (its slack applied); its timer_start shows no idx: expiries checked, "
                            "timer_starts counted; {} agreeing expiries came down from tv2..tv5 by cascades\n",
                            r.classic_oldest_first ? "oldest" : "newest", r.cascaded_agree);
+    if (r.remote_inferred)
+        out += fmt::format("remote expiries inferred: the trace has no timer_migration events; {} expiries of another "
+                           "CPU's global timers taken as {} remote runs\n",
+                           r.remote_inferred->expiries, r.remote_inferred->runs);
     out += fmt::format("replay: {} softirq runs of our model (+{} empty catch-up runs), {} requeues (cancel+start), "
                        "{} deletes, {} migrations\n",
                        r.model_softirq_runs, r.empty_softirq_runs, r.kernel_requeues, r.kernel_deletes, r.migrations);
@@ -205,6 +209,10 @@ ordered_json validate_document(const ReplayResult& r, std::size_t max_listed, do
     doc["kernel"] = r.kernel.range.describe();
     doc["kernel_source"] = r.kernel.source;
     doc["kernel_6_9"] = r.kernel_6_9;
+    // Only where inferred: other traces' documents stay as they were.
+    if (r.remote_inferred)
+        doc["remote_expiries_inferred"] = {{"expiries", r.remote_inferred->expiries},
+                                           {"runs", r.remote_inferred->runs}};
     doc["flags_garbled"] = r.flags_garbled;
     // Only in a classic-era report: a 4.8+ one reads as it always did.
     if (r.kernel_classic) {

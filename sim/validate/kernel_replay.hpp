@@ -15,7 +15,10 @@
 // CPU c. A 6.9+ trace (its version: kernel_version.hpp) gets one wheel per
 // CPU and base (LOCAL, GLOBAL, DEF), run in the kernel's order, and the
 // expiries a CPU prints after "tmigr_handle_remote_cpu: cpu=N" are checked
-// against CPU N's global base (sim/validate/timer_bases.hpp). It runs one expiry at a time (the wheel's budgeted pass), so the
+// against CPU N's global base (sim/validate/timer_bases.hpp); a trace with no
+// timer_migration events at all has those lines inferred from its expiries
+// of another CPU's global timers (remote_inference.hpp). It runs one expiry
+// at a time (the wheel's budgeted pass), so the
 // events the kernel's callback produced (re-arms, cancels, on any CPU) are
 // applied between two steps of our run, where that callback ran.
 //
@@ -119,6 +122,11 @@ struct ReplayNote {
     bool boot = false;
 };
 
+struct RemoteInference {
+    std::uint64_t expiries = 0;
+    std::uint64_t runs = 0;
+};
+
 struct ReplayResult {
     std::string file;
     unsigned hz = 0;
@@ -134,6 +142,10 @@ struct ReplayResult {
     // The trace is of a 6.9 or later kernel, replayed with its three bases
     // per CPU and the remote expiry of idle CPUs' global timers.
     bool kernel_6_9 = false;
+    // A 6.9+ trace without timer_migration events: its remote expiries were
+    // inferred (workloads/traces/kernel/remote_inference.hpp), so many
+    // expiries in so many remote runs.
+    std::optional<RemoteInference> remote_inferred;
     // Every timer_start (two or more) has flags D|P|I: libtraceevent 1.7's
     // misprint of 6.1's flags (trace-cmd report, perf script), so which
     // timers are deferrable, and in which base they sit, is unknown.

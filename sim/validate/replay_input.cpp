@@ -4,6 +4,7 @@
 
 #include "workloads/traces/input/parse_util.hpp"
 #include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/kernel/remote_inference.hpp"
 
 #include <fmt/format.h>
 
@@ -33,9 +34,11 @@ public:
     void timer_softirq(const FtraceTimerSoftirq& s) override {
         // A TIMER softirq's start or end ends any remote expiry on that CPU.
         if (s.line_cpu < remote_of.size()) remote_of[s.line_cpu] = kNoCpu;
+        inferred.softirq(s.line_cpu);
     }
     void other_line(std::uint64_t line, std::string_view text) override {
         std::uint32_t cpu = 0;
+        if (!timer_migration && is_timer_migration_line(text)) timer_migration = true;
         if (const auto at = text.find(" tmigr_handle_remote_cpu: cpu="); at != std::string_view::npos) {
             unsigned remote = 0;
             if (other_line_cpu(text.substr(0, at), cpu) && cpu_after(text.substr(at + 30), remote) &&
@@ -57,6 +60,10 @@ public:
     std::vector<LostMarker> lost;
     std::optional<std::uint64_t> workload_start;
     std::vector<std::uint32_t> remote_of; // by CPU: the CPU whose global timers it expires remotely, or kNoCpu
+    // Without timer_migration events (6.9+), the remote expiries inferred
+    // from the timer events (remote_inference.hpp).
+    bool timer_migration = false;
+    RemoteExpiryInference inferred;
 
     std::uint32_t remote_cpu_of(std::uint32_t cpu) const { return cpu < remote_of.size() ? remote_of[cpu] : kNoCpu; }
 
@@ -123,6 +130,8 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
     std::unordered_map<std::uint64_t, TimerState> current;
     std::size_t& incarnations = input.incarnations;
     unsigned cpus = 1;
+    std::uint64_t inferred_expiries = 0;
+    std::uint64_t inferred_runs = 0;
     FtraceEvent fe;
     while (reader.next(fe)) {
         Event e;
@@ -143,6 +152,17 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
         e.pinned = (fe.flags & kFtracePinned) != 0;
         e.remote_cpu = marker_lines.remote_cpu_of(e.line_cpu);
+        if (result.kernel_6_9) {
+            RemoteExpiryInference& infer = marker_lines.inferred;
+            if (e.type == FtraceEventType::timer_init) infer.forget(e.timer);
+            if (e.type == FtraceEventType::timer_start) infer.start(e.timer, e.cpu, e.deferrable, e.pinned);
+            if (e.type == FtraceEventType::timer_expire_entry) {
+                const RemoteExpiryInference::Expiry x = infer.expiry(e.timer, e.line_cpu);
+                if (x.remote_of != RemoteExpiryInference::kNone) ++inferred_expiries;
+                inferred_runs += x.opens_run;
+            }
+            e.inferred_remote_cpu = infer.remote_of(e.line_cpu);
+        }
         e.baseclk = fe.baseclk;
         e.jiffies = fe.jiffies();
         // Events and timer objects are numbered in 32 bits (EventIndex).
@@ -183,6 +203,15 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
     }
     result.hz = reader.hz();
     result.cpus = cpus;
+    // A 6.9+ trace without any timer_migration event: its remote expiries
+    // are the inferred ones, checked as a tmigr_handle_remote_cpu line
+    // would have had them checked. With one, the trace's own lines decide.
+    // On one CPU there is nothing to infer: no other CPU's timers, and no
+    // hierarchy to trace (6.9 tmigr_init() returns early with one CPU).
+    if (result.kernel_6_9 && !marker_lines.timer_migration && cpus > 1) {
+        result.remote_inferred = RemoteInference{.expiries = inferred_expiries, .runs = inferred_runs};
+        for (Event& e : events) e.remote_cpu = e.inferred_remote_cpu;
+    }
 
     // next_same_cpu: the index of the next event printed by the same CPU.
     std::vector<std::size_t> next_of_cpu(cpus, events.size());

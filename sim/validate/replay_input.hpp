@@ -42,6 +42,9 @@ struct Event {
     // timers (6.9+: after its tmigr_handle_remote_cpu line, until the end of
     // that TIMER softirq); kNoCpu otherwise.
     std::uint32_t remote_cpu = static_cast<std::uint32_t>(-1);
+    // The same, inferred where the trace has no timer_migration events
+    // (infer_remote_expiries() in replay_input.cpp); used only then.
+    std::uint32_t inferred_remote_cpu = static_cast<std::uint32_t>(-1);
     EventIndex incarnation = 0;       // which timer object (a timer_init starts a new one)
     EventIndex previous_incarnation = kNoIncarnation; // a timer_init's: the one it ends, if any
     EventIndex next_same_cpu = 0;     // index of the next event printed by the same CPU

@@ -99,6 +99,8 @@ TEST_CASE("6.9+: an expiry after tmigr_handle_remote_cpu is checked against the 
     const auto trace = [&](const char* flags, bool remote_line) {
         std::string t = "# kernel: 6.12.118+deb13-cloud-amd64\n# hz=250\n";
         t += start(1, 1.000000, "00000000000000c3", kJ, expires, flags);
+        t += line(1, 1.000010, "tmigr_cpu_idle: cpu=1 parent=00000000b503d1a4 nextevt=9223372036854775807 "
+                               "wakeup=9223372036854775807");
         t += softirq(0, 1.100000, true);
         if (remote_line)
             t += line(0, 1.100005, "tmigr_handle_remote_cpu: cpu=1 parent=00000000b503d1a4 wakeup=9223372036854775807");
@@ -112,8 +114,10 @@ TEST_CASE("6.9+: an expiry after tmigr_handle_remote_cpu is checked against the 
     CHECK(r.expiry.agree == 1);
     CHECK(r.expiry.disagree == 0);
 
-    // Without the tmigr line, CPU 0's own bases do not hold it.
+    // Without the tmigr line, in a trace that has timer_migration events
+    // (so nothing is inferred), CPU 0's own bases do not hold it.
     const ReplayResult own = replay_kernel_trace(trace("", false), "own bases");
+    CHECK_FALSE(own.remote_inferred);
     CHECK(own.expiry.agree == 0);
     REQUIRE(own.disagreements.size() == 1);
     CHECK(own.disagreements[0].cause == ReplayCause::other_cpu);
@@ -125,6 +129,56 @@ TEST_CASE("6.9+: an expiry after tmigr_handle_remote_cpu is checked against the 
     REQUIRE(pinned.disagreements.size() == 1);
     CHECK(pinned.disagreements[0].cause == ReplayCause::other_cpu);
     CHECK(pinned.disagreements[0].ours.find("CPU 1 local base") != std::string::npos);
+}
+
+TEST_CASE("6.9+ without timer_migration events: an expiry of another CPU's global timer is inferred remote") {
+    // As LTTng records 6.9+ (no tmigr probe): CPU 1 expires CPU 0's global
+    // timer, and only the timer_start's cpu= and flags show that this was
+    // CPU 1's remote expiry of idle CPU 0 (timer_expire_remote()).
+    const Jiffies expires = kJ + 5;
+    const Jiffies fired_at = modern::calc_wheel_index(expires, kJ, modern::depth_for_hz(kHz)).bucket_expiry;
+    const auto trace = [&](const char* flags) {
+        std::string t = "# kernel: 6.12.118+deb13-cloud-amd64\n# hz=250\n";
+        t += start(0, 1.000000, "00000000000000c3", kJ, expires, flags);
+        t += softirq(1, 1.100000, true);
+        t += expire(1, 1.100010, "00000000000000c3", fired_at, fired_at);
+        t += softirq(1, 1.100100, false);
+        return t;
+    };
+    const ReplayResult r = replay_kernel_trace(trace(""), "inferred");
+    REQUIRE(r.remote_inferred);
+    CHECK(r.remote_inferred->expiries == 1);
+    CHECK(r.remote_inferred->runs == 1);
+    CHECK(r.expiry.events == 1);
+    CHECK(r.expiry.agree == 1);
+    CHECK(r.expiry.disagree == 0);
+
+    // A pinned timer of CPU 0 sits in its local base, which no remote
+    // expiry runs: fired on CPU 1, it stays a disagreement.
+    const ReplayResult pinned = replay_kernel_trace(trace("P"), "pinned");
+    REQUIRE(pinned.remote_inferred);
+    CHECK(pinned.remote_inferred->expiries == 0);
+    CHECK(pinned.expiry.agree == 0);
+    REQUIRE(pinned.disagreements.size() == 1);
+    CHECK(pinned.disagreements[0].cause == ReplayCause::other_cpu);
+    CHECK(pinned.disagreements[0].ours.find("CPU 0 local base") != std::string::npos);
+
+    // So does a deferrable one (BASE_DEF).
+    const ReplayResult deferrable = replay_kernel_trace(trace("D"), "deferrable");
+    CHECK(deferrable.expiry.agree == 0);
+    REQUIRE(deferrable.disagreements.size() == 1);
+    CHECK(deferrable.disagreements[0].ours.find("CPU 0 deferrable base") != std::string::npos);
+
+    // A 6.1 trace (one base per CPU, no remote expiry): nothing is inferred.
+    std::string six_one = "# hz=250\n";
+    six_one += start(0, 1.000000, "00000000000000c3", kJ, expires, "", false);
+    six_one += softirq(1, 1.100000, true);
+    six_one += expire(1, 1.100010, "00000000000000c3", fired_at, fired_at);
+    six_one += softirq(1, 1.100100, false);
+    const ReplayResult old = replay_kernel_trace(six_one, "6.1");
+    CHECK_FALSE(old.kernel_6_9);
+    CHECK_FALSE(old.remote_inferred);
+    CHECK(old.expiry.agree == 0);
 }
 
 TEST_CASE("6.9+: the remote expiry ends with the migrator's softirq") {

@@ -199,6 +199,7 @@ TEST_CASE("6.9+: a migrator's fires for an idle CPU are that CPU's, and their la
     // The next softirq on CPU 0 runs its own bases only.
     c.timer_softirq({.entry = true, .line = 8, .timestamp_ns = 20 * kMs, .line_cpu = 0});
     c.timer_event(entry(20 * kMs + kUs, 0, 4, 139, 138));
+    CHECK(c.saw_timer_migration());
     const auto& f = c.fires();
     REQUIRE(f.size() == 4);
     CHECK_FALSE(f[0].remote_of());
@@ -213,4 +214,49 @@ TEST_CASE("6.9+: a migrator's fires for an idle CPU are that CPU's, and their la
     CHECK(m.remote_expired_within(1, 136, 136));
     // The migrator's own window counts every fire it made, remote ones too.
     CHECK(m.wake_window[0] == 5);
+}
+
+TEST_CASE("6.9+ without timer_migration events: a CPU's fires of an idle CPU's global timers are inferred remote") {
+    // The same softirq as above, as a trace without tmigr lines shows it:
+    // CPU 0 fires its own timer 1, then timers 2 and 3 that CPU 1's last
+    // timer_starts queued on its global base (not pinned, not deferrable):
+    // one remote run of CPU 1, as a tmigr_handle_remote_cpu line would have
+    // opened it. Timer 4, pinned on CPU 1, is no remote expiry.
+    KernelFireCollector c;
+    c.timer_event(start(1 * kMs, 0, 1, 136, 0));
+    c.timer_event(start(2 * kMs, 1, 2, 131, 0));
+    c.timer_event(start(3 * kMs, 1, 3, 134, 0));
+    FtraceEvent pinned = start(4 * kMs, 1, 4, 139, 0);
+    pinned.flags = kFtracePinned;
+    c.timer_event(pinned);
+    c.timer_softirq({.entry = true, .line = 5, .timestamp_ns = 10 * kMs, .line_cpu = 0});
+    c.timer_event(entry(10 * kMs + kUs, 0, 1, 136, 136));
+    c.timer_event(entry(10 * kMs + 3 * kUs, 0, 2, 136, 131));
+    c.timer_event(entry(10 * kMs + 5 * kUs, 0, 3, 136, 134));
+    c.timer_softirq({.entry = false, .line = 9, .timestamp_ns = 10 * kMs + 6 * kUs, .line_cpu = 0});
+    c.timer_softirq({.entry = true, .line = 10, .timestamp_ns = 20 * kMs, .line_cpu = 0});
+    c.timer_event(entry(20 * kMs + kUs, 0, 4, 139, 139));
+    CHECK_FALSE(c.saw_timer_migration());
+    CHECK(c.remote_runs().empty()); // nothing before the inference is asked for
+    CHECK(c.use_inferred_remote_runs() == 2);
+    REQUIRE(c.remote_runs().size() == 1);
+    CHECK(c.remote_runs()[0].migrator == 0);
+    CHECK(c.remote_runs()[0].cpu == 1);
+    CHECK(c.remote_runs()[0].softirq_ns == 10 * kMs);
+    CHECK(c.remote_runs()[0].now == Jiffies{136});
+    const auto& f = c.fires();
+    REQUIRE(f.size() == 4);
+    CHECK_FALSE(f[0].remote_of());
+    CHECK(f[1].remote_of() == 1u);
+    CHECK(f[2].remote_of() == 1u);
+    CHECK_FALSE(f[3].remote_of());
+    const RecordedMachine m = RecordedMachine::from(f, {}, {}, nullptr, c.remote_runs());
+    CHECK(m.remote_wake_window_of(1) == 5);
+    CHECK(m.remote_expired_within(1, 136, 136));
+
+    // One tmigr line anywhere: the trace's own lines are the evidence.
+    KernelFireCollector with;
+    with.other_line(1, "  <idle>-0  [001] d..2.  0.000500: tmigr_cpu_idle: cpu=1 parent=00000000deadbeef "
+                       "nextevt=9223372036854775807 wakeup=9223372036854775807");
+    CHECK(with.saw_timer_migration());
 }

@@ -11,8 +11,11 @@ namespace timersim {
 void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // 6.1 call_timer_fn(): trace_timer_expire_entry(timer, baseclk) prints
     // now=jiffies as the callback starts, on the CPU running the softirq.
-    if (e.type == FtraceEventType::timer_start)
+    if (e.type == FtraceEventType::timer_start) {
         last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires, e.cpu};
+        inference_.start(e.timer, e.cpu, (e.flags & kFtraceDeferrable) != 0, (e.flags & kFtracePinned) != 0);
+    }
+    if (e.type == FtraceEventType::timer_init) inference_.forget(e.timer);
     note_unfired(e);
     note_next_in_run(e);
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
@@ -42,6 +45,17 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
         f.remote = known && s->second.cpu && *s->second.cpu != e.line_cpu;
         f.set_baseclk(e.baseclk).set_requested(known ? std::optional<Jiffies>(s->second.expires) : std::nullopt);
         if (const auto r = running_remote_.find(e.line_cpu); r != running_remote_.end()) f.set_remote_of(r->second);
+        // What a tmigr_handle_remote_cpu line would have opened (used only
+        // if the trace has none).
+        if (const RemoteExpiryInference::Expiry x = inference_.expiry(e.timer, e.line_cpu);
+            x.remote_of != RemoteExpiryInference::kNone) {
+            inferred_fires_.emplace_back(fires_.size(), x.remote_of);
+            if (x.opens_run) {
+                const auto entry = softirq_entry_ns_.find(e.line_cpu);
+                inferred_runs_.push_back(KernelRemoteRun{e.line_cpu, x.remote_of,
+                                                         entry == softirq_entry_ns_.end() ? 0 : entry->second, *e.now});
+            }
+        }
         fires_.push_back(f);
         open_[e.line_cpu] = Open{fires_.size() - 1, e.timestamp_ns};
     }
@@ -112,6 +126,7 @@ void KernelFireCollector::timer_softirq(const FtraceTimerSoftirq& e) {
     // A TIMER softirq's start or end ends the remote runs open on its CPU.
     remote_open_.erase(e.line_cpu);
     running_remote_.erase(e.line_cpu);
+    inference_.softirq(e.line_cpu);
     if (e.entry) softirq_entry_ns_[e.line_cpu] = e.timestamp_ns;
 }
 
@@ -129,6 +144,7 @@ void KernelFireCollector::other_line(std::uint64_t /*line*/, std::string_view te
     // 6.9 tmigr_handle_remote_cpu() traces the idle CPU before it calls
     // timer_expire_remote() for it, unless that CPU is the migrator itself.
     static constexpr std::string_view kRemote = " tmigr_handle_remote_cpu: cpu=";
+    if (!timer_migration_ && is_timer_migration_line(text)) timer_migration_ = true;
     if (const auto at = text.find(kRemote); at != std::string_view::npos) {
         std::uint32_t migrator = 0;
         std::uint32_t cpu = 0;
@@ -141,6 +157,13 @@ void KernelFireCollector::other_line(std::uint64_t /*line*/, std::string_view te
                                                    std::nullopt});
         }
     }
+}
+
+std::uint64_t KernelFireCollector::use_inferred_remote_runs() {
+    remote_runs_ = std::move(inferred_runs_);
+    remote_open_.clear();
+    for (const auto& [fire, cpu] : inferred_fires_) fires_[fire].set_remote_of(cpu);
+    return inferred_fires_.size();
 }
 
 FireTally::FireTally(const std::vector<KernelFire>& fires, const std::vector<std::string>& functions,

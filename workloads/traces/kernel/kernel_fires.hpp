@@ -14,6 +14,7 @@
 
 #include "wheel/core/jiffies.hpp"
 #include "workloads/traces/kernel/kernel_clock.hpp"
+#include "workloads/traces/kernel/remote_inference.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/workload.hpp"
 
@@ -56,7 +57,9 @@ struct KernelFire {
     std::optional<Jiffies> next_in_run() const noexcept { return get(kNextInRun, next_in_run_); }
     // 6.9+: the idle CPU whose global base this fire's CPU was running for
     // it (after that CPU's tmigr_handle_remote_cpu line in the same TIMER
-    // softirq); none for a CPU's own bases.
+    // softirq, or as inferred where the trace has no timer_migration events:
+    // KernelFireCollector::use_inferred_remote_runs()); none for a CPU's own
+    // bases.
     std::optional<std::uint32_t> remote_of() const noexcept {
         return (has_ & kRemoteOf) ? std::optional<std::uint32_t>(remote_of_) : std::nullopt;
     }
@@ -145,6 +148,14 @@ public:
     // The remote expiry runs (6.9+ with the timer_migration events), in
     // trace order.
     const std::vector<KernelRemoteRun>& remote_runs() const noexcept { return remote_runs_; }
+    // Did the trace have any timer_migration (tmigr_*) event?
+    bool saw_timer_migration() const noexcept { return timer_migration_; }
+    // For a 6.9+ trace without them, once it is read and before
+    // take_fires(): the remote runs and the fires' remote_of become those
+    // inferred from the fires of another CPU's global timers
+    // (remote_inference.hpp), as tmigr_handle_remote_cpu lines would have
+    // made them. Returns how many fires were inferred remote.
+    std::uint64_t use_inferred_remote_runs();
     // The callbacks' function= names, by KernelFire::function.
     const std::vector<std::string>& functions() const noexcept { return functions_; }
     // Once the whole trace is read: a cancel is known not to be an
@@ -200,6 +211,12 @@ private:
     // By CPU: the idle CPU whose global base it is running in its TIMER
     // softirq now (its last tmigr_handle_remote_cpu line there).
     std::unordered_map<std::uint32_t, std::uint32_t> running_remote_;
+    // The same inferred from the timer events, used only for a trace
+    // without timer_migration events (use_inferred_remote_runs()).
+    bool timer_migration_ = false;
+    RemoteExpiryInference inference_;
+    std::vector<std::pair<std::size_t, std::uint32_t>> inferred_fires_; // fire index, the idle CPU
+    std::vector<KernelRemoteRun> inferred_runs_;
 };
 
 // The kernel's fires by the replay's timer ids, matched against the

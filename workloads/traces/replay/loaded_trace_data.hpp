@@ -82,6 +82,7 @@ struct LoadedTrace::Data {
     std::vector<std::string> kernel_functions; // by KernelFire::function
     std::string unmodelled_kernel;             // FireAgreement::unmodelled_kernel
     bool kernel_6_9 = false;                   // a 6.9+ kernel's trace (timer_start prints bucket_expiry=)
+    std::string remote_inference;              // FireAgreement::remote_inference
     std::shared_ptr<const RecordedMachine> recorded; // from kernel_fires
     std::unordered_map<std::uint64_t, std::uint32_t> id_by_pointer;
     // By dense id: the kernel's fires of that timer whose callback's length

@@ -128,10 +128,20 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     }
     summary.header = source->header();
     if (kind == TraceKind::ftrace) {
-        data->kernel_fires = fires.take_fires();
-        data->kernel_functions = fires.functions();
         data->unmodelled_kernel = unmodelled_kernel(data->summary.kernel);
         data->kernel_6_9 = data->summary.kernel.era() == KernelTimerEra::pull_model;
+        // 6.9+ without timer_migration events: the remote runs the
+        // recorded machine replays are inferred from the fires (none on one
+        // CPU: 6.9 tmigr_init() builds no hierarchy there).
+        if (data->kernel_6_9 && !fires.saw_timer_migration() && summary.cpus > 1) {
+            const std::uint64_t inferred = fires.use_inferred_remote_runs();
+            data->remote_inference = fmt::format(
+                "remote expiries inferred: the trace has no timer_migration events; {} fires of another CPU's global "
+                "timers taken as {} remote runs",
+                inferred, fires.remote_runs().size());
+        }
+        data->kernel_fires = fires.take_fires();
+        data->kernel_functions = fires.functions();
         const FtraceImporter* importer = source->kernel_importer();
         data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(
             data->kernel_fires, importer ? importer->recorded_runs() : std::vector<RecordedRunTime>{}, fires.unfired(),

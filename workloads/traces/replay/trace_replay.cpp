@@ -195,6 +195,7 @@ public:
         if (!kernel_fires_) return std::nullopt;
         FireAgreement a = kernel_fires_->agreement();
         a.unmodelled_kernel = data_.unmodelled_kernel;
+        a.remote_inference = data_.remote_inference;
         return a;
     }
 
