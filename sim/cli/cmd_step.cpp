@@ -8,6 +8,7 @@
 #include "sim/cli/progress.hpp"
 #include "sim/cli/timeout_arg.hpp"
 #include "sim/cli/trace_filter_options.hpp"
+#include "sim/cli/workload_options.hpp"
 #include "sim/machine/design_queues.hpp"
 #include "sim/machine/stepper.hpp"
 #include "sim/report/format_time.hpp"
@@ -131,7 +132,7 @@ void run_view(const Run& run, const View& view, const std::string& intro, Steppe
 }
 
 void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed, const Clock& clock,
-                   std::optional<std::int64_t> slack, const classic::Geometry& geometry, const std::string& design,
+                   std::optional<std::int64_t> slack, bool classic_oldest_first, const classic::Geometry& geometry, const std::string& design,
                    const std::optional<WheelSpec>& wheel);
 
 } // namespace
@@ -202,7 +203,7 @@ int run_step(std::span<const std::string> args) {
     if (!vm) return kExitOk;
 
     const unsigned hz = hz_option(*vm);
-    const std::optional<std::int64_t> slack = slack_option(*vm);
+    std::optional<std::int64_t> slack = slack_option(*vm);
     const classic::Geometry geometry = geometry_option(*vm);
     const std::string design_text = (*vm)["design"].as<std::string>();
     if (design_from_string(design_text) == Design::heap)
@@ -238,6 +239,15 @@ int run_step(std::span<const std::string> args) {
             if (!(*vm)["hz"].defaulted() && hz != feed->header().hz)
                 throw UsageError(fmt::format("--hz {} differs from the trace's hz={}", hz, feed->header().hz));
         }
+        // A kernel trace's classic wheel takes its kernel's rules, as run's
+        // replay does (no slack up to 4.7; slots oldest first before 4.2).
+        bool classic_oldest_first = false;
+        if (feed && kernel_trace) {
+            const KernelVersionResolution kernel =
+                resolve_kernel_version(*feed->kernel_evidence(), std::nullopt, file->name());
+            use_traced_kernel_rules(*vm, kernel.era(), kernel.range.classic_slots_oldest_first(), slack,
+                                    classic_oldest_first);
+        }
         // Resolved once: the trace's own clock, else a machine booted at --hz.
         const Clock clock = feed ? clock_of(feed->header()) : boot_clock(hz);
         StepWorkload shown = workload;
@@ -247,7 +257,7 @@ int run_step(std::span<const std::string> args) {
             } catch (const WheelSpecError& e) {
                 throw UsageError(fmt::format("--design: {}: {} (at the trace's hz={})", design, e.what(), clock.hz));
             }
-        step_workload(run, shown, feed ? &*feed : nullptr, clock, slack, geometry, design, wheel);
+        step_workload(run, shown, feed ? &*feed : nullptr, clock, slack, classic_oldest_first, geometry, design, wheel);
         // The trace is read only as far as the ticks shown: so are the counts.
         if (feed && filter.active()) {
             if (json) {
@@ -271,7 +281,7 @@ int run_step(std::span<const std::string> args) {
 namespace {
 
 void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed, const Clock& clock,
-                   std::optional<std::int64_t> slack, const classic::Geometry& geometry, const std::string& design,
+                   std::optional<std::int64_t> slack, bool classic_oldest_first, const classic::Geometry& geometry, const std::string& design,
                    const std::optional<WheelSpec>& wheel) {
     const unsigned hz = clock.hz;
     const Jiffies start = clock.start_jiffies;
@@ -311,10 +321,11 @@ void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed
                              .start_jiffies = start,
                              .classic_geometry = geometry,
                              .classic_slack = slack,
+                             .classic_oldest_first = classic_oldest_first,
                              .wheel = wheel ? std::optional(wheel->geometry(hz)) : std::nullopt};
     if (design == "both") {
-        Stepper<ClassicWheel> c(queue_config<ClassicWheel>(params), workload, feed);
-        Stepper<ModernWheel> m(queue_config<ModernWheel>(params), workload, feed);
+        Stepper<ClassicWheel> c(make_queue<ClassicWheel>(params), workload, feed);
+        Stepper<ModernWheel> m(make_queue<ModernWheel>(params), workload, feed);
         run_view(run, view, intro, c, m);
         return;
     }
@@ -322,7 +333,7 @@ void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed
         // Drawing a queue takes a render_text() for it (the heap has none:
         // no buckets, refused with its own words above).
         if constexpr (requires(const Q& q, const TickReport& r) { render_text(q, r, view); }) {
-            Stepper<Q> s(queue_config<Q>(params), workload, feed);
+            Stepper<Q> s(make_queue<Q>(params), workload, feed);
             run_view(run, view, intro, s);
         } else {
             throw UsageError(fmt::format("--design: step cannot draw {}", design));

@@ -281,9 +281,16 @@ std::string_view kernel_design_name(KernelTimerEra era) noexcept {
     return "modern";
 }
 
+void use_traced_kernel_rules(const po::variables_map& vm, std::optional<KernelTimerEra> kernel_era,
+                             bool slots_oldest_first, std::optional<std::int64_t>& classic_slack,
+                             bool& classic_oldest_first) {
+    if (kernel_era == KernelTimerEra::cascading && vm["slack"].defaulted()) classic_slack.reset();
+    classic_oldest_first = slots_oldest_first;
+}
+
 void use_traced_kernel_rules(const po::variables_map& vm, const PlannedRun& run, MachineConfig& config) {
-    if (run.kernel_era == KernelTimerEra::cascading && vm["slack"].defaulted()) config.classic_slack.reset();
-    config.classic_oldest_first = run.kernel_slots_oldest_first;
+    use_traced_kernel_rules(vm, run.kernel_era, run.kernel_slots_oldest_first, config.classic_slack,
+                            config.classic_oldest_first);
 }
 
 PlannedRun planned_run(const po::variables_map& vm, MachineConfig machine, unsigned hz, double default_duration_s) {

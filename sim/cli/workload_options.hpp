@@ -53,6 +53,10 @@ std::string_view kernel_design_name(KernelTimerEra era) noexcept;
 // oldest first (MachineConfig::classic_oldest_first), as validate checks.
 void use_traced_kernel_rules(const boost::program_options::variables_map& vm, const PlannedRun& run,
                              MachineConfig& config);
+// The same for step, which builds its queues without a PlannedRun.
+void use_traced_kernel_rules(const boost::program_options::variables_map& vm, std::optional<KernelTimerEra> kernel_era,
+                             bool slots_oldest_first, std::optional<std::int64_t>& classic_slack,
+                             bool& classic_oldest_first);
 
 // The run a command's options ask for: `machine` (machine_config(), and the
 // command's design) at the clock resolved from `hz` (--hz) and the workload

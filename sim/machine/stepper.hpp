@@ -104,7 +104,10 @@ template <class Q>
 class Stepper {
 public:
     Stepper(const typename Q::Config& config, const StepWorkload& w, TraceFeed* feed)
-        : queue_(config), start_(queue_.jiffies()), feed_(feed) {
+        : Stepper(Q(config), w, feed) {}
+    // A queue made beforehand (make_queue(): what its Config does not hold).
+    Stepper(Q queue, const StepWorkload& w, TraceFeed* feed)
+        : queue_(std::move(queue)), start_(queue_.jiffies()), feed_(feed) {
         const std::size_t n = w.timers();
         queue_.reserve(n);
         ids_.reserve(n);

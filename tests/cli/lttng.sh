@@ -102,6 +102,18 @@ first_fires() {
   fail "the replay of 3.6 does not run a slot oldest first"
 [[ $(first_fires --kernel 4.4) == "4298030185,0xffff88001de4f928 4298030185,0xffff88001fa1b0f8 " ]] ||
   fail "the replay as 4.4 does not run a slot newest first"
+# step takes the same rules: no slack (its default is --slack off here), and
+# the first tick fires the two timers oldest first.
+run step --ftrace "$trace" --ticks 40 --design classic --format json
+expect_status 0
+printf '%s\n' "$out" >step-default.json
+run step --ftrace "$trace" --ticks 40 --design classic --format json --slack off
+cmp -s step-default.json - <<<"$out" || fail "step of a 3.6 trace adds slack by default"
+python3 - step-default.json <<'EOF2' || fail "step of a 3.6 trace does not fire a slot oldest first"
+import json, sys
+frames = [json.loads(l) for l in open(sys.argv[1])]
+assert [f["timer"] for f in frames[1]["fired"]] == [0, 1], frames[1]["fired"]
+EOF2
 
 # A damaged or foreign directory: one line naming it, exit 2, nothing written.
 # copy NAME: the trace's metadata and stream in NAME/.

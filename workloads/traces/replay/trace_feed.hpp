@@ -41,6 +41,8 @@ public:
 
     const TraceHeader& header() { return source_->header(); }
     const TraceFilterCounts& filter_counts() const noexcept { return source_->filter_counts(); }
+    // A kernel trace's version evidence (TraceSource::kernel_evidence()), else null.
+    const KernelVersionEvidence* kernel_evidence() const { return source_->kernel_evidence(); }
     // Names for the display, by dense id: an event's label= (of the timer's
     // first event), or its key. Every id up to the highest seen has one, also
     // a timer named so far only as the cb= of another's event.
