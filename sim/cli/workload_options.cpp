@@ -161,7 +161,7 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     // for that much more.
     const std::uint64_t tail_ticks =
         static_cast<std::uint64_t>(std::ceil(tail_s * static_cast<double>(summary.header.hz)));
-    choice.natural_ticks = ticks_at(summary.header.hz, summary.last_event_ns) + 1 + tail_ticks;
+    choice.natural_ticks = ticks_at(summary.header.hz, summary.end_ns()) + 1 + tail_ticks;
     // Without --duration/--ticks the run goes that far: a last event past
     // what the machine can simulate is the trace's fault, at its line.
     constexpr std::uint64_t kMaxRunTicks = 10'000'000'000ull; // run_machine()'s bound

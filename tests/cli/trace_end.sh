@@ -69,3 +69,20 @@ run run --ftrace "$capture" --tail 5 --duration 5
 expect_usage_error '^timersim: --tail: not with --duration or --ticks' "try 'timersim run --help'"
 run run --ftrace "$capture" --tail -1
 expect_status 2
+
+# A trace that ends in expiries (the committed small trace: its last lines
+# are a timer_expire_entry and its exit, which give no event) is replayed
+# up to the kernel's last fire, so that fire is replayed too.
+small=$data/small-6.1-hz250.txt
+last_now=$(grep -o 'now=[0-9]*' "$small" | cut -d= -f2 | sort -n | tail -1)
+run run --ftrace "$small" --format json
+expect_status 0
+printf '%s\n' "$out" >small.json
+python3 - small.json "$last_now" <<'PY' || fail "the replay stops before the kernel's last fire"
+import json, sys
+r = json.load(open(sys.argv[1]))
+last_jiffy = r["machine"]["start_jiffies"] + r["machine"]["ticks"] - 1
+assert last_jiffy == int(sys.argv[2]), (last_jiffy, sys.argv[2])
+k = r["workload"]["kernel_fires"]
+assert k["same_jiffy_cpu"] == k["kernel_fires"], k
+PY

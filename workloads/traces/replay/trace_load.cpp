@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <memory>
 #include <stdexcept>
@@ -141,6 +142,14 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
                 inferred, fires.remote_runs().size());
         }
         data->kernel_fires = fires.take_fires();
+        // The kernel was seen running until its last fire: the replay goes
+        // that far (tick n at floor(n * 1e9 / HZ), as the machine's).
+        for (const KernelFire& f : data->kernel_fires) {
+            const std::int64_t tick = jiffies_diff(f.now, summary.header.start_jiffies);
+            if (tick > 0)
+                summary.last_fire_ns = std::max(summary.last_fire_ns,
+                                                tick_time_ns(static_cast<std::uint64_t>(tick), summary.header.hz));
+        }
         data->kernel_functions = fires.functions();
         const FtraceImporter* importer = source->kernel_importer();
         data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(

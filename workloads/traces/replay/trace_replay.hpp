@@ -40,6 +40,12 @@ struct TraceSummary {
     TraceHeader header;
     std::uint64_t last_event_ns = 0;
     std::uint64_t last_event_line = 0; // for errors about the run's length
+    // Kernel text: the tick of the kernel's last fire (its now=), which
+    // comes after the last event when the trace ends in expiries that arm
+    // nothing (an expiry's lines give no event).
+    std::uint64_t last_fire_ns = 0;
+    // Where the recording ends: its last event or its last fire.
+    std::uint64_t end_ns() const noexcept { return last_event_ns > last_fire_ns ? last_event_ns : last_fire_ns; }
     std::uint64_t events = 0;
     unsigned cpus = 1; // highest cpu= seen + 1
     // Kernel text: where its HZ came from (hz_inference.hpp, HzResolution::source).
