@@ -233,20 +233,24 @@ int run_step(std::span<const std::string> args) {
     try {
         std::optional<InputFile> file; // FILE or "-", compressed or not; InputError if it cannot be read
         std::optional<TraceFeed> feed;
+        bool classic_oldest_first = false;
         if (workload.trace) {
             const HzChoice hz_choice{.option = (*vm)["hz"].defaulted() ? std::nullopt : std::optional(hz)};
-            feed.emplace(open_trace_source(file.emplace(*workload.trace, kernel_trace ? InputFile::Directories::opened : InputFile::Directories::refused), workload.trace_kind, hz_choice, filter));
+            std::unique_ptr<TraceSource> source = open_trace_source(file.emplace(*workload.trace, kernel_trace ? InputFile::Directories::opened : InputFile::Directories::refused), workload.trace_kind, hz_choice, filter);
+            // A kernel trace's classic wheel takes its kernel's rules, as
+            // run's replay does (no slack up to 4.7; slots oldest first and
+            // deferrable timers inferred before 4.2), decided before the
+            // first event is read.
+            if (kernel_trace) {
+                const KernelVersionResolution kernel =
+                    resolve_kernel_version(*source->kernel_evidence(), std::nullopt, file->name());
+                source->use_kernel(kernel.range);
+                use_traced_kernel_rules(*vm, kernel.era(), kernel.range.classic_slots_oldest_first(), slack,
+                                        classic_oldest_first);
+            }
+            feed.emplace(std::move(source));
             if (!(*vm)["hz"].defaulted() && hz != feed->header().hz)
                 throw UsageError(fmt::format("--hz {} differs from the trace's hz={}", hz, feed->header().hz));
-        }
-        // A kernel trace's classic wheel takes its kernel's rules, as run's
-        // replay does (no slack up to 4.7; slots oldest first before 4.2).
-        bool classic_oldest_first = false;
-        if (feed && kernel_trace) {
-            const KernelVersionResolution kernel =
-                resolve_kernel_version(*feed->kernel_evidence(), std::nullopt, file->name());
-            use_traced_kernel_rules(*vm, kernel.era(), kernel.range.classic_slots_oldest_first(), slack,
-                                    classic_oldest_first);
         }
         // Resolved once: the trace's own clock, else a machine booted at --hz.
         const Clock clock = feed ? clock_of(feed->header()) : boot_clock(hz);

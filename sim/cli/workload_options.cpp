@@ -10,6 +10,7 @@
 #include "workloads/generators/generator_catalog.hpp"
 #include "workloads/generators/generator_parameters.hpp"
 #include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/kernel/deferrable_inference.hpp"
 #include "workloads/traces/replay/trace_replay.hpp"
 
 #include <fmt/format.h>
@@ -92,15 +93,25 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
         choice.spec.description += "\n" + summary.kernel.describe();
         params["kernel"] = summary.kernel.source.empty() ? "unknown" : summary.kernel.range.describe();
         params["kernel_source"] = summary.kernel.source;
+        if (summary.inferred_deferrable_timers > 0) {
+            choice.spec.description += fmt::format(
+                "\ndeferrable inferred for {} timer{} ({} arm{}): a kernel before 4.2 prints no timer flags, and "
+                "each fired {} or more jiffies after it was due, as only a deferrable timer lets an idle CPU sleep",
+                summary.inferred_deferrable_timers, summary.inferred_deferrable_timers == 1 ? "" : "s",
+                summary.inferred_deferrable_arms, summary.inferred_deferrable_arms == 1 ? "" : "s",
+                DeferrableInference::kLateJiffies);
+            params["inferred_deferrable_timers"] = summary.inferred_deferrable_timers;
+            params["inferred_deferrable_arms"] = summary.inferred_deferrable_arms;
+        }
     }
     // Where the run ends when no --duration/--ticks says otherwise.
     const bool length_given = vm.count("duration") || vm.count("ticks");
     if (!length_given) {
         choice.spec.description +=
             fmt::format("\nreplay ends with the trace: its last event at {:.6f} s{}",
-                        static_cast<double>(summary.last_event_ns) / 1e9,
+                        static_cast<double>(summary.end_ns()) / 1e9,
                         tail_s > 0 ? fmt::format(", then --tail {:g} s", tail_s) : std::string());
-        params["last_event_s"] = static_cast<double>(summary.last_event_ns) / 1e9;
+        params["last_event_s"] = static_cast<double>(summary.end_ns()) / 1e9;
         params["tail_s"] = tail_s;
     }
     // The machine: as recorded (a kernel trace's default) or ticking.

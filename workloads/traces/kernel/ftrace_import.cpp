@@ -190,6 +190,11 @@ struct FtraceImporter::Impl {
     void fill_arm(OutEvent& out, const FtraceEvent& e) {
         out.at = e.expires;
         out.flags.deferrable = e.flags & kFtraceDeferrable;
+        if (!e.flags_known && !inferred_deferrable.empty() &&
+            std::binary_search(inferred_deferrable.begin(), inferred_deferrable.end(), e.timer)) {
+            out.flags.deferrable = true;
+            ++stats.inferred_deferrable_arms;
+        }
         out.flags.pinned = e.flags & kFtracePinned;
         out.flags.irqsafe = e.flags & kFtraceIrqsafe;
         out.cpu = e.cpu;
@@ -238,6 +243,7 @@ struct FtraceImporter::Impl {
     // first event.
     std::vector<PreTraceFire> pre_trace;
     bool pre_trace_armed = false;
+    std::vector<std::uint64_t> inferred_deferrable; // infer_deferrable()
     void arm_pre_trace(std::uint64_t rel) {
         pre_trace_armed = true;
         for (const PreTraceFire& f : pre_trace) {
@@ -455,6 +461,9 @@ const std::vector<RecordedRunTime>& FtraceImporter::recorded_runs() const noexce
 void FtraceImporter::use_clock(const KernelClock* clock) { impl_->clock = clock && !clock->empty() ? clock : nullptr; }
 
 void FtraceImporter::arm_before_trace(std::vector<PreTraceFire> fires) { impl_->pre_trace = std::move(fires); }
+void FtraceImporter::infer_deferrable(std::vector<std::uint64_t> timers) {
+    impl_->inferred_deferrable = std::move(timers);
+}
 
 const KernelClock* FtraceImporter::clock() const noexcept { return impl_->clock; }
 

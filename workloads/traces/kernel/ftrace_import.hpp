@@ -48,6 +48,7 @@ struct FtraceImportStats {
     std::uint64_t callback_events = 0;      // events inside a callback (cb=): between timer_expire_entry and _exit on that CPU
     std::uint64_t unconfirmed_callbacks = 0; // expiries whose timer_expire_exit never came (their events get no cb=)
     std::uint64_t pre_trace_arms = 0;       // timers armed before the trace, armed at its start (arm_before_trace())
+    std::uint64_t inferred_deferrable_arms = 0; // arms taken as deferrable by infer_deferrable()
 };
 
 // A CPU's timer softirq run as the trace shows it: its first
@@ -89,6 +90,10 @@ public:
     // is not in the trace). Call before next(); not with a filter, whose
     // window has its own start.
     void arm_before_trace(std::vector<PreTraceFire> fires);
+    // A kernel before 4.2 prints no flags: these timers (pointers,
+    // ascending; DeferrableInference::timers()) are taken as deferrable in
+    // every timer_start without flags=. Call before next().
+    void infer_deferrable(std::vector<std::uint64_t> timers);
     const KernelClock* clock() const noexcept; // the one in use, or null
 
     // Valid once next() returned an event or false: hz, and start_jiffies

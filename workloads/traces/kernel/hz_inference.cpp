@@ -1,6 +1,7 @@
 #include "workloads/traces/kernel/hz_inference.hpp"
 
 #include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/kernel/deferrable_inference.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <fmt/format.h>
@@ -230,8 +231,9 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
     if (choice.option && choice.force) reader->force_hz();
     // The same pass also finds the timers armed before the trace.
     PreTraceTimers pre_trace;
-    FtraceObserverTee both{&r.kernel_evidence, &pre_trace};
-    reader->set_observer(&both);
+    DeferrableInference late;
+    FtraceObserverTee all{&r.kernel_evidence, &pre_trace, &late};
+    reader->set_observer(&all);
     JiffiesSampler sampler;
     if (choice.option) sampler.fit_also(*choice.option);
     std::uint64_t first_line = 0;
@@ -249,6 +251,7 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
     reader->set_observer(nullptr);
     r.kernel_evidence.finish(reader->stats());
     r.pre_trace_fires = pre_trace.fires();
+    r.late_fired_timers = late.timers();
     r.timer_events = reader->stats().timer_events;
     const std::optional<unsigned> header_hz = reader->header_hz();
     r.clock_samples = sampler.take_clock_samples();

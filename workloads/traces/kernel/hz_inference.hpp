@@ -138,6 +138,8 @@ struct HzResolution {
     std::uint64_t timer_events = 0; // timer_* lines the pass read (a later pass may reserve for them)
     KernelVersionEvidence kernel_evidence; // what the same pass shows of the kernel (kernel_version.hpp)
     std::vector<PreTraceFire> pre_trace_fires; // timers armed before the trace (pre_trace_timers.hpp)
+    // Timers without flags= that fired late: deferrable if the kernel is before 4.2 (deferrable_inference.hpp).
+    std::vector<std::uint64_t> late_fired_timers;
 };
 // Text read in passes (KernelText::pass()): each call of `pass` gives it
 // from its start. This reads one pass.

@@ -79,6 +79,13 @@ struct KernelVersionRange {
         constexpr KernelVersion hlist_slots{4, 2};
         return below && *below <= hlist_slots;
     }
+    // Every version in the range is before 4.2, whose timer_start tracepoint
+    // first printed the timer's flags (the table above): whether a timer is
+    // deferrable does not show.
+    bool timer_flags_unprinted() const noexcept {
+        constexpr KernelVersion flags_printed{4, 2};
+        return below && *below <= flags_printed;
+    }
 };
 
 // What one pass over kernel text shows of its kernel (the table above).

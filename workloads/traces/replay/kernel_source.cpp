@@ -57,6 +57,12 @@ public:
     const KernelVersionEvidence* kernel_evidence() const override { return &hz_.kernel_evidence; }
     const FtraceReader* kernel_reader() const override { return &reader_; }
     const FtraceImporter* kernel_importer() const override { return &importer_; }
+    std::size_t use_kernel(const KernelVersionRange& kernel) override {
+        if (!kernel.timer_flags_unprinted()) return 0;
+        const std::size_t timers = hz_.late_fired_timers.size();
+        importer_.infer_deferrable(std::move(hz_.late_fired_timers));
+        return timers;
+    }
 
 private:
     KernelText text_; // read twice: its HZ and clock are decided from all of it

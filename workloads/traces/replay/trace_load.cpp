@@ -97,6 +97,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     data->summary.hz_source = source->hz_source();
     if (const KernelVersionEvidence* evidence = source->kernel_evidence())
         data->summary.kernel = resolve_kernel_version(*evidence, options.kernel, in.name());
+    data->summary.inferred_deferrable_timers = source->use_kernel(data->summary.kernel.range);
     TraceSummary& summary = data->summary;
     TraceEvent e;
     std::unordered_map<std::string, std::uint32_t> label_index;
@@ -172,6 +173,8 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
             data->names.size(), importer ? importer->clock() : nullptr);
     }
     data->skipped_lines = source->skipped_lines();
+    if (const FtraceImporter* importer = source->kernel_importer())
+        summary.inferred_deferrable_arms = importer->stats().inferred_deferrable_arms;
     data->filter_counts = source->filter_counts();
     if (options.costs_from_trace) {
         const TraceCosts& costs = data->costs.emplace(collector.result(in.name()));

@@ -52,6 +52,10 @@ struct TraceSummary {
     std::string hz_source;
     // Kernel text: the recording kernel's version (kernel_version.hpp).
     KernelVersionResolution kernel;
+    // Kernel text before 4.2: timers taken as deferrable, as they fired
+    // late (deferrable_inference.hpp), and their arms.
+    std::size_t inferred_deferrable_timers = 0;
+    std::uint64_t inferred_deferrable_arms = 0;
 };
 
 // A trace read (kernel text: after the pass that decides its HZ) and held

@@ -20,10 +20,12 @@
 #include "workloads/traces/input/input_file.hpp"
 #include "workloads/traces/kernel/ftrace_import.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
+#include "workloads/traces/kernel/kernel_version.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/traces/layouts/trace_event.hpp"
 #include "workloads/traces/layouts/trace_filter.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -54,6 +56,12 @@ public:
     // Kernel text: the reader and the importer, for their statistics; else null.
     virtual const FtraceReader* kernel_reader() const = 0;
     virtual const FtraceImporter* kernel_importer() const = 0;
+    // Kernel text: the recording kernel as resolved (resolve_kernel_version()
+    // of kernel_evidence() and --kernel), before the first next() or
+    // header(). A kernel before 4.2 prints no timer flags: its timers that
+    // fired late are taken as deferrable (deferrable_inference.hpp).
+    // Returns how many timers that is.
+    virtual std::size_t use_kernel(const KernelVersionRange&) { return 0; }
 };
 
 // `hz` applies to kernel text (a timersim trace's header fixes its clock).
