@@ -151,7 +151,9 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         e.idx = fe.idx;
         e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
         e.pinned = (fe.flags & kFtracePinned) != 0;
-        e.remote_cpu = marker_lines.remote_cpu_of(e.line_cpu);
+        // Before 4.8 no CPU expires another's timers (the classic replay
+        // treats a line of a later kernel's tmigr_handle_remote_cpu as any other).
+        if (!result.kernel_classic) e.remote_cpu = marker_lines.remote_cpu_of(e.line_cpu);
         if (result.kernel_6_9) {
             RemoteExpiryInference& infer = marker_lines.inferred;
             if (e.type == FtraceEventType::timer_init) infer.forget(e.timer);
