@@ -67,7 +67,7 @@ class ClassicReplay {
 public:
     ClassicReplay(ReplayInput& input, ReplayResult& result, const ReplayOptions& options)
         : events_(std::move(input.events)), markers_(std::move(input.markers)), result_(result),
-          options_(options), ledger_(make_ledger(events_, input.incarnations, result, options)) {
+          options_(options), ledger_(make_ledger(events_, input, result, options)) {
         timers_.resize(input.incarnations);
         for_each_first_start(events_, input.incarnations,
                              [&](std::size_t i, const Event& e) { timers_[i].deferrable = deferrable_of(e); });
@@ -191,7 +191,7 @@ private:
         // Counted, not checked: these kernels print no idx.
         count_event(ledger_, result_.idx, e);
         ClassicTimer& t = timers_[e.incarnation];
-        const unsigned k = e.cpu ? *e.cpu : e.line_cpu;
+        const unsigned k = e.cpu().value_or(e.line_cpu);
         if (model_pending(e.incarnation)) {
             // 3.6 __mod_timer() -> detach_if_pending() traces the detach
             // (timer_cancel) of a pending timer: it was lost.
@@ -208,7 +208,7 @@ private:
         t.known = true;
         t.cascaded = false;
         t.cpu = k;
-        t.cpu_shown = e.cpu.has_value();
+        t.cpu_shown = e.cpu().has_value();
         t.expires = e.expires;
         t.start_line = e.line;
         const auto id = static_cast<TimerId>(e.incarnation);
@@ -304,11 +304,11 @@ private:
         enter_expiry(ledger_, e, s.callback);
         ClassicTimer& t = timers_[e.incarnation];
         const auto id = static_cast<TimerId>(e.incarnation);
-        if (!e.jiffies) {
+        if (!e.jiffies()) {
             unknown("timer_expire_entry without now=");
             return;
         }
-        const Jiffies now = *e.jiffies;
+        const Jiffies now = *e.jiffies();
         if (!t.known) {
             unknown("expiry of a timer the trace never showed armed");
             return;

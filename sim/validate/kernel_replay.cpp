@@ -43,11 +43,11 @@ inline constexpr Jiffies kMaxCatchUpStep = 86'400'000;
 
 class Replay {
 public:
-    Replay(std::vector<Event> events, std::vector<LostMarker> markers, std::size_t incarnations,
-           ReplayResult& result, const ReplayOptions& options)
-        : events_(std::move(events)), markers_(std::move(markers)), result_(result), options_(options),
-          ledger_(validate::make_ledger(events_, incarnations, result, options)),
-          layout_(result.kernel_6_9, result.cpus) {
+    // Takes input's events; its function names must outlive the replay.
+    Replay(ReplayInput& input, ReplayResult& result, const ReplayOptions& options)
+        : events_(std::move(input.events)), markers_(std::move(input.markers)), result_(result), options_(options),
+          ledger_(validate::make_ledger(events_, input, result, options)), layout_(result.kernel_6_9, result.cpus) {
+        const std::size_t incarnations = input.incarnations;
         incs_.resize(incarnations);
         // The flags of a timer object come from its first timer_start.
         validate::for_each_first_start(events_, incarnations,
@@ -154,8 +154,8 @@ private:
     // the CPU that printed an expiry, or the idle CPU whose timers it
     // expired remotely (6.9+).
     static unsigned check_cpu(const Event& e, ReplayCheck check) {
-        if (check == ReplayCheck::idx) return e.cpu ? *e.cpu : e.line_cpu;
-        return e.remote_cpu != kNoCpu ? e.remote_cpu : e.line_cpu;
+        if (check == ReplayCheck::idx) return e.cpu().value_or(e.line_cpu);
+        return e.remote_cpu() != kNoCpu ? e.remote_cpu() : e.line_cpu;
     }
 
     void agree(ReplayCheckCounts& counts, const Event& e, ReplayCheck check) {
@@ -182,11 +182,13 @@ private:
         count_event(ledger_, result_.idx, e);
         Incarnation& inc = incs_[e.incarnation];
         const auto id = static_cast<TimerId>(e.incarnation);
-        if (!e.cpu || !e.idx || !e.jiffies) {
+        const std::optional<std::uint32_t> cpu = e.cpu(), idx = e.idx();
+        const std::optional<Jiffies> jiffies = e.jiffies();
+        if (!cpu || !idx || !jiffies) {
             unknown(ledger_, result_.idx, "timer_start without cpu= or idx=");
             return;
         }
-        const unsigned k = *e.cpu;
+        const unsigned k = *cpu;
         if (model_pending(e.incarnation)) {
             // The kernel prints a cancel before requeueing a pending timer.
             // Another CPU's cancel with the same timestamp, printed after
@@ -230,23 +232,23 @@ private:
         const unsigned ours = p.slot;
         if (e.deferrable != inc.deferrable) {
             disagree(result_.idx, e, ReplayCheck::idx, fmt::format("idx {} (deferrable={})", ours, inc.deferrable),
-                     fmt::format("idx {} (flags {})", *e.idx, e.deferrable ? "D" : "not D"),
+                     fmt::format("idx {} (flags {})", *idx, e.deferrable ? "D" : "not D"),
                      ReplayCause::flags_changed);
             return;
         }
-        if (ours == *e.idx) {
+        if (ours == *idx) {
             agree(result_.idx, e, ReplayCheck::idx);
             return;
         }
         const auto b = p.deferrable_base ? ModernWheel::base_def : ModernWheel::base_std;
         const Jiffies clk = w.base(b).clk;
-        const unsigned ref = modern::calc_wheel_index(e.expires, *e.jiffies, w.depth()).idx;
-        const ReplayCause cause = *e.idx == ref ? ReplayCause::our_clock_differs
+        const unsigned ref = modern::calc_wheel_index(e.expires, *jiffies, w.depth()).idx;
+        const ReplayCause cause = *idx == ref ? ReplayCause::our_clock_differs
                                   : ours == ref ? ReplayCause::kernel_clock_differs
                                                 : ReplayCause::index_differs;
         disagree(result_.idx, e, ReplayCheck::idx,
                  fmt::format("idx {} (base clk {}, bucket expiry {})", ours, clk, p.bucket_expiry),
-                 fmt::format("idx {} (jiffies {}, expires {})", *e.idx, *e.jiffies, e.expires), cause);
+                 fmt::format("idx {} (jiffies {}, expires {})", *idx, *jiffies, e.expires), cause);
     }
 
     void on_cancel(const Event& e) {
@@ -332,19 +334,19 @@ private:
         enter_expiry(ledger_, e, s.callback);
         Incarnation& inc = incs_[e.incarnation];
         const auto id = static_cast<TimerId>(e.incarnation);
-        if (e.remote_cpu != s.run_remote) {
+        if (e.remote_cpu() != s.run_remote) {
             // 6.9 run_timer_softirq(): the CPU's own bases are done before
             // tmigr_handle_remote() expires an idle CPU's global base, and a
             // remote expiry is over when its softirq ends.
             end_run(c, "the kernel's run went on to other bases");
-            s.run_remote = e.remote_cpu;
+            s.run_remote = e.remote_cpu();
         }
-        if (!e.baseclk || !e.jiffies) {
+        if (!e.baseclk() || !e.jiffies()) {
             unknown(ledger_, result_.expiry, "timer_expire_entry without now= or baseclk=");
             return;
         }
-        const Jiffies now = *e.jiffies;
-        const Jiffies kernel_clk = *e.baseclk;
+        const Jiffies now = *e.jiffies();
+        const Jiffies kernel_clk = *e.baseclk();
         if (!inc.known) {
             unknown(ledger_, result_.expiry, "expiry of a timer the trace never showed armed");
             return;
@@ -480,7 +482,7 @@ ReplayResult replay_kernel_trace(FtraceReader& reader, const ReplayOptions& opti
         validate::replay_classic_trace(input, result, options);
         return result;
     }
-    Replay replay(std::move(input.events), std::move(input.markers), input.incarnations, result, options);
+    Replay replay(input, result, options);
     replay.run();
     return result;
 }

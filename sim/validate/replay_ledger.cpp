@@ -24,11 +24,12 @@ bool resynced(const ReplayLedger& ledger, unsigned c) {
 
 } // namespace
 
-ReplayLedger make_ledger(const std::vector<Event>& events, std::size_t incarnations, ReplayResult& result,
+ReplayLedger make_ledger(const std::vector<Event>& events, const ReplayInput& input, ReplayResult& result,
                          const ReplayOptions& options) {
-    ReplayLedger ledger{.result = result, .max_notes_per_class = options.max_notes_per_class};
+    ReplayLedger ledger{
+        .result = result, .functions = input.functions, .max_notes_per_class = options.max_notes_per_class};
     ledger.cpus.resize(result.cpus);
-    ledger.names.resize(incarnations);
+    ledger.names.resize(input.incarnations);
     for (const Event& e : events) ledger.names[e.incarnation].timer = e.timer;
     return ledger;
 }
@@ -37,8 +38,8 @@ Jiffies first_jiffies(const std::vector<Event>& events, unsigned hz) {
     Jiffies start = initial_jiffies(hz);
     bool have_start = false;
     for (const Event& e : events)
-        if (e.jiffies && (!have_start || time_before(*e.jiffies, start))) {
-            start = *e.jiffies;
+        if (e.jiffies() && (!have_start || time_before(*e.jiffies(), start))) {
+            start = *e.jiffies();
             have_start = true;
         }
     return start;
@@ -230,9 +231,9 @@ std::optional<Jiffies> next_expiry_jiffies_on_cpu(const std::vector<Event>& even
     std::size_t i = e.next_same_cpu;
     if (i < events.size() && events[i].type == FtraceEventType::timer_cancel) i = events[i].next_same_cpu;
     if (i >= events.size() || events[i].type != FtraceEventType::timer_expire_entry) return std::nullopt;
-    if (events[i].remote_cpu != e.remote_cpu) return std::nullopt; // another base's run (6.9+)
+    if (events[i].remote_cpu() != e.remote_cpu()) return std::nullopt; // another base's run (6.9+)
     if (events[i].timestamp_ns - e.timestamp_ns > kSameRunGapNs) return std::nullopt;
-    return events[i].jiffies;
+    return events[i].jiffies();
 }
 
 void sort_lost_by_line(ReplayResult& result) {

@@ -37,14 +37,16 @@ struct TimerName {
 
 struct ReplayLedger {
     ReplayResult& result;
+    const std::vector<std::string>& functions; // ReplayInput::functions
     std::size_t max_notes_per_class = 0;
     std::vector<CpuHistory> cpus;            // by CPU (result.cpus of them)
     std::vector<TimerName> names;            // by timer object (Event::incarnation)
     std::vector<unsigned> disagreement_cpus; // beside result.disagreements: the CPU of each
 };
 
-// A ledger for `events` of `incarnations` timer objects, over result.cpus CPUs.
-ReplayLedger make_ledger(const std::vector<Event>& events, std::size_t incarnations, ReplayResult& result,
+// A ledger for the events of `input` (moved out of it or not), of its
+// timer objects, over result.cpus CPUs. input.functions must outlive it.
+ReplayLedger make_ledger(const std::vector<Event>& events, const ReplayInput& input, ReplayResult& result,
                          const ReplayOptions& options);
 
 // The jiffies our wheels start at: the earliest any event shows, else the
@@ -155,8 +157,8 @@ void replay_events(ReplayLedger& ledger, const std::vector<Event>& events, const
             if (markers[marker].cpu < ledger.cpus.size())
                 lose_history(ledger, markers[marker].cpu, markers[marker].what, markers[marker].line);
         if (e.consumed) continue; // applied earlier, out of print order
-        if (!e.function.empty()) ledger.names[e.incarnation].function = e.function;
-        if (e.jiffies) checker.advance_jiffies(*e.jiffies);
+        if (e.function != kNoFunction) ledger.names[e.incarnation].function = ledger.functions[e.function];
+        if (const auto j = e.jiffies()) checker.advance_jiffies(*j);
         switch (e.type) {
         case FtraceEventType::timer_init: checker.on_init(e); break;
         case FtraceEventType::timer_start: checker.on_start(e); break;
