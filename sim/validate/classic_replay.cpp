@@ -1,10 +1,8 @@
 #include "sim/validate/classic_replay.hpp"
 
-#include "sim/validate/replay_state.hpp"
+#include "sim/validate/replay_ledger.hpp"
 
 #include "wheel/kernel/classic_wheel.hpp"
-#include "workloads/traces/input/trace_error.hpp"
-#include "workloads/traces/kernel/kernel_fires.hpp"
 
 #include <fmt/format.h>
 
@@ -18,19 +16,15 @@ namespace timersim::validate {
 
 namespace {
 
-// No trace of one boot moves jiffies further between two of its events
-// (kernel_replay.cpp: the same bound).
-inline constexpr Jiffies kMaxJiffiesJump = Jiffies{1} << 32;
 // A wheel with timers walks every jiffy (3.6 __run_timers()), some 100 ns
 // a step: more than 2^20 jiffies behind the trace's jiffies (17 minutes at
 // HZ=1000; a long idle gap, a broken or hostile trace, or one that never
 // shows a due timer's run), it re-places its timers instead.
 inline constexpr Jiffies kMaxWalk = Jiffies{1} << 20;
 
-// A timer object of the trace (one timer= between two timer_inits).
+// A timer object of the trace (one timer= between two timer_inits; its
+// names: ReplayLedger::names).
 struct ClassicTimer {
-    std::uint64_t timer = 0;
-    std::string_view function;
     bool deferrable = false;          // from its first timer_start (4.2-4.7 show it)
     bool known = false;               // seen armed since its timer_init
     bool cancelled = false;           // a timer_cancel since its last timer_start
@@ -54,8 +48,6 @@ struct ClassicCpu {
     std::unique_ptr<ClassicWheel> wheel;
     // Its pending timers by expires: how far an empty catch-up may go.
     std::set<std::pair<Jiffies, TimerId>> pending;
-    History history = History::whole;
-    std::string lost_since;
     bool in_run = false;                 // our softirq run is in progress
     std::optional<FiredTimer> parked;    // fired after the last callback returned, not yet matched
     Jiffies parked_now = 0;              // the now= of the kernel run it was fired in
@@ -75,22 +67,11 @@ class ClassicReplay {
 public:
     ClassicReplay(ReplayInput& input, ReplayResult& result, const ReplayOptions& options)
         : events_(std::move(input.events)), markers_(std::move(input.markers)), result_(result),
-          options_(options) {
+          options_(options), ledger_(make_ledger(events_, input, result, options)) {
         timers_.resize(input.incarnations);
-        for (const Event& e : events_) timers_[e.incarnation].timer = e.timer;
-        std::vector<bool> seen(input.incarnations, false);
-        for (const Event& e : events_) {
-            if (e.type != FtraceEventType::timer_start || seen[e.incarnation]) continue;
-            seen[e.incarnation] = true;
-            timers_[e.incarnation].deferrable = deferrable_of(e);
-        }
-        Jiffies start = initial_jiffies(result_.hz);
-        bool have_start = false;
-        for (const Event& e : events_)
-            if (e.jiffies && (!have_start || time_before(*e.jiffies, start))) {
-                start = *e.jiffies;
-                have_start = true;
-            }
+        for_each_first_start(events_, input.incarnations,
+                             [&](std::size_t i, const Event& e) { timers_[i].deferrable = deferrable_of(e); });
+        const Jiffies start = first_jiffies(events_, result_.hz);
         jiffies_ = start;
         cpus_.resize(result_.cpus);
         for (ClassicCpu& s : cpus_) {
@@ -108,40 +89,18 @@ public:
         }
     }
 
-    void run() {
-        std::size_t marker = 0;
-        for (cursor_ = 0; cursor_ < events_.size(); ++cursor_) {
-            const Event& e = events_[cursor_];
-            for (; marker < markers_.size() && markers_[marker].line < e.line; ++marker)
-                if (markers_[marker].cpu < cpus_.size())
-                    lose_history(markers_[marker].cpu, markers_[marker].what, markers_[marker].line);
-            if (e.consumed) continue;
-            ClassicTimer& t = timers_[e.incarnation];
-            if (!e.function.empty()) t.function = e.function;
-            if (e.jiffies) advance_jiffies(*e.jiffies);
-            switch (e.type) {
-            case FtraceEventType::timer_init: on_init(e); break;
-            case FtraceEventType::timer_start: on_start(e); break;
-            case FtraceEventType::timer_cancel: on_cancel(e); break;
-            case FtraceEventType::timer_expire_entry: on_expire_entry(e); break;
-            case FtraceEventType::timer_expire_exit: on_expire_exit(e); break;
-            }
-        }
-        for (unsigned c = 0; c < cpus_.size(); ++c) {
-            cpus_[c].callback.reset();
-            end_run(c, "our model fired it after the trace's last expiry on that CPU");
-        }
-    }
+    void run() { replay_events(ledger_, events_, markers_, cursor_, *this); }
 
 private:
+    // It calls advance_jiffies(), the on_*() of each event and end_trace().
+    template <class Checker>
+    friend void validate::replay_events(ReplayLedger&, const std::vector<Event>&, const std::vector<LostMarker>&,
+                                        std::size_t&, Checker&);
+
     static void on_cascade(void* self, TimerId id, unsigned, unsigned) {
         static_cast<ClassicReplay*>(self)->timers_[id].cascaded = true;
     }
 
-    bool boot(const Event& e) const noexcept {
-        return result_.workload_start_line && e.line < *result_.workload_start_line;
-    }
-    std::string function_of(const Event& e) const { return std::string(timers_[e.incarnation].function); }
     ClassicWheel& wheel(unsigned c) { return *cpus_.at(c).wheel; }
 
     bool model_pending(std::size_t i) const {
@@ -161,13 +120,7 @@ private:
     // fires unseen; its due timer waits for the trace to show the expiry.
     void advance_jiffies(Jiffies target) {
         if (!time_after(target, jiffies_)) return;
-        if (target - jiffies_ > kMaxJiffiesJump) {
-            const Event& e = events_[cursor_];
-            throw TraceError(result_.file, e.line, "jiffies",
-                             fmt::format("jiffies jump from {} to {} since the previous event, more than 2^32: "
-                                         "not one boot's trace",
-                                         jiffies_, target));
-        }
+        check_jiffies_jump(ledger_, events_[cursor_], jiffies_, target);
         jiffies_ = target;
         ++result_.catch_up_steps;
         for (unsigned c = 0; c < cpus_.size(); ++c) {
@@ -209,64 +162,24 @@ private:
         s.wheel->run_softirq([](const FiredTimer&) {}); // empty: its clock moves to jiffies at once
         for (const auto& [expires, id] : queued) s.wheel->arm(id, expires);
         const Event& e = events_[cursor_];
-        lose_history(c, "our wheel more than 2^20 jiffies behind the trace: its timers re-placed", e.line);
+        lose_history(ledger_, c, "our wheel more than 2^20 jiffies behind the trace: its timers re-placed", e.line);
     }
 
-    void note(const Event& e, std::string what, std::string_view cls) {
-        const std::uint64_t n = ++result_.notes_by_class[std::string(cls)];
-        if (n > options_.max_notes_per_class) return;
-        result_.notes.push_back(ReplayNote{e.line, e.timer, function_of(e), std::move(what), boot(e)});
-    }
-    void unknown(std::string_view reason) {
-        ++result_.expiry.unknown;
-        ++result_.unknown_by_reason[std::string(reason)];
-    }
-    void lose_history(unsigned c, std::string_view why, std::uint64_t line) {
-        ClassicCpu& s = cpus_.at(c);
-        ++result_.lost_by_reason[std::string(why)];
-        if (s.history == History::lost) return;
-        s.history = History::lost;
-        s.lost_since = fmt::format("{} (line {})", why, line);
-    }
-    bool excluded_as_lost(const Event& e) {
-        const unsigned c = e.line_cpu;
-        if (cpus_[c].history != History::lost) return false;
-        ++result_.expiry.lost;
-        if (result_.lost.size() < options_.max_notes_per_class)
-            result_.lost.push_back(
-                ReplayLost{e.line, e.timer, function_of(e), ReplayCheck::expiry, c, cpus_[c].lost_since});
-        return true;
-    }
+    void unknown(std::string_view reason) { validate::unknown(ledger_, result_.expiry, reason); }
+    // Expiries are checked on the CPU that printed them.
     void agree(const Event& e) {
-        ClassicCpu& s = cpus_[e.line_cpu];
-        if (excluded_as_lost(e)) {
-            // The kernel's run and ours fired the same timer: in step again.
-            s.history = History::resynced;
-            ++result_.resyncs;
-            return;
-        }
-        if (s.history == History::resynced) {
-            ++result_.expiry.resynced_agree;
-            return;
-        }
-        ++result_.expiry.agree;
-        if (boot(e)) ++result_.expiry.boot_agree;
-        if (timers_[e.incarnation].cascaded) ++result_.cascaded_agree;
+        if (validate::agree(ledger_, result_.expiry, e, ReplayCheck::expiry, e.line_cpu) &&
+            timers_[e.incarnation].cascaded)
+            ++result_.cascaded_agree;
     }
     void disagree(const Event& e, std::string ours, Jiffies now, ReplayCause cause) {
-        if (excluded_as_lost(e)) return;
-        const bool resynced = cpus_[e.line_cpu].history == History::resynced;
-        ++(resynced ? result_.expiry.resynced_disagree : result_.expiry.disagree);
-        ++result_.disagreements_by_cause[std::string(to_string(cause))];
-        result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, function_of(e), ReplayCheck::expiry,
-                                                           std::move(ours), fmt::format("now {}", now), cause,
-                                                           boot(e), resynced});
+        validate::disagree(ledger_, result_.expiry, e, ReplayCheck::expiry, e.line_cpu, std::move(ours),
+                           fmt::format("now {}", now), cause);
     }
 
     void on_init(const Event& e) {
         if (const std::size_t i = e.previous_incarnation; i != kNoIncarnation && model_pending(i)) {
-            note(e, "timer_init of a timer that is pending in our model (its cancel or expiry is missing?)",
-                 "init of a pending timer");
+            note_init_of_pending(ledger_, e);
             cancel_in_model(i);
         }
         ClassicTimer& t = timers_[e.incarnation];
@@ -276,25 +189,18 @@ private:
 
     void on_start(const Event& e) {
         // Counted, not checked: these kernels print no idx.
-        ++result_.idx.events;
-        if (boot(e)) ++result_.idx.boot_events;
+        count_event(ledger_, result_.idx, e);
         ClassicTimer& t = timers_[e.incarnation];
-        const unsigned k = e.cpu ? *e.cpu : e.line_cpu;
+        const unsigned k = e.cpu().value_or(e.line_cpu);
         if (model_pending(e.incarnation)) {
             // 3.6 __mod_timer() -> detach_if_pending() traces the detach
             // (timer_cancel) of a pending timer: it was lost.
-            note(e, "timer_start of a timer pending in our model without a timer_cancel (lost events?)",
-                 "start of a pending timer");
-            lose_history(k, "start of a pending timer without its timer_cancel", e.line);
-            if (*t.cpu != k) lose_history(*t.cpu, "start of a pending timer without its timer_cancel", e.line);
+            note_start_of_pending(ledger_, e);
+            lose_history(ledger_, k, "start of a pending timer without its timer_cancel", e.line);
+            if (*t.cpu != k) lose_history(ledger_, *t.cpu, "start of a pending timer without its timer_cancel", e.line);
             cancel_in_model(e.incarnation);
         }
-        if (t.model_fired)
-            note(e,
-                 fmt::format("restarted; our model had fired it at step {} (line {}) and the trace never shows "
-                             "that expiry",
-                             t.model_fired->step, t.model_fired->line),
-                 "unknown history: restarted after a fire of our model the trace never shows (lost events?)");
+        if (t.model_fired) note_restart_after_model_fire(ledger_, e, "step", t.model_fired->step, t.model_fired->line);
         if (t.cancelled && t.known) ++result_.kernel_requeues;
         if (t.cpu && *t.cpu != k && t.cancelled) ++result_.migrations;
         t.model_fired.reset();
@@ -302,7 +208,7 @@ private:
         t.known = true;
         t.cascaded = false;
         t.cpu = k;
-        t.cpu_shown = e.cpu.has_value();
+        t.cpu_shown = e.cpu().has_value();
         t.expires = e.expires;
         t.start_line = e.line;
         const auto id = static_cast<TimerId>(e.incarnation);
@@ -312,36 +218,19 @@ private:
 
     void on_cancel(const Event& e) {
         ClassicTimer& t = timers_[e.incarnation];
-        // The detach in __run_timers() (3.6 detach_expired_timer()): the
-        // same CPU's next event is the expiry of this timer.
-        if (e.next_same_cpu < events_.size()) {
-            const Event& n = events_[e.next_same_cpu];
-            if (n.type == FtraceEventType::timer_expire_entry && n.timer == e.timer) return;
-        }
-        if (!t.known) {
-            note(e,
-                 "timer_cancel of a timer the trace never showed armed (the detach of a lost expiry, or a timer "
-                 "armed before tracing)",
-                 "unknown history: cancel of a timer the trace never showed armed");
-            return;
-        }
+        // Not the detach in __run_timers() (3.6 detach_expired_timer()).
+        if (!cancel_to_apply(ledger_, events_, e, t.known)) return;
         if (model_pending(e.incarnation)) {
             cancel_in_model(e.incarnation);
             t.cancelled = true;
-            const bool restarted = e.next_same_timer < events_.size() &&
-                                   events_[e.next_same_timer].type == FtraceEventType::timer_start;
-            if (!restarted) ++result_.kernel_deletes;
+            if (!next_event_of_timer_is_start(events_, e)) ++result_.kernel_deletes;
             return;
         }
-        if (t.model_fired) {
-            note(e,
-                 fmt::format("the kernel cancelled a timer our model had fired at step {} (line {})",
-                             t.model_fired->step, t.model_fired->line),
-                 "cancelled after a fire of our model the trace never shows");
-            t.model_fired.reset();
-        } else {
-            note(e, "timer_cancel of a timer not pending in our model", "cancel of a timer not pending in our model");
-        }
+        if (t.model_fired)
+            note_cancel_after_model_fire(ledger_, e, "step", t.model_fired->step, t.model_fired->line);
+        else
+            note_cancel_not_pending(ledger_, e);
+        t.model_fired.reset();
         t.cancelled = true;
     }
 
@@ -385,6 +274,11 @@ private:
         return fired;
     }
 
+    void end_trace(unsigned c) {
+        cpus_[c].callback.reset();
+        end_run(c, kFiredAfterTrace);
+    }
+
     void end_run(unsigned c, std::string_view why) {
         bool may_start = false;
         Jiffies now = 0;
@@ -394,15 +288,8 @@ private:
 
     void model_only_fire(const FiredTimer& f, unsigned c, Jiffies now, std::string_view why) {
         ++result_.model_fires;
-        ClassicTimer& t = timers_[f.id];
-        t.model_fired = ClassicTimer::EarlyFire{cpus_[c].run_line, f.base_clk, now, c, std::string(why)};
-        const std::uint64_t n = ++result_.notes_by_class["model fire not matched by the kernel"];
-        if (n > options_.max_notes_per_class) return;
-        const Event& at = events_[std::min(cursor_, events_.size() - 1)];
-        result_.notes.push_back(ReplayNote{at.line, t.timer, std::string(t.function),
-                                           fmt::format("our softirq on CPU {} fired it at step {}: {}", c,
-                                                       f.base_clk, why),
-                                           boot(at)});
+        timers_[f.id].model_fired = ClassicTimer::EarlyFire{cpus_[c].run_line, f.base_clk, now, c, std::string(why)};
+        note_model_fire(ledger_, events_[std::min(cursor_, events_.size() - 1)], f.id, c, "at step", f.base_clk, why);
     }
 
     // "pending in tv2 slot 5, runs at step N"
@@ -412,22 +299,16 @@ private:
     }
 
     void on_expire_entry(const Event& e) {
-        ++result_.expiry.events;
-        if (boot(e)) ++result_.expiry.boot_events;
         const unsigned c = e.line_cpu;
         ClassicCpu& s = cpus_.at(c);
+        enter_expiry(ledger_, e, s.callback);
         ClassicTimer& t = timers_[e.incarnation];
         const auto id = static_cast<TimerId>(e.incarnation);
-        if (s.callback) {
-            note(e, "timer_expire_entry while the previous callback on this CPU has not exited",
-                 "missing timer_expire_exit");
-            s.callback.reset();
-        }
-        if (!e.jiffies) {
+        if (!e.jiffies()) {
             unknown("timer_expire_entry without now=");
             return;
         }
-        const Jiffies now = *e.jiffies;
+        const Jiffies now = *e.jiffies();
         if (!t.known) {
             unknown("expiry of a timer the trace never showed armed");
             return;
@@ -452,7 +333,7 @@ private:
             } else {
                 // Never pending in our model, nor fired by it: the start
                 // that armed it is missing from the trace.
-                lose_history(c, "expiry of a timer our model never had pending", e.line);
+                lose_history(ledger_, c, "expiry of a timer our model never had pending", e.line);
                 disagree(e, "not pending", now, ReplayCause::not_pending);
             }
             t.model_fired.reset();
@@ -489,7 +370,8 @@ private:
                 break;
             }
             model_only_fire(*f, c, fired_now,
-                            fmt::format("the kernel expired timer={:016x} {} first", t.timer, t.function));
+                            fmt::format("the kernel expired timer={:016x} {} first", e.timer,
+                                        ledger_.names[e.incarnation].function));
         }
         if (!fired) {
             disagree(e, fmt::format("{} but not fired", where(c, id)), now, ReplayCause::not_collected);
@@ -509,14 +391,13 @@ private:
     void on_expire_exit(const Event& e) {
         const unsigned c = e.line_cpu;
         ClassicCpu& s = cpus_.at(c);
-        if (!s.callback || timers_[*s.callback].timer != e.timer) return;
-        s.callback.reset();
+        if (!exits_callback(ledger_, e, s.callback)) return;
         // Our callback returns: what does our run fire next? 3.6
         // __run_timers() reads jiffies for every step: when the CPU's next
         // expiry of this run shows jiffies moved on meanwhile (a tick during
         // the callback), the run goes on to those steps.
         if (s.in_run && !s.parked) {
-            if (const auto next = next_expiry_jiffies_on_cpu(e)) advance_jiffies(*next);
+            if (const auto next = next_expiry_jiffies_on_cpu(events_, e)) advance_jiffies(*next);
             if (s.in_run) {
                 s.parked = step_run(c, false);
                 s.parked_now = s.run_now;
@@ -524,21 +405,12 @@ private:
         }
     }
 
-    // The jiffies of the CPU's next expiry if it belongs to the same run:
-    // its next event past at most its detach, at most kSameRunGapNs later.
-    std::optional<Jiffies> next_expiry_jiffies_on_cpu(const Event& e) const {
-        std::size_t i = e.next_same_cpu;
-        if (i < events_.size() && events_[i].type == FtraceEventType::timer_cancel) i = events_[i].next_same_cpu;
-        if (i >= events_.size() || events_[i].type != FtraceEventType::timer_expire_entry) return std::nullopt;
-        if (events_[i].timestamp_ns - e.timestamp_ns > kSameRunGapNs) return std::nullopt;
-        return events_[i].jiffies;
-    }
-
     std::vector<Event> events_;
     std::vector<LostMarker> markers_;
     std::vector<ClassicTimer> timers_;
     ReplayResult& result_;
     const ReplayOptions& options_;
+    ReplayLedger ledger_;
     std::vector<ClassicCpu> cpus_;
     Jiffies jiffies_ = 0;
     std::size_t cursor_ = 0;
@@ -549,9 +421,6 @@ private:
 void replay_classic_trace(ReplayInput& input, ReplayResult& result, const ReplayOptions& options) {
     ClassicReplay replay(input, result, options);
     replay.run();
-    // Checks classed lost come in line order.
-    std::stable_sort(result.lost.begin(), result.lost.end(),
-                     [](const ReplayLost& a, const ReplayLost& b) { return a.line < b.line; });
 }
 
 } // namespace timersim::validate

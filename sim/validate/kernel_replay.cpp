@@ -2,12 +2,12 @@
 
 #include "sim/validate/classic_replay.hpp"
 #include "sim/validate/replay_input.hpp"
+#include "sim/validate/replay_ledger.hpp"
 #include "sim/validate/replay_state.hpp"
 #include "sim/validate/timer_bases.hpp"
 
 #include "wheel/kernel/modern_levels.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
-#include "workloads/traces/input/trace_error.hpp"
 #include "workloads/traces/kernel/kernel_fires.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
@@ -29,7 +29,7 @@ using validate::ReplayInput;
 using validate::read_replay_input;
 
 using validate::CpuState;
-using validate::History;
+using validate::ReplayLedger;
 using validate::Incarnation;
 using validate::SteppedRun;
 
@@ -40,37 +40,19 @@ using validate::RunWheels;
 // Jiffies are stepped one by one (for the catch-up runs) up to this jump: a
 // day at HZ=1000.
 inline constexpr Jiffies kMaxCatchUpStep = 86'400'000;
-// No trace of one boot moves jiffies further between two of its events:
-// 2^32 jiffies is 49 days at HZ=1000. A jump beyond it is a broken line,
-// and replaying it would cost our wheels one __run_timers() round per
-// NEXT_TIMER_MAX_DELTA (2^30) jiffies crossed: minutes for 2^60.
-inline constexpr Jiffies kMaxJiffiesJump = Jiffies{1} << 32;
 
 class Replay {
 public:
-    Replay(std::vector<Event> events, std::vector<LostMarker> markers, std::size_t incarnations,
-           ReplayResult& result, const ReplayOptions& options)
-        : events_(std::move(events)), markers_(std::move(markers)), result_(result), options_(options),
-          layout_(result.kernel_6_9, result.cpus) {
+    // Takes input's events; its function names must outlive the replay.
+    Replay(ReplayInput& input, ReplayResult& result, const ReplayOptions& options)
+        : events_(std::move(input.events)), markers_(std::move(input.markers)), result_(result), options_(options),
+          ledger_(validate::make_ledger(events_, input, result, options)), layout_(result.kernel_6_9, result.cpus) {
+        const std::size_t incarnations = input.incarnations;
         incs_.resize(incarnations);
-        for (const Event& e : events_) {
-            Incarnation& inc = incs_[e.incarnation];
-            inc.timer = e.timer;
-        }
         // The flags of a timer object come from its first timer_start.
-        std::vector<bool> seen(incarnations, false);
-        for (const Event& e : events_) {
-            if (e.type != FtraceEventType::timer_start || seen[e.incarnation]) continue;
-            seen[e.incarnation] = true;
-            incs_[e.incarnation].deferrable = e.deferrable;
-        }
-        Jiffies start = initial_jiffies(result_.hz);
-        bool have_start = false;
-        for (const Event& e : events_)
-            if (e.jiffies && (!have_start || time_before(*e.jiffies, start))) {
-                start = *e.jiffies;
-                have_start = true;
-            }
+        validate::for_each_first_start(events_, incarnations,
+                                       [&](std::size_t i, const Event& e) { incs_[i].deferrable = e.deferrable; });
+        const Jiffies start = validate::first_jiffies(events_, result_.hz);
         jiffies_ = start;
         for (unsigned w = 0; w < layout_.wheels(); ++w) {
             wheels_.push_back(std::make_unique<ModernWheel>(ModernWheel::Config{
@@ -83,40 +65,13 @@ public:
         cpus_.resize(result_.cpus);
     }
 
-    void run() {
-        std::size_t marker = 0;
-        for (cursor_ = 0; cursor_ < events_.size(); ++cursor_) {
-            const Event& e = events_[cursor_];
-            for (; marker < markers_.size() && markers_[marker].line < e.line; ++marker)
-                if (markers_[marker].cpu < cpus_.size())
-                    lose_history(markers_[marker].cpu, markers_[marker].what, markers_[marker].line);
-            if (e.consumed) continue;
-            Incarnation& inc = incs_[e.incarnation];
-            if (!e.function.empty()) inc.function = e.function;
-            if (e.jiffies) advance_jiffies(*e.jiffies);
-            switch (e.type) {
-            case FtraceEventType::timer_init: on_init(e); break;
-            case FtraceEventType::timer_start: on_start(e); break;
-            case FtraceEventType::timer_cancel: on_cancel(e); break;
-            case FtraceEventType::timer_expire_entry: on_expire_entry(e); break;
-            case FtraceEventType::timer_expire_exit: on_expire_exit(e); break;
-            }
-        }
-        // The end of the trace ends every run; what our model still fires is
-        // a fire the trace does not show.
-        for (unsigned c = 0; c < cpus_.size(); ++c) {
-            cpus_[c].callback.reset();
-            end_run(c, "our model fired it after the trace's last expiry on that CPU");
-        }
-        // Checks classed lost when a later line proved it come in line order.
-        std::stable_sort(result_.lost.begin(), result_.lost.end(),
-                         [](const ReplayLost& a, const ReplayLost& b) { return a.line < b.line; });
-    }
+    void run() { validate::replay_events(ledger_, events_, markers_, cursor_, *this); }
 
 private:
-    bool boot(const Event& e) const noexcept {
-        return result_.workload_start_line && e.line < *result_.workload_start_line;
-    }
+    // It calls advance_jiffies(), the on_*() of each event and end_trace().
+    template <class Checker>
+    friend void validate::replay_events(ReplayLedger&, const std::vector<Event>&, const std::vector<LostMarker>&,
+                                        std::size_t&, Checker&);
 
     // Jiffies only move forward (equal-timestamp reorderings across CPUs may
     // show one going back: keep the max). The kernel's tick raises
@@ -129,13 +84,7 @@ private:
     // waits for the trace to show its expiry.
     void advance_jiffies(Jiffies target) {
         if (!time_after(target, jiffies_)) return;
-        if (target - jiffies_ > kMaxJiffiesJump) {
-            const Event& e = events_[cursor_];
-            throw TraceError(result_.file, e.line, "jiffies",
-                             fmt::format("jiffies jump from {} to {} since the previous event, more than 2^32: "
-                                         "not one boot's trace",
-                                         jiffies_, target));
-        }
+        validate::check_jiffies_jump(ledger_, events_[cursor_], jiffies_, target);
         if (target - jiffies_ > kMaxCatchUpStep) {
             // An implausible jump (a broken trace): no catch-up runs.
             jiffies_ = target;
@@ -201,115 +150,27 @@ private:
         return inc.wheel && wheels_[*inc.wheel]->is_pending(static_cast<TimerId>(i));
     }
 
-    // The callback name a report gives for e's timer (its last function=).
-    std::string function_of(const Event& e) const { return std::string(incs_[e.incarnation].function); }
-
-    void note(const Event& e, std::string what, std::string_view cls) {
-        const std::uint64_t n = ++result_.notes_by_class[std::string(cls)];
-        if (n > options_.max_notes_per_class) return;
-        result_.notes.push_back(ReplayNote{e.line, e.timer, function_of(e), std::move(what), boot(e)});
-    }
-
-    void unknown(ReplayCheckCounts& counts, std::string_view reason) {
-        ++counts.unknown;
-        ++result_.unknown_by_reason[std::string(reason)];
-    }
-
     // The CPU whose wheel a check is about: the target CPU of a timer_start,
     // the CPU that printed an expiry, or the idle CPU whose timers it
     // expired remotely (6.9+).
     static unsigned check_cpu(const Event& e, ReplayCheck check) {
-        if (check == ReplayCheck::idx) return e.cpu ? *e.cpu : e.line_cpu;
-        return e.remote_cpu != kNoCpu ? e.remote_cpu : e.line_cpu;
-    }
-
-    // From here on, CPU c's wheel is out of step with the kernel's.
-    void lose_history(unsigned c, std::string_view why, std::uint64_t line) {
-        CpuState& s = cpus_.at(c);
-        ++result_.lost_by_reason[std::string(why)];
-        if (s.history == History::lost) return;
-        s.history = History::lost;
-        s.lost_since = fmt::format("{} (line {})", why, line);
-    }
-
-    // A check on a CPU whose history is lost: excluded and listed.
-    bool excluded_as_lost(ReplayCheckCounts& counts, const Event& e, ReplayCheck check) {
-        const unsigned c = check_cpu(e, check);
-        if (c >= cpus_.size() || cpus_[c].history != History::lost) return false;
-        ++counts.lost;
-        if (result_.lost.size() < options_.max_notes_per_class)
-            result_.lost.push_back(ReplayLost{e.line, e.timer, function_of(e), check, c,
-                                              cpus_[c].lost_since});
-        return true;
+        if (check == ReplayCheck::idx) return e.cpu().value_or(e.line_cpu);
+        return e.remote_cpu() != kNoCpu ? e.remote_cpu() : e.line_cpu;
     }
 
     void agree(ReplayCheckCounts& counts, const Event& e, ReplayCheck check) {
-        const unsigned c = check_cpu(e, check);
-        if (excluded_as_lost(counts, e, check)) {
-            // An expiry from the kernel's own bucket clock: our wheel's clock
-            // is pinned to the kernel's again.
-            if (check == ReplayCheck::expiry) {
-                cpus_[c].history = History::resynced;
-                ++result_.resyncs;
-            }
-            return;
-        }
-        if (c < cpus_.size() && cpus_[c].history == History::resynced) {
-            ++counts.resynced_agree;
-            return;
-        }
-        ++counts.agree;
-        if (boot(e)) ++counts.boot_agree;
+        validate::agree(ledger_, counts, e, check, check_cpu(e, check));
     }
-
     void disagree(ReplayCheckCounts& counts, const Event& e, ReplayCheck check, std::string ours,
                   std::string kernel, ReplayCause cause) {
-        if (excluded_as_lost(counts, e, check)) return;
-        const unsigned c = check_cpu(e, check);
-        const bool resynced = c < cpus_.size() && cpus_[c].history == History::resynced;
-        if (resynced)
-            ++counts.resynced_disagree;
-        else
-            ++counts.disagree;
-        ++result_.disagreements_by_cause[std::string(to_string(cause))];
-        result_.disagreements.push_back(ReplayDisagreement{e.line, e.timer, function_of(e), check, std::move(ours),
-                                                           std::move(kernel), cause, boot(e), resynced});
-        disagreement_cpus_.push_back(c);
-    }
-
-    // Lost history proven at line `proven`, after line `from`: the
-    // disagreements of CPU c's wheel in between (not on a resynchronised
-    // stretch) followed from the events lost there. They move to the lost
-    // history, named with the line that proved it.
-    void reclass_as_lost(unsigned c, std::uint64_t from, std::uint64_t proven, std::string_view why) {
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < result_.disagreements.size(); ++i) {
-            ReplayDisagreement& d = result_.disagreements[i];
-            if (disagreement_cpus_[i] != c || d.resynced || d.line <= from || d.line >= proven) {
-                disagreement_cpus_[kept] = disagreement_cpus_[i];
-                result_.disagreements[kept++] = std::move(d);
-                continue;
-            }
-            ReplayCheckCounts& counts = d.check == ReplayCheck::idx ? result_.idx : result_.expiry;
-            --counts.disagree;
-            ++counts.lost;
-            auto cause = result_.disagreements_by_cause.find(to_string(d.cause));
-            if (--cause->second == 0) result_.disagreements_by_cause.erase(cause);
-            ++result_.lost_by_reason[fmt::format("{} (proven later)", why)];
-            if (result_.lost.size() < options_.max_notes_per_class)
-                result_.lost.push_back(ReplayLost{d.line, d.timer, d.function, d.check, c,
-                                                  fmt::format("{} (line {}), its events lost after line {}", why,
-                                                              proven, from)});
-        }
-        result_.disagreements.resize(kept);
-        disagreement_cpus_.resize(kept);
+        validate::disagree(ledger_, counts, e, check, check_cpu(e, check), std::move(ours), std::move(kernel),
+                           cause);
     }
 
     void on_init(const Event& e) {
         // A new timer object; the previous one at this address must be idle.
         if (const std::size_t i = e.previous_incarnation; i != validate::kNoIncarnation && model_pending(i)) {
-            note(e, "timer_init of a timer that is pending in our model (its cancel or expiry is missing?)",
-                 "init of a pending timer");
+            note_init_of_pending(ledger_, e);
             wheel(*incs_[i].wheel).cancel(static_cast<TimerId>(i));
         }
         Incarnation& inc = incs_[e.incarnation];
@@ -318,15 +179,16 @@ private:
     }
 
     void on_start(const Event& e) {
-        ++result_.idx.events;
-        if (boot(e)) ++result_.idx.boot_events;
+        count_event(ledger_, result_.idx, e);
         Incarnation& inc = incs_[e.incarnation];
         const auto id = static_cast<TimerId>(e.incarnation);
-        if (!e.cpu || !e.idx || !e.jiffies) {
-            unknown(result_.idx, "timer_start without cpu= or idx=");
+        const std::optional<std::uint32_t> cpu = e.cpu(), idx = e.idx();
+        const std::optional<Jiffies> jiffies = e.jiffies();
+        if (!cpu || !idx || !jiffies) {
+            unknown(ledger_, result_.idx, "timer_start without cpu= or idx=");
             return;
         }
-        const unsigned k = *e.cpu;
+        const unsigned k = *cpu;
         if (model_pending(e.incarnation)) {
             // The kernel prints a cancel before requeueing a pending timer.
             // Another CPU's cancel with the same timestamp, printed after
@@ -334,7 +196,8 @@ private:
             // are not ordered).
             if (const auto j = tied_cancel_after(e)) {
                 events_[*j].consumed = true;
-                note(e, fmt::format("the timer_cancel at line {} (same timestamp, another CPU) came first",
+                note(ledger_, e,
+                     fmt::format("the timer_cancel at line {} (same timestamp, another CPU) came first",
                                     events_[*j].line),
                      "equal-timestamp reordering");
                 inc.cancelled = true;
@@ -342,23 +205,19 @@ private:
                 // 6.1 __mod_timer() -> detach_if_pending() always traces the
                 // detach: its timer_cancel was lost, and with it whatever
                 // else that CPU did meanwhile.
-                note(e, "timer_start of a timer pending in our model without a timer_cancel (lost events?)",
-                     "start of a pending timer");
+                note_start_of_pending(ledger_, e);
                 // The lost events came after the start that queued it: what
                 // its wheel disagreed on since then followed from them.
                 const unsigned old_cpu = layout_.cpu_of(*inc.wheel);
-                reclass_as_lost(old_cpu, inc.start_line, e.line, "start of a pending timer without its timer_cancel");
-                lose_history(k, "start of a pending timer without its timer_cancel", e.line);
-                if (old_cpu != k) lose_history(old_cpu, "start of a pending timer without its timer_cancel", e.line);
+                reclass_as_lost(ledger_, old_cpu, inc.start_line, e.line, "start of a pending timer without its timer_cancel");
+                lose_history(ledger_, k, "start of a pending timer without its timer_cancel", e.line);
+                if (old_cpu != k)
+                    lose_history(ledger_, old_cpu, "start of a pending timer without its timer_cancel", e.line);
             }
             wheel(*inc.wheel).cancel(id);
         }
         if (inc.model_fired)
-            note(e,
-                 fmt::format("restarted; our model had fired it at jiffies {} (line {}) and the trace never shows "
-                             "that expiry",
-                             inc.model_fired->jiffies, inc.model_fired->line),
-                 "unknown history: restarted after a fire of our model the trace never shows (lost events?)");
+            note_restart_after_model_fire(ledger_, e, "jiffies", inc.model_fired->jiffies, inc.model_fired->line);
         if (inc.cancelled && inc.known) ++result_.kernel_requeues;
         if (inc.wheel && layout_.cpu_of(*inc.wheel) != k && inc.cancelled) ++result_.migrations;
         inc.model_fired.reset();
@@ -373,55 +232,40 @@ private:
         const unsigned ours = p.slot;
         if (e.deferrable != inc.deferrable) {
             disagree(result_.idx, e, ReplayCheck::idx, fmt::format("idx {} (deferrable={})", ours, inc.deferrable),
-                     fmt::format("idx {} (flags {})", *e.idx, e.deferrable ? "D" : "not D"),
+                     fmt::format("idx {} (flags {})", *idx, e.deferrable ? "D" : "not D"),
                      ReplayCause::flags_changed);
             return;
         }
-        if (ours == *e.idx) {
+        if (ours == *idx) {
             agree(result_.idx, e, ReplayCheck::idx);
             return;
         }
         const auto b = p.deferrable_base ? ModernWheel::base_def : ModernWheel::base_std;
         const Jiffies clk = w.base(b).clk;
-        const unsigned ref = modern::calc_wheel_index(e.expires, *e.jiffies, w.depth()).idx;
-        const ReplayCause cause = *e.idx == ref ? ReplayCause::our_clock_differs
+        const unsigned ref = modern::calc_wheel_index(e.expires, *jiffies, w.depth()).idx;
+        const ReplayCause cause = *idx == ref ? ReplayCause::our_clock_differs
                                   : ours == ref ? ReplayCause::kernel_clock_differs
                                                 : ReplayCause::index_differs;
         disagree(result_.idx, e, ReplayCheck::idx,
                  fmt::format("idx {} (base clk {}, bucket expiry {})", ours, clk, p.bucket_expiry),
-                 fmt::format("idx {} (jiffies {}, expires {})", *e.idx, *e.jiffies, e.expires), cause);
+                 fmt::format("idx {} (jiffies {}, expires {})", *idx, *jiffies, e.expires), cause);
     }
 
     void on_cancel(const Event& e) {
         Incarnation& inc = incs_[e.incarnation];
-        // The detach in expire_timers(): the same CPU's next event is the
-        // expiry of this timer.
-        if (e.next_same_cpu < events_.size()) {
-            const Event& n = events_[e.next_same_cpu];
-            if (n.type == FtraceEventType::timer_expire_entry && n.timer == e.timer) return;
-        }
-        if (!inc.known) {
-            note(e,
-                 "timer_cancel of a timer the trace never showed armed (the detach of a lost expiry, or a timer "
-                 "armed before tracing)",
-                 "unknown history: cancel of a timer the trace never showed armed");
-            return;
-        }
+        // Not the detach in expire_timers() (6.1).
+        if (!cancel_to_apply(ledger_, events_, e, inc.known)) return;
         if (model_pending(e.incarnation)) {
             wheel(*inc.wheel).cancel(static_cast<TimerId>(e.incarnation));
             inc.cancelled = true;
-            if (!next_event_of_timer_is_start(e)) ++result_.kernel_deletes;
+            if (!next_event_of_timer_is_start(events_, e)) ++result_.kernel_deletes;
             return;
         }
-        if (inc.model_fired) {
-            note(e,
-                 fmt::format("the kernel cancelled a timer our model had fired at jiffies {} (line {})",
-                             inc.model_fired->jiffies, inc.model_fired->line),
-                 "cancelled after a fire of our model the trace never shows");
-            inc.model_fired.reset();
-        } else {
-            note(e, "timer_cancel of a timer not pending in our model", "cancel of a timer not pending in our model");
-        }
+        if (inc.model_fired)
+            note_cancel_after_model_fire(ledger_, e, "jiffies", inc.model_fired->jiffies, inc.model_fired->line);
+        else
+            note_cancel_not_pending(ledger_, e);
+        inc.model_fired.reset();
         inc.cancelled = true;
     }
 
@@ -436,8 +280,9 @@ private:
         return std::nullopt;
     }
 
-    bool next_event_of_timer_is_start(const Event& e) const {
-        return e.next_same_timer < events_.size() && events_[e.next_same_timer].type == FtraceEventType::timer_start;
+    void end_trace(unsigned c) {
+        cpus_[c].callback.reset();
+        end_run(c, validate::kFiredAfterTrace);
     }
 
     // Ends CPU c's run: what it still fires, the kernel never showed.
@@ -478,45 +323,32 @@ private:
 
     void model_only_fire(const FiredTimer& f, unsigned c, std::string_view why) {
         ++result_.model_fires;
-        Incarnation& inc = incs_[f.id];
-        inc.model_fired = Incarnation::EarlyFire{cpus_[c].run_line, cpus_[c].run_jiffies, f.base_clk};
-        const std::uint64_t n = ++result_.notes_by_class["model fire not matched by the kernel"];
-        if (n > options_.max_notes_per_class) return;
-        const Event& at = events_[std::min(cursor_, events_.size() - 1)];
-        result_.notes.push_back(ReplayNote{at.line, inc.timer, std::string(inc.function),
-                                           fmt::format("our softirq on CPU {} fired it from bucket clock {}: {}", c,
-                                                       f.base_clk, why),
-                                           boot(at)});
+        incs_[f.id].model_fired = Incarnation::EarlyFire{cpus_[c].run_line, cpus_[c].run_jiffies, f.base_clk};
+        note_model_fire(ledger_, events_[std::min(cursor_, events_.size() - 1)], f.id, c, "from bucket clock",
+                        f.base_clk, why);
     }
 
     void on_expire_entry(const Event& e) {
-        ++result_.expiry.events;
-        if (boot(e)) ++result_.expiry.boot_events;
         const unsigned c = e.line_cpu;
         CpuState& s = cpus_.at(c);
+        enter_expiry(ledger_, e, s.callback);
         Incarnation& inc = incs_[e.incarnation];
         const auto id = static_cast<TimerId>(e.incarnation);
-        if (s.callback) {
-            // The previous callback's timer_expire_exit is missing.
-            note(e, "timer_expire_entry while the previous callback on this CPU has not exited",
-                 "missing timer_expire_exit");
-            s.callback.reset();
-        }
-        if (e.remote_cpu != s.run_remote) {
+        if (e.remote_cpu() != s.run_remote) {
             // 6.9 run_timer_softirq(): the CPU's own bases are done before
             // tmigr_handle_remote() expires an idle CPU's global base, and a
             // remote expiry is over when its softirq ends.
             end_run(c, "the kernel's run went on to other bases");
-            s.run_remote = e.remote_cpu;
+            s.run_remote = e.remote_cpu();
         }
-        if (!e.baseclk || !e.jiffies) {
-            unknown(result_.expiry, "timer_expire_entry without now= or baseclk=");
+        if (!e.baseclk() || !e.jiffies()) {
+            unknown(ledger_, result_.expiry, "timer_expire_entry without now= or baseclk=");
             return;
         }
-        const Jiffies now = *e.jiffies;
-        const Jiffies kernel_clk = *e.baseclk;
+        const Jiffies now = *e.jiffies();
+        const Jiffies kernel_clk = *e.baseclk();
         if (!inc.known) {
-            unknown(result_.expiry, "expiry of a timer the trace never showed armed");
+            unknown(ledger_, result_.expiry, "expiry of a timer the trace never showed armed");
             return;
         }
         if (s.parked && s.parked->id == id) {
@@ -536,7 +368,7 @@ private:
             } else {
                 // Never pending in our model, nor fired by it: the start that
                 // armed it is missing from the trace.
-                lose_history(c, "expiry of a timer our model never had pending", e.line);
+                lose_history(ledger_, c, "expiry of a timer our model never had pending", e.line);
                 disagree(result_.expiry, e, ReplayCheck::expiry, "not pending", kernel_view(kernel_clk, now),
                          ReplayCause::not_pending);
             }
@@ -574,7 +406,7 @@ private:
                 fired = f;
                 break;
             }
-            model_only_fire(*f, c, fmt::format("the kernel expired {} first", inc.function));
+            model_only_fire(*f, c, fmt::format("the kernel expired {} first", ledger_.names[e.incarnation].function));
         }
         s.callback = e.incarnation;
         if (!fired) {
@@ -614,14 +446,13 @@ private:
     void on_expire_exit(const Event& e) {
         const unsigned c = e.line_cpu;
         CpuState& s = cpus_.at(c);
-        if (!s.callback || incs_[*s.callback].timer != e.timer) return;
-        s.callback.reset();
+        if (!exits_callback(ledger_, e, s.callback)) return;
         // Our callback returns: what does our run fire next? 6.1
         // __run_timers() reads jiffies for every bucket: when this CPU's next
         // expiry (after its detach) shows jiffies moved on meanwhile (a tick
         // on another CPU during the callback), the run goes on at those.
         if (s.run && !s.parked) {
-            if (const auto next = next_expiry_jiffies_on_cpu(e)) advance_jiffies(*next);
+            if (const auto next = next_expiry_jiffies_on_cpu(events_, e)) advance_jiffies(*next);
             if (auto f = s.run->resume()) {
                 s.parked = f;
                 s.parked_wheel = s.run->current_wheel();
@@ -630,28 +461,15 @@ private:
         }
     }
 
-    // The jiffies of the next expiry of the same run on e's CPU: the CPU's
-    // next event past at most its detach (a timer_cancel), if it is an
-    // expire_entry at most kSameRunGapNs after e (a later run of the CPU
-    // comes a tick or more later).
-    std::optional<Jiffies> next_expiry_jiffies_on_cpu(const Event& e) const {
-        std::size_t i = e.next_same_cpu;
-        if (i < events_.size() && events_[i].type == FtraceEventType::timer_cancel) i = events_[i].next_same_cpu;
-        if (i >= events_.size() || events_[i].type != FtraceEventType::timer_expire_entry) return std::nullopt;
-        if (events_[i].remote_cpu != e.remote_cpu) return std::nullopt; // another base's run (6.9+)
-        if (events_[i].timestamp_ns - e.timestamp_ns > kSameRunGapNs) return std::nullopt;
-        return events_[i].jiffies;
-    }
-
     std::vector<Event> events_;
     std::vector<LostMarker> markers_;
     std::vector<Incarnation> incs_;
     ReplayResult& result_;
     const ReplayOptions& options_;
+    ReplayLedger ledger_;
     BaseLayout layout_;
     std::vector<std::unique_ptr<ModernWheel>> wheels_; // layout_.wheels(): by CPU, or by CPU and base
     std::vector<CpuState> cpus_;
-    std::vector<unsigned> disagreement_cpus_; // beside result_.disagreements: the CPU of each
     Jiffies jiffies_ = 0;
     std::size_t cursor_ = 0;
 };
@@ -664,7 +482,7 @@ ReplayResult replay_kernel_trace(FtraceReader& reader, const ReplayOptions& opti
         validate::replay_classic_trace(input, result, options);
         return result;
     }
-    Replay replay(std::move(input.events), std::move(input.markers), input.incarnations, result, options);
+    Replay replay(input, result, options);
     replay.run();
     return result;
 }

@@ -128,47 +128,68 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         std::size_t last_event = 0;
     };
     std::unordered_map<std::uint64_t, TimerState> current;
+    // function= -> its index in input.functions (a handful of callbacks name
+    // most events: look the name up, copy it once).
+    struct NameHash {
+        using is_transparent = void; // find() takes a string_view: no copy to look a name up
+        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, FunctionIndex, NameHash, std::equal_to<>> function_index;
     std::size_t& incarnations = input.incarnations;
     unsigned cpus = 1;
     std::uint64_t inferred_expiries = 0;
     std::uint64_t inferred_runs = 0;
     FtraceEvent fe;
     while (reader.next(fe)) {
+        // Events and timer objects are numbered in 32 bits (EventIndex).
+        if (events.size() >= kMaxEvents)
+            throw TraceError(result.file, fe.line, "line",
+                             fmt::format("more than {} timer events: validate a part (--from/--to, --cpu)", kMaxEvents));
+        // One wheel per CPU up to the highest seen: a CPU number no kernel
+        // can have (a corrupt line) must not make millions of them. (And
+        // Event keeps CPUs in 16 bits.)
+        for (const auto& [field, cpu] : {std::pair{"cpu", fe.cpu.value_or(0)}, std::pair{"CPU", fe.line_cpu}})
+            if (cpu >= kMaxReplayCpus)
+                throw TraceError(result.file, fe.line, field,
+                                 fmt::format("CPU {} is beyond the {} CPUs a kernel can have (NR_CPUS)", cpu,
+                                             kMaxReplayCpus));
+        // FtraceReader refuses an idx beyond 1023: it fits Event's 16 bits.
+        if (fe.idx && *fe.idx >= Event::kNone16) throw std::logic_error("read_replay_input(): idx beyond 16 bits");
         Event e;
         e.type = fe.type;
         e.line = fe.line;
         e.timestamp_ns = fe.timestamp_ns;
-        e.line_cpu = fe.line_cpu;
+        e.line_cpu = static_cast<std::uint16_t>(fe.line_cpu);
         e.timer = fe.timer;
         if (!fe.function.empty()) {
-            // A handful of callbacks name most events: look the name up, copy it once.
-            auto name = input.functions.find(fe.function);
-            if (name == input.functions.end()) name = input.functions.emplace(fe.function).first;
-            e.function = *name;
+            auto name = function_index.find(fe.function);
+            if (name == function_index.end()) {
+                name = function_index.emplace(fe.function, static_cast<FunctionIndex>(input.functions.size())).first;
+                input.functions.emplace_back(fe.function);
+            }
+            e.function = name->second;
         }
         e.expires = fe.expires;
-        e.cpu = fe.cpu;
-        e.idx = fe.idx;
+        e.set_cpu(fe.cpu);
+        e.set_idx(fe.idx);
         e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
         e.pinned = (fe.flags & kFtracePinned) != 0;
-        e.remote_cpu = marker_lines.remote_cpu_of(e.line_cpu);
+        // Before 4.8 no CPU expires another's timers (the classic replay
+        // treats a line of a later kernel's tmigr_handle_remote_cpu as any other).
+        if (!result.kernel_classic) e.set_remote_cpu(marker_lines.remote_cpu_of(fe.line_cpu));
         if (result.kernel_6_9) {
             RemoteExpiryInference& infer = marker_lines.inferred;
             if (e.type == FtraceEventType::timer_init) infer.forget(e.timer);
-            if (e.type == FtraceEventType::timer_start) infer.start(e.timer, e.cpu, e.deferrable, e.pinned);
+            if (e.type == FtraceEventType::timer_start) infer.start(e.timer, fe.cpu, e.deferrable, e.pinned);
             if (e.type == FtraceEventType::timer_expire_entry) {
-                const RemoteExpiryInference::Expiry x = infer.expiry(e.timer, e.line_cpu);
+                const RemoteExpiryInference::Expiry x = infer.expiry(e.timer, fe.line_cpu);
                 if (x.remote_of != RemoteExpiryInference::kNone) ++inferred_expiries;
                 inferred_runs += x.opens_run;
             }
-            e.inferred_remote_cpu = infer.remote_of(e.line_cpu);
+            e.set_inferred_remote_cpu(infer.remote_of(fe.line_cpu));
         }
-        e.baseclk = fe.baseclk;
-        e.jiffies = fe.jiffies();
-        // Events and timer objects are numbered in 32 bits (EventIndex).
-        if (events.size() >= kMaxEvents)
-            throw TraceError(result.file, e.line, "line",
-                             fmt::format("more than {} timer events: validate a part (--from/--to, --cpu)", kMaxEvents));
+        e.set_baseclk(fe.baseclk);
+        e.set_jiffies(fe.jiffies());
         const auto [it, added] = current.try_emplace(e.timer);
         if (added) ++result.timers;
         else events[it->second.last_event].next_same_timer = events.size();
@@ -178,15 +199,8 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         }
         it->second.last_event = events.size();
         e.incarnation = it->second.incarnation;
-        // One wheel per CPU up to the highest seen: a CPU number no kernel
-        // can have (a corrupt line) must not make millions of them.
-        for (const auto& [field, cpu] : {std::pair{"cpu", e.cpu.value_or(0)}, std::pair{"CPU", e.line_cpu}})
-            if (cpu >= kMaxReplayCpus)
-                throw TraceError(result.file, e.line, field,
-                                 fmt::format("CPU {} is beyond the {} CPUs a kernel can have (NR_CPUS)", cpu,
-                                             kMaxReplayCpus));
-        cpus = std::max(cpus, e.line_cpu + 1);
-        if (e.cpu) cpus = std::max(cpus, *e.cpu + 1);
+        cpus = std::max(cpus, fe.line_cpu + 1);
+        if (fe.cpu) cpus = std::max(cpus, *fe.cpu + 1);
         events.push_back(std::move(e));
     }
     reader.set_observer(nullptr);
@@ -210,7 +224,7 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
     // hierarchy to trace (6.9 tmigr_init() returns early with one CPU).
     if (result.kernel_6_9 && !marker_lines.timer_migration && cpus > 1) {
         result.remote_inferred = RemoteInference{.expiries = inferred_expiries, .runs = inferred_runs};
-        for (Event& e : events) e.remote_cpu = e.inferred_remote_cpu;
+        for (Event& e : events) e.set_remote_cpu(e.inferred_remote_cpu());
     }
 
     // next_same_cpu: the index of the next event printed by the same CPU.

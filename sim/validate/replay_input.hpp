@@ -9,11 +9,9 @@
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 namespace timersim::validate {
@@ -24,39 +22,88 @@ using EventIndex = std::uint32_t;
 inline constexpr EventIndex kNoIncarnation = 0xFFFFFFFFu;
 inline constexpr EventIndex kNoEvent = 0xFFFFFFFFu;
 inline constexpr std::size_t kMaxEvents = kNoEvent - 1;
+// Function names too (there are at most as many as events).
+using FunctionIndex = std::uint32_t;
+inline constexpr FunctionIndex kNoFunction = 0xFFFFFFFFu;
 
-// One timer_* line, copied out of the reader's buffer (fields ordered by
-// size, so that it packs).
+// CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
+inline constexpr std::uint32_t kMaxReplayCpus = 8192;
+
+// One timer_* line, copied out of the reader's buffer: 80 bytes, one for
+// every timer line of the trace. Fields ordered by size, so that it packs;
+// what would be optional is a flag bit or, for numbers bounded below
+// 0xFFFF, that sentinel: a CPU is below kMaxReplayCpus
+// (read_replay_input() refuses others), an idx is 0..1023 (FtraceReader
+// refuses others).
 struct Event {
+    static constexpr std::uint16_t kNone16 = 0xFFFF;
+    static constexpr std::uint32_t kNoWideCpu = static_cast<std::uint32_t>(-1); // kNoCpu (timer_bases.hpp)
+
     std::uint64_t line = 0;
     std::uint64_t timestamp_ns = 0;
     std::uint64_t timer = 0;
     Jiffies expires = 0;
-    std::optional<Jiffies> baseclk;
-    std::optional<Jiffies> jiffies;
-    std::string_view function;        // empty, or one of ReplayInput::functions
-    std::optional<std::uint32_t> cpu;
-    std::optional<std::uint32_t> idx;
-    std::uint32_t line_cpu = 0;
-    // Printed while line_cpu ran the remote expiry of this idle CPU's global
-    // timers (6.9+: after its tmigr_handle_remote_cpu line, until the end of
-    // that TIMER softirq); kNoCpu otherwise.
-    std::uint32_t remote_cpu = static_cast<std::uint32_t>(-1);
-    // The same, inferred where the trace has no timer_migration events
-    // (infer_remote_expiries() in replay_input.cpp); used only then.
-    std::uint32_t inferred_remote_cpu = static_cast<std::uint32_t>(-1);
+    FunctionIndex function = kNoFunction; // kNoFunction, or an index into ReplayInput::functions
     EventIndex incarnation = 0;       // which timer object (a timer_init starts a new one)
     EventIndex previous_incarnation = kNoIncarnation; // a timer_init's: the one it ends, if any
     EventIndex next_same_cpu = 0;     // index of the next event printed by the same CPU
     EventIndex next_same_timer = kNoEvent; // index of the next event with the same timer= (any CPU)
+    std::uint16_t line_cpu = 0;
     FtraceEventType type = FtraceEventType::timer_init;
-    bool deferrable = false;
-    bool pinned = false;              // flags P (6.9+: the timer goes to BASE_LOCAL)
-    bool consumed = false;            // applied out of print order (an equal-timestamp reordering)
+    bool deferrable : 1 = false;
+    bool pinned : 1 = false;          // flags P (6.9+: the timer goes to BASE_LOCAL)
+    bool consumed : 1 = false;        // applied out of print order (an equal-timestamp reordering)
+
+    std::optional<Jiffies> baseclk() const noexcept { return has_baseclk_ ? std::optional(baseclk_) : std::nullopt; }
+    std::optional<Jiffies> jiffies() const noexcept { return has_jiffies_ ? std::optional(jiffies_) : std::nullopt; }
+    std::optional<std::uint32_t> cpu() const noexcept { return wide(cpu_); }
+    std::optional<std::uint32_t> idx() const noexcept { return wide(idx_); }
+    // Printed while line_cpu ran the remote expiry of this idle CPU's global
+    // timers (6.9+: after its tmigr_handle_remote_cpu line, until the end of
+    // that TIMER softirq); kNoWideCpu otherwise.
+    std::uint32_t remote_cpu() const noexcept { return wide(remote_cpu_).value_or(kNoWideCpu); }
+    // The same, inferred where the trace has no timer_migration events
+    // (read_replay_input()); used only then.
+    std::uint32_t inferred_remote_cpu() const noexcept { return wide(inferred_remote_cpu_).value_or(kNoWideCpu); }
+
+    void set_baseclk(std::optional<Jiffies> v) noexcept {
+        has_baseclk_ = v.has_value();
+        baseclk_ = v.value_or(0);
+    }
+    void set_jiffies(std::optional<Jiffies> v) noexcept {
+        has_jiffies_ = v.has_value();
+        jiffies_ = v.value_or(0);
+    }
+    // Each below kNone16 (above); a CPU may also be kNoWideCpu.
+    void set_cpu(std::optional<std::uint32_t> v) noexcept { cpu_ = narrow(v); }
+    void set_idx(std::optional<std::uint32_t> v) noexcept { idx_ = narrow(v); }
+    void set_remote_cpu(std::uint32_t cpu) noexcept { remote_cpu_ = narrow_cpu(cpu); }
+    void set_inferred_remote_cpu(std::uint32_t cpu) noexcept { inferred_remote_cpu_ = narrow_cpu(cpu); }
+
+private:
+    static std::optional<std::uint32_t> wide(std::uint16_t v) noexcept {
+        return v == kNone16 ? std::nullopt : std::optional<std::uint32_t>(v);
+    }
+    static std::uint16_t narrow(std::optional<std::uint32_t> v) noexcept {
+        return v ? static_cast<std::uint16_t>(*v) : kNone16;
+    }
+    static std::uint16_t narrow_cpu(std::uint32_t cpu) noexcept {
+        return cpu == kNoWideCpu ? kNone16 : static_cast<std::uint16_t>(cpu);
+    }
+
+    bool has_baseclk_ : 1 = false;    // (these two share the byte of the flags above)
+    bool has_jiffies_ : 1 = false;
+    Jiffies baseclk_ = 0;
+    Jiffies jiffies_ = 0;
+    std::uint16_t cpu_ = kNone16;
+    std::uint16_t idx_ = kNone16;
+    std::uint16_t remote_cpu_ = kNone16;
+    std::uint16_t inferred_remote_cpu_ = kNone16;
 };
+static_assert(kMaxReplayCpus < Event::kNone16);
 // One is copied for every timer line: its size is validate's memory, as
-// docs/validation.md and docs/kernel-traces.md give it.
-static_assert(sizeof(Event) == 128);
+// docs/validation.md, docs/trace-format.md and docs/performance.md give it.
+static_assert(sizeof(Event) == 80);
 
 // A line that says events are missing: "CPU:N [LOST M EVENTS]" (also
 // "[M EVENTS DROPPED]") or "##### CPU N buffer started ####".
@@ -70,17 +117,10 @@ struct ReplayInput {
     std::vector<Event> events;
     std::vector<LostMarker> markers;
     std::size_t incarnations = 0; // distinct timer objects (ids 0..incarnations-1)
-    // Every function= seen, once: the events' and the replay's function
-    // names are views of these (a node set, so they stay put when it grows).
-    struct NameHash {
-        using is_transparent = void; // find() takes a string_view: no copy to look a name up
-        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-    };
-    std::unordered_set<std::string, NameHash, std::equal_to<>> functions;
+    // Every function= seen, once (Event::function indexes it). Not changed
+    // after read_replay_input(): the replay's names are views of these.
+    std::vector<std::string> functions;
 };
-
-// CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
-inline constexpr std::uint32_t kMaxReplayCpus = 8192;
 
 // The recording kernel of ftrace text in memory, from a pass over all of
 // it (kernel_version.hpp), for a replay of text given none.

@@ -1,7 +1,6 @@
-// The state validate's replay keeps (kernel_replay.cpp): each timer object
-// of the trace, our softirq run stepped one expiry at a time, and each CPU's
-// standing against the kernel (its history whole, lost or resynchronised).
-// Internal to sim/validate.
+// The state validate's 4.8+ replay keeps (kernel_replay.cpp): each timer
+// object of the trace, and our softirq run stepped one expiry at a time
+// (what both replays keep: replay_ledger.hpp). Internal to sim/validate.
 #pragma once
 
 #include "wheel/core/jiffies.hpp"
@@ -12,15 +11,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string>
-#include <string_view>
 
 namespace timersim::validate {
 
-// A timer object: one timer= value between two timer_inits.
+// A timer object: one timer= value between two timer_inits (its names:
+// ReplayLedger::names).
 struct Incarnation {
-    std::uint64_t timer = 0;
-    std::string_view function;        // its last function= (ReplayInput::functions holds the text)
     bool deferrable = false;          // from its first timer_start
     // Replay state.
     bool known = false;               // seen since its timer_init or timer_start
@@ -95,14 +91,9 @@ private:
     bool done_ = false;
 };
 
-// Whether a CPU's wheel can be checked against the kernel's: its history is
-// whole, lost (events missing: checks excluded), or lost and then pinned
-// again by an agreeing expiry (checks counted apart).
-enum class History : std::uint8_t { whole, lost, resynced };
-
+// A CPU's softirq in our model (its standing against the kernel:
+// ReplayLedger::cpus).
 struct CpuState {
-    History history = History::whole;
-    std::string lost_since; // why, and where
     std::unique_ptr<SteppedRun> run;
     std::optional<FiredTimer> parked;     // fired by our run, not yet matched with a kernel expiry
     unsigned parked_wheel = 0;            // the wheel `parked` fired from

@@ -480,3 +480,43 @@ TEST_CASE("a capture with other events too keeps room for its timer events, not 
     CHECK(input.events.size() == 20);
     CHECK(input.events.capacity() == 20);
 }
+
+TEST_CASE("an event keeps what its line says in 80 bytes: CPUs, idx, jiffies and names as they were") {
+    // The highest CPU and idx the input takes (NR_CPUS 8192; FtraceReader's
+    // idx 0..1023) and a baseclk of 0, which is a value, not none.
+    std::string t = kHz250;
+    t += start(3, 1'000'000, "aa", "tcp_keepalive_timer", 4'294'937'546, 250, 1023);
+    t = doctor(t, 2, "cpu", "8191");
+    t += expire_entry(3, 1'000'100, "aa", "tcp_keepalive_timer", 4'294'937'296, 0);
+    t += cancel(3, 1'000'200, "bb");
+    t += start(1, 1'000'300, "bb", "delayed_work_timer_fn", 4'294'937'300, 4, 0);
+    t += start(1, 1'000'400, "cc", "tcp_keepalive_timer", 4'294'937'300, 4, 0);
+    const HzResolution first = resolve_ftrace_hz(t, "narrow", {});
+    ReplayResult result;
+    FtraceReader reader(std::string_view(t), "narrow");
+    const validate::ReplayInput input = validate::read_replay_input(
+        reader, ReplayOptions{.kernel = resolve_kernel_version(first.kernel_evidence, {}, "narrow")}, result);
+    REQUIRE(input.events.size() == 5);
+    const validate::Event& s = input.events[0];
+    CHECK(s.line_cpu == 3);
+    CHECK(s.cpu() == 8191u);
+    CHECK(s.idx() == 1023u);
+    CHECK(s.jiffies() == Jiffies{4'294'937'296});
+    CHECK_FALSE(s.baseclk());
+    CHECK(s.remote_cpu() == validate::Event::kNoWideCpu);
+    CHECK(result.cpus == 8192);
+    const validate::Event& x = input.events[1];
+    CHECK(x.baseclk() == Jiffies{0});
+    CHECK(x.jiffies() == Jiffies{4'294'937'296});
+    CHECK_FALSE(x.cpu());
+    CHECK_FALSE(x.idx());
+    const validate::Event& c = input.events[2];
+    CHECK_FALSE(c.jiffies());
+    CHECK(c.function == validate::kNoFunction);
+    // Each name once; the events name it by its index.
+    REQUIRE(input.functions.size() == 2);
+    CHECK(input.functions[s.function] == "tcp_keepalive_timer");
+    CHECK(input.events[4].function == s.function);
+    CHECK(input.functions[input.events[3].function] == "delayed_work_timer_fn");
+    CHECK(input.events[3].idx() == 0u);
+}

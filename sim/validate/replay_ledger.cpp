@@ -1,0 +1,244 @@
+#include "sim/validate/replay_ledger.hpp"
+
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/kernel/kernel_fires.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace timersim::validate {
+
+namespace {
+
+// No trace of one boot moves jiffies further between two of its events:
+// 2^32 jiffies is 49 days at HZ=1000. A jump beyond it is a broken line,
+// and replaying it would cost our wheels one __run_timers() round per
+// NEXT_TIMER_MAX_DELTA (2^30) jiffies crossed: minutes for 2^60.
+inline constexpr Jiffies kMaxJiffiesJump = Jiffies{1} << 32;
+
+bool resynced(const ReplayLedger& ledger, unsigned c) {
+    return c < ledger.cpus.size() && ledger.cpus[c].history == History::resynced;
+}
+
+} // namespace
+
+ReplayLedger make_ledger(const std::vector<Event>& events, const ReplayInput& input, ReplayResult& result,
+                         const ReplayOptions& options) {
+    ReplayLedger ledger{
+        .result = result, .functions = input.functions, .max_notes_per_class = options.max_notes_per_class};
+    ledger.cpus.resize(result.cpus);
+    ledger.names.resize(input.incarnations);
+    for (const Event& e : events) ledger.names[e.incarnation].timer = e.timer;
+    return ledger;
+}
+
+Jiffies first_jiffies(const std::vector<Event>& events, unsigned hz) {
+    Jiffies start = initial_jiffies(hz);
+    bool have_start = false;
+    for (const Event& e : events)
+        if (e.jiffies() && (!have_start || time_before(*e.jiffies(), start))) {
+            start = *e.jiffies();
+            have_start = true;
+        }
+    return start;
+}
+
+bool boot(const ReplayLedger& ledger, std::uint64_t line) noexcept {
+    return ledger.result.workload_start_line && line < *ledger.result.workload_start_line;
+}
+
+void count_event(ReplayLedger& ledger, ReplayCheckCounts& counts, const Event& e) {
+    ++counts.events;
+    if (boot(ledger, e.line)) ++counts.boot_events;
+}
+
+bool note_listed(ReplayLedger& ledger, std::string_view cls) {
+    const std::uint64_t n = ++ledger.result.notes_by_class[std::string(cls)];
+    return n <= ledger.max_notes_per_class;
+}
+
+void note(ReplayLedger& ledger, const Event& e, std::string what, std::string_view cls) {
+    if (!note_listed(ledger, cls)) return;
+    ledger.result.notes.push_back(ReplayNote{e.line, e.timer, std::string(ledger.names[e.incarnation].function),
+                                             std::move(what), boot(ledger, e.line)});
+}
+
+void note_model_fire(ReplayLedger& ledger, const Event& at, std::size_t incarnation, unsigned cpu,
+                     std::string_view how, Jiffies when, std::string_view why) {
+    if (!note_listed(ledger, "model fire not matched by the kernel")) return;
+    const TimerName& name = ledger.names[incarnation];
+    ledger.result.notes.push_back(ReplayNote{at.line, name.timer, std::string(name.function),
+                                             fmt::format("our softirq on CPU {} fired it {} {}: {}", cpu, how,
+                                                         when, why),
+                                             boot(ledger, at.line)});
+}
+
+void note_restart_after_model_fire(ReplayLedger& ledger, const Event& e, std::string_view unit, Jiffies when,
+                                   std::uint64_t line) {
+    note(ledger, e,
+         fmt::format("restarted; our model had fired it at {} {} (line {}) and the trace never shows that expiry",
+                     unit, when, line),
+         "unknown history: restarted after a fire of our model the trace never shows (lost events?)");
+}
+
+void note_cancel_after_model_fire(ReplayLedger& ledger, const Event& e, std::string_view unit, Jiffies when,
+                                  std::uint64_t line) {
+    note(ledger, e, fmt::format("the kernel cancelled a timer our model had fired at {} {} (line {})", unit, when, line),
+         "cancelled after a fire of our model the trace never shows");
+}
+
+void note_init_of_pending(ReplayLedger& ledger, const Event& e) {
+    note(ledger, e, "timer_init of a timer that is pending in our model (its cancel or expiry is missing?)",
+         "init of a pending timer");
+}
+
+void note_start_of_pending(ReplayLedger& ledger, const Event& e) {
+    note(ledger, e, "timer_start of a timer pending in our model without a timer_cancel (lost events?)",
+         "start of a pending timer");
+}
+
+void note_cancel_not_pending(ReplayLedger& ledger, const Event& e) {
+    note(ledger, e, "timer_cancel of a timer not pending in our model", "cancel of a timer not pending in our model");
+}
+
+void enter_expiry(ReplayLedger& ledger, const Event& e, RunningCallback& callback) {
+    count_event(ledger, ledger.result.expiry, e);
+    if (!callback) return;
+    note(ledger, e, "timer_expire_entry while the previous callback on this CPU has not exited",
+         "missing timer_expire_exit");
+    callback.reset();
+}
+
+bool exits_callback(const ReplayLedger& ledger, const Event& e, RunningCallback& callback) {
+    if (!callback || ledger.names[*callback].timer != e.timer) return false;
+    callback.reset();
+    return true;
+}
+
+void unknown(ReplayLedger& ledger, ReplayCheckCounts& counts, std::string_view reason) {
+    ++counts.unknown;
+    ++ledger.result.unknown_by_reason[std::string(reason)];
+}
+
+void lose_history(ReplayLedger& ledger, unsigned c, std::string_view why, std::uint64_t line) {
+    CpuHistory& s = ledger.cpus.at(c);
+    ++ledger.result.lost_by_reason[std::string(why)];
+    if (s.history == History::lost) return;
+    s.history = History::lost;
+    s.lost_since = fmt::format("{} (line {})", why, line);
+}
+
+bool excluded_as_lost(ReplayLedger& ledger, ReplayCheckCounts& counts, const Event& e, ReplayCheck check,
+                      unsigned c) {
+    if (c >= ledger.cpus.size() || ledger.cpus[c].history != History::lost) return false;
+    ++counts.lost;
+    ReplayResult& result = ledger.result;
+    if (result.lost.size() < ledger.max_notes_per_class)
+        result.lost.push_back(ReplayLost{e.line, e.timer, std::string(ledger.names[e.incarnation].function), check,
+                                         c, ledger.cpus[c].lost_since});
+    return true;
+}
+
+bool agree(ReplayLedger& ledger, ReplayCheckCounts& counts, const Event& e, ReplayCheck check, unsigned c) {
+    if (excluded_as_lost(ledger, counts, e, check, c)) {
+        // An expiry from the kernel's own bucket clock: our wheel's clock
+        // is pinned to the kernel's again.
+        if (check == ReplayCheck::expiry) {
+            ledger.cpus[c].history = History::resynced;
+            ++ledger.result.resyncs;
+        }
+        return false;
+    }
+    if (resynced(ledger, c)) {
+        ++counts.resynced_agree;
+        return false;
+    }
+    ++counts.agree;
+    if (boot(ledger, e.line)) ++counts.boot_agree;
+    return true;
+}
+
+void disagree(ReplayLedger& ledger, ReplayCheckCounts& counts, const Event& e, ReplayCheck check, unsigned c,
+              std::string ours, std::string kernel, ReplayCause cause) {
+    if (excluded_as_lost(ledger, counts, e, check, c)) return;
+    const bool apart = resynced(ledger, c);
+    ++(apart ? counts.resynced_disagree : counts.disagree);
+    ReplayResult& result = ledger.result;
+    ++result.disagreements_by_cause[std::string(to_string(cause))];
+    result.disagreements.push_back(ReplayDisagreement{e.line, e.timer,
+                                                      std::string(ledger.names[e.incarnation].function), check,
+                                                      std::move(ours), std::move(kernel), cause,
+                                                      boot(ledger, e.line), apart});
+    ledger.disagreement_cpus.push_back(c);
+}
+
+void reclass_as_lost(ReplayLedger& ledger, unsigned c, std::uint64_t from, std::uint64_t proven,
+                     std::string_view why) {
+    ReplayResult& result = ledger.result;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < result.disagreements.size(); ++i) {
+        ReplayDisagreement& d = result.disagreements[i];
+        if (ledger.disagreement_cpus[i] != c || d.resynced || d.line <= from || d.line >= proven) {
+            ledger.disagreement_cpus[kept] = ledger.disagreement_cpus[i];
+            result.disagreements[kept++] = std::move(d);
+            continue;
+        }
+        ReplayCheckCounts& counts = d.check == ReplayCheck::idx ? result.idx : result.expiry;
+        --counts.disagree;
+        ++counts.lost;
+        auto cause = result.disagreements_by_cause.find(to_string(d.cause));
+        if (--cause->second == 0) result.disagreements_by_cause.erase(cause);
+        ++result.lost_by_reason[fmt::format("{} (proven later)", why)];
+        if (result.lost.size() < ledger.max_notes_per_class)
+            result.lost.push_back(ReplayLost{d.line, d.timer, d.function, d.check, c,
+                                             fmt::format("{} (line {}), its events lost after line {}", why, proven,
+                                                         from)});
+    }
+    result.disagreements.resize(kept);
+    ledger.disagreement_cpus.resize(kept);
+}
+
+void check_jiffies_jump(const ReplayLedger& ledger, const Event& e, Jiffies from, Jiffies to) {
+    if (to - from <= kMaxJiffiesJump) return;
+    throw TraceError(ledger.result.file, e.line, "jiffies",
+                     fmt::format("jiffies jump from {} to {} since the previous event, more than 2^32: "
+                                 "not one boot's trace",
+                                 from, to));
+}
+
+bool cancel_to_apply(ReplayLedger& ledger, const std::vector<Event>& events, const Event& e, bool known) {
+    if (e.next_same_cpu < events.size()) {
+        const Event& n = events[e.next_same_cpu];
+        if (n.type == FtraceEventType::timer_expire_entry && n.timer == e.timer) return false;
+    }
+    if (!known) {
+        note(ledger, e,
+             "timer_cancel of a timer the trace never showed armed (the detach of a lost expiry, or a timer "
+             "armed before tracing)",
+             "unknown history: cancel of a timer the trace never showed armed");
+        return false;
+    }
+    return true;
+}
+
+bool next_event_of_timer_is_start(const std::vector<Event>& events, const Event& e) {
+    return e.next_same_timer < events.size() && events[e.next_same_timer].type == FtraceEventType::timer_start;
+}
+
+std::optional<Jiffies> next_expiry_jiffies_on_cpu(const std::vector<Event>& events, const Event& e) {
+    std::size_t i = e.next_same_cpu;
+    if (i < events.size() && events[i].type == FtraceEventType::timer_cancel) i = events[i].next_same_cpu;
+    if (i >= events.size() || events[i].type != FtraceEventType::timer_expire_entry) return std::nullopt;
+    if (events[i].remote_cpu() != e.remote_cpu()) return std::nullopt; // another base's run (6.9+)
+    if (events[i].timestamp_ns - e.timestamp_ns > kSameRunGapNs) return std::nullopt;
+    return events[i].jiffies();
+}
+
+void sort_lost_by_line(ReplayResult& result) {
+    std::stable_sort(result.lost.begin(), result.lost.end(),
+                     [](const ReplayLost& a, const ReplayLost& b) { return a.line < b.line; });
+}
+
+} // namespace timersim::validate
