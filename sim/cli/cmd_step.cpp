@@ -178,7 +178,7 @@ int run_step(std::span<const std::string> args) {
         ("from", po::value<std::int64_t>()->default_value(0), "ticks to run silently first (0..1e9), counted from the start")
         ("timeouts", po::value<std::string>(),
          "arm one timer per listed timeout at tick 0 instead of running connection churn: "
-         "comma-separated, jiffies (36) or time (144ms, 60s)")
+         "comma-separated, jiffies (36) or time (144ms, 60s), each optionally @CPU or @CPU:pinned (--cpus)")
         ("trace", po::value<std::string>(),
          "replay a timersim trace (format v1, docs/trace-format.md) instead of connection churn; "
          "see the notes above")
@@ -404,7 +404,14 @@ void step_machine(const Run& run, const StepWorkload& workload, const MachineSte
         "are shown once.",
         0);
     MachineStepper machine(config, workload);
-    if (run.from > 0) machine.skip(static_cast<std::uint64_t>(run.from));
+    if (run.from > 0) {
+        ProgressBar bar("step");
+        constexpr std::int64_t kChunk = 1 << 16;
+        for (std::int64_t t = 0; t < run.from; t += kChunk) {
+            machine.skip(static_cast<std::uint64_t>(std::min(kChunk, run.from - t)));
+            bar.update(static_cast<double>(t) / static_cast<double>(run.from));
+        }
+    }
     if (!run.json) fmt::print("{}", intro);
     // A run of quiet ticks (no CPU ticks, arms or fires) with the same
     // table is drawn once, when it ends.
