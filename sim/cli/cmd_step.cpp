@@ -10,9 +10,12 @@
 #include "sim/cli/trace_filter_options.hpp"
 #include "sim/cli/workload_options.hpp"
 #include "sim/machine/design_queues.hpp"
+#include "sim/machine/machine_stepper.hpp"
+#include "sim/machine/migration_hierarchy.hpp"
 #include "sim/machine/stepper.hpp"
 #include "sim/report/format_time.hpp"
 #include "sim/report/json.hpp"
+#include "sim/report/step_cpus_report.hpp"
 #include "sim/report/step_report.hpp"
 #include "wheel/configurable/cascading_wheel.hpp"
 #include "wheel/configurable/in_place_wheel.hpp"
@@ -22,7 +25,9 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -41,11 +46,37 @@ std::string describe_workload(const StepWorkload& w) {
     if (w.churn)
         return fmt::format("connection churn, {} connections, a message every {} ms on average, seed {}",
                            w.churn->connections, w.churn->message_interval_ms, w.churn->seed);
-    return fmt::format("{} armed with mod_timer() at tick 0 (--timeouts {})",
-                       plural(w.timeouts.size(), "timer", "timers"), fmt::join(w.texts, ","));
+    const bool pinned = std::any_of(w.places.begin(), w.places.end(), [](const TimeoutPlace& p) { return p.pinned; });
+    return fmt::format("{} armed with mod_timer(){} at tick 0 (--timeouts {})",
+                       plural(w.timeouts.size(), "timer", "timers"), pinned ? " (:pinned: mod_timer_pinned())" : "",
+                       fmt::join(w.texts, ","));
 }
 
-StepWorkload parse_workload(const po::variables_map& vm, unsigned hz) {
+// One --timeouts entry's place: TIMEOUT, TIMEOUT@CPU or TIMEOUT@CPU:pinned;
+// `item` is left holding the TIMEOUT.
+TimeoutPlace parse_place(std::string_view& item, unsigned cpus) {
+    TimeoutPlace place;
+    const auto at = item.find('@');
+    if (at == std::string_view::npos) return place;
+    const std::string_view whole = item;
+    std::string_view cpu = item.substr(at + 1);
+    item = item.substr(0, at);
+    constexpr std::string_view pinned = ":pinned";
+    if (cpu.ends_with(pinned)) {
+        place.pinned = true;
+        cpu.remove_suffix(pinned.size());
+    }
+    const auto [end, ec] = std::from_chars(cpu.data(), cpu.data() + cpu.size(), place.cpu);
+    if (cpu.empty() || ec != std::errc{} || end != cpu.data() + cpu.size())
+        throw UsageError(fmt::format("--timeouts: '{}': expected TIMEOUT@CPU or TIMEOUT@CPU:pinned, CPU a number",
+                                     whole));
+    if (place.cpu >= cpus)
+        throw UsageError(fmt::format("--timeouts: '{}': CPU {}, but --cpus is {} (CPUs 0..{})", whole, place.cpu,
+                                     cpus, cpus - 1));
+    return place;
+}
+
+StepWorkload parse_workload(const po::variables_map& vm, unsigned hz, unsigned cpus) {
     StepWorkload w;
     if (vm.count("trace") && vm.count("ftrace")) throw UsageError("--trace and --ftrace: give one or the other");
     if (vm.count("trace") || vm.count("ftrace")) {
@@ -67,13 +98,15 @@ StepWorkload parse_workload(const po::variables_map& vm, unsigned hz) {
         std::string_view rest = vm["timeouts"].as<std::string>();
         while (true) {
             const auto comma = rest.find(',');
-            const std::string_view item = rest.substr(0, comma);
+            const std::string_view typed = rest.substr(0, comma);
+            std::string_view item = typed;
+            w.places.push_back(parse_place(item, cpus));
             try {
                 w.timeouts.push_back(parse_timeout_jiffies(item, hz));
             } catch (const std::invalid_argument& e) {
                 throw UsageError(fmt::format("--timeouts: {}", e.what()));
             }
-            w.texts.emplace_back(item);
+            w.texts.emplace_back(typed);
             if (comma == std::string_view::npos) break;
             rest.remove_prefix(comma + 1);
         }
@@ -134,6 +167,7 @@ void run_view(const Run& run, const View& view, const std::string& intro, Steppe
 void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed, const Clock& clock,
                    std::optional<std::int64_t> slack, bool classic_oldest_first, const classic::Geometry& geometry, const std::string& design,
                    const std::optional<WheelSpec>& wheel);
+void step_machine(const Run& run, const StepWorkload& workload, const MachineStepConfig& config);
 
 } // namespace
 
@@ -144,7 +178,7 @@ int run_step(std::span<const std::string> args) {
         ("from", po::value<std::int64_t>()->default_value(0), "ticks to run silently first (0..1e9), counted from the start")
         ("timeouts", po::value<std::string>(),
          "arm one timer per listed timeout at tick 0 instead of running connection churn: "
-         "comma-separated, jiffies (36) or time (144ms, 60s)")
+         "comma-separated, jiffies (36) or time (144ms, 60s), each optionally @CPU or @CPU:pinned (--cpus)")
         ("trace", po::value<std::string>(),
          "replay a timersim trace (format v1, docs/trace-format.md) instead of connection churn; "
          "see the notes above")
@@ -157,7 +191,13 @@ int run_step(std::span<const std::string> args) {
         ("design", po::value<std::string>()->default_value("both"), "classic, modern or both (the heap has no buckets to draw), one of the seeds' designs: "
          "scheme1, scheme2, scheme4, scheme5, scheme6, netty, cog (their rings and lists), or wheel:SPEC "
          "(its levels; timersim run --help lists the keys and presets)")
-        ("format", po::value<std::string>()->default_value("text"), "text (80 columns) or json (JSON Lines: one object per tick and wheel)");
+        ("format", po::value<std::string>()->default_value("text"), "text (80 columns) or json (JSON Lines: one object per tick and wheel)")
+        ("cpus", po::value<unsigned>()->default_value(1),
+         "simulated CPUs, 1..8: above 1, the machine of timersim run (modern-6.9 only, --timeouts only); "
+         "see the notes above")
+        ("nohz", po::bool_switch(), "with --cpus 2 or more: NOHZ idle, as timersim run --nohz")
+        ("numa-nodes", po::value<unsigned>()->default_value(1),
+         "with --cpus 2 or more: NUMA nodes, 1..CPUs, the groups of the timer-migration hierarchy (with --nohz)");
     add_hz_option(options);
     add_classic_options(options);
     add_trace_filter_options(options, {.from = "trace-from", .to = "trace-to"});
@@ -191,21 +231,43 @@ int run_step(std::span<const std::string> args) {
                 "--ftrace FILE: a kernel trace, imported as timersim import and run --ftrace\n"
                 "import it (docs/kernel-traces.md); its HZ is --hz if given (checked against\n"
                 "its jiffies), else its '# hz=' line, else the HZ its jiffies show. It is read\n"
-                "whole first, to decide its HZ; the rest is as for --trace.",
+                "whole first, to decide its HZ; the rest is as for --trace.\n"
+                "\n"
+                "--cpus N (2..8): N CPUs of modern-6.9 on the simulated machine of timersim run\n"
+                "--design modern-6.9 --cpus N [--nohz] [--numa-nodes K] (default costs), one\n"
+                "tick at a time: per tick a row per CPU (its tick, TIMER_SOFTIRQ, pending timers\n"
+                "of its local, global and deferrable bases, NOHZ idle), then what each CPU\n"
+                "armed and fired; a migrator's fire of an idle CPU's global timer is marked\n"
+                "'remote for CPU n'. --timeouts TIMEOUT@CPU arms the timer from CPU's task\n"
+                "(default CPU 0) with mod_timer(), on its global base; TIMEOUT@CPU:pinned with\n"
+                "mod_timer_pinned(), on its local base. The buckets are not drawn (--format\n"
+                "json has every CPU's rows).",
             .examples = "timersim step --timeouts 36,300,20000 --ticks 3 --hz 1000\n"
                         "timersim step --timeouts 20000 --hz 1000 --from 19966 --ticks 2 --design classic\n"
                         "timersim step --ticks 5 --connections 200 --design modern\n"
                         "timersim step --timeouts 60s --ticks 1 --format json\n"
                         "timersim step --trace run.trace --from 990 --ticks 20 --design classic\n"
                         "timersim step --ftrace trace.txt.xz --ticks 10 --design modern\n"
-                        "timersim step --timeouts 36,300 --ticks 2 --hz 1000 --design wheel:rfc-2015",
+                        "timersim step --timeouts 36,300 --ticks 2 --hz 1000 --design wheel:rfc-2015\n"
+                        "timersim step --timeouts 20@1,30@1:pinned --cpus 2 --nohz --ticks 30 --hz 1000",
         });
     if (!vm) return kExitOk;
 
     const unsigned hz = hz_option(*vm);
     std::optional<std::int64_t> slack = slack_option(*vm);
     const classic::Geometry geometry = geometry_option(*vm);
-    const std::string design_text = (*vm)["design"].as<std::string>();
+    const unsigned cpus = (*vm)["cpus"].as<unsigned>();
+    if (cpus < 1 || cpus > kMaxStepCpus)
+        throw UsageError(fmt::format("--cpus: step shows 1..{} CPUs, got {}", kMaxStepCpus, cpus));
+    const unsigned numa_nodes = (*vm)["numa-nodes"].as<unsigned>();
+    if (numa_nodes < 1 || numa_nodes > cpus)
+        throw UsageError(fmt::format("--numa-nodes: must be 1..{} (the CPUs), got {}", cpus, numa_nodes));
+    const bool nohz = (*vm)["nohz"].as<bool>();
+    if (nohz && cpus == 1)
+        throw UsageError("--nohz: only with --cpus 2 or more (one CPU steps its queue with the tick always running)");
+    // Several CPUs run the 6.9+ pull model: modern-6.9, the default there.
+    const std::string design_text =
+        cpus > 1 && (*vm)["design"].defaulted() ? std::string(Modern69Wheel::name) : (*vm)["design"].as<std::string>();
     if (design_from_string(design_text) == Design::heap)
         throw UsageError("--design: the heap has no buckets to draw; choose classic, modern or both");
     // A seed design by name or alias: its own name from here on; a wheel:SPEC
@@ -223,7 +285,13 @@ int run_step(std::span<const std::string> args) {
         throw UsageError(fmt::format("--ticks: must be 1..100000, got {}", run.ticks));
     if (run.from < 0 || run.from > 1000000000)
         throw UsageError(fmt::format("--from: must be 0..1000000000, got {}", run.from));
-    const StepWorkload workload = parse_workload(*vm, hz);
+    if (cpus > 1 && design != Modern69Wheel::name)
+        throw UsageError(fmt::format("--cpus {}: several CPUs run modern-6.9 only (the 6.9+ pull model), "
+                                     "not --design {}", cpus, design_text));
+    const StepWorkload workload = parse_workload(*vm, hz, cpus);
+    if (cpus > 1 && workload.timeouts.empty())
+        throw UsageError(fmt::format("--cpus {}: several CPUs take --timeouts only, not {}", cpus,
+                                     workload.trace ? "a trace" : "connection churn"));
     const bool kernel_trace = workload.trace && workload.trace_kind == TraceKind::ftrace;
     const TraceFilter filter = trace_filter_option(*vm, kernel_trace, {.from = "trace-from", .to = "trace-to"});
     if (filter.active() && !workload.trace)
@@ -261,7 +329,12 @@ int run_step(std::span<const std::string> args) {
             } catch (const WheelSpecError& e) {
                 throw UsageError(fmt::format("--design: {}: {} (at the trace's hz={})", design, e.what(), clock.hz));
             }
-        step_workload(run, shown, feed ? &*feed : nullptr, clock, slack, classic_oldest_first, geometry, design, wheel);
+        if (cpus > 1)
+            step_machine(run, shown, MachineStepConfig{.hz = clock.hz, .start_jiffies = clock.start_jiffies,
+                                                       .cpus = cpus, .numa_nodes = numa_nodes, .nohz_idle = nohz});
+        else
+            step_workload(run, shown, feed ? &*feed : nullptr, clock, slack, classic_oldest_first, geometry, design,
+                          wheel);
         // The trace is read only as far as the ticks shown: so are the counts.
         if (feed && filter.active()) {
             if (json) {
@@ -284,6 +357,98 @@ int run_step(std::span<const std::string> args) {
 
 namespace {
 
+// The intro's first line: the workload, the clock and the ticks shown.
+std::string intro_line(const Run& run, const StepWorkload& workload, unsigned hz, Jiffies start) {
+    std::string intro;
+    const std::string shown = run.ticks == 1 ? fmt::format("tick {}", run.from + 1)
+                                             : fmt::format("ticks {}..{}", run.from + 1, run.from + run.ticks);
+    put(intro, fmt::format("timersim step: {}; HZ={} (a tick is {}), tick 0 is jiffies {}; showing {}.",
+                           describe_workload(workload), hz, format_jiffies_as_time(1, hz), start, shown),
+        0);
+    return intro;
+}
+
+// "0-3 4-7; level 1: 0-7": the timer-migration groups, level by level.
+std::string describe_groups(const MigrationHierarchy& h) {
+    std::vector<std::string> levels;
+    for (std::size_t l = 0; l < h.levels.size(); ++l) {
+        std::vector<std::string> groups;
+        for (const MigrationGroup& g : h.levels[l]) groups.push_back(fmt::format("{}-{}", g.first_cpu, g.end_cpu - 1));
+        levels.push_back(fmt::format("level {}: CPUs {}", l, fmt::join(groups, " ")));
+    }
+    return fmt::format("{}", fmt::join(levels, "; "));
+}
+
+void step_machine(const Run& run, const StepWorkload& workload, const MachineStepConfig& config) {
+    const std::vector<std::string> labels = timer_labels(workload);
+    static const bool no_deferrable = false;
+    const View view{config.hz, config.start_jiffies, labels, no_deferrable, Modern69Wheel::name, config.cpus};
+    std::string intro = intro_line(run, workload, config.hz, config.start_jiffies);
+    const std::string nodes = config.numa_nodes > 1 ? fmt::format(" on {} NUMA nodes", config.numa_nodes) : "";
+    put(intro,
+        fmt::format("The machine: {} CPUs{}, timersim run's with --design modern-6.9{} (default costs); each CPU "
+                    "has a local base (pinned timers), a global one and a deferrable one (6.9+).",
+                    config.cpus, nodes, config.nohz_idle ? " --nohz" : ""),
+        0);
+    if (config.nohz_idle)
+        put(intro,
+            fmt::format("NOHZ idle: a CPU whose next timer is more than a tick away stops its tick and hands its "
+                        "global timers to the timer-migration hierarchy ({}); a group's migrator, its lowest CPU "
+                        "whose tick runs, expires them in its own softirq, and the last CPU to go idle wakes for "
+                        "the earliest of them (docs/machine.md).",
+                        describe_groups(build_migration_hierarchy(config.cpus, config.numa_nodes))),
+            0);
+    else
+        put(intro, "No NOHZ: every tick runs on every CPU, and each CPU expires its own timers.", 0);
+    put(intro,
+        "Per tick, a row per CPU: its tick (ran; woke: its stopped tick's programmed timer event; -: stopped), "
+        "whether the tick raised TIMER_SOFTIRQ, its pending timers (local/global/deferrable base) and what it "
+        "does next; then what each CPU armed and fired, a migrator's fire from an idle CPU's global base marked "
+        "\"remote for CPU n\". A tick shows the state after its softirqs; ticks in a row where no CPU ticks "
+        "are shown once.",
+        0);
+    MachineStepper machine(config, workload);
+    if (run.from > 0) {
+        ProgressBar bar("step");
+        constexpr std::int64_t kChunk = 1 << 16;
+        for (std::int64_t t = 0; t < run.from; t += kChunk) {
+            machine.skip(static_cast<std::uint64_t>(std::min(kChunk, run.from - t)));
+            bar.update(static_cast<double>(t) / static_cast<double>(run.from));
+        }
+    }
+    if (!run.json) fmt::print("{}", intro);
+    // A run of quiet ticks (no CPU ticks, arms or fires) with the same
+    // table is drawn once, when it ends.
+    std::optional<TickReport> quiet_first, quiet_last;
+    std::string quiet_table;
+    const auto flush = [&] {
+        if (quiet_first) fmt::print("\n{}{}", cpus_quiet_title(*quiet_first, *quiet_last, view), quiet_table);
+        quiet_first.reset();
+    };
+    const auto show = [&](const std::vector<CpuTick>& frame) {
+        if (run.json) {
+            fmt::print("{}", render_cpus_json(frame, machine, view));
+            return;
+        }
+        std::string table = render_cpus_text(frame, view);
+        if (cpus_quiet(frame)) {
+            if (quiet_first && table == quiet_table) {
+                quiet_last = frame.front().report;
+                return;
+            }
+            flush();
+            quiet_first = quiet_last = frame.front().report;
+            quiet_table = std::move(table);
+            return;
+        }
+        flush();
+        fmt::print("\n{}{}", frame_title(frame.front().report, view), table);
+    };
+    show(machine.start_frame());
+    for (std::int64_t t = 0; t < run.ticks; ++t) show(machine.step());
+    flush();
+}
+
 void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed, const Clock& clock,
                    std::optional<std::int64_t> slack, bool classic_oldest_first, const classic::Geometry& geometry, const std::string& design,
                    const std::optional<WheelSpec>& wheel) {
@@ -293,12 +458,7 @@ void step_workload(const Run& run, const StepWorkload& workload, TraceFeed* feed
     static const bool no_deferrable = false;
     const View view{hz, start, feed ? feed->labels() : churn_labels, feed ? feed->deferrable_seen() : no_deferrable,
                     wheel ? std::string_view(design) : std::string_view()};
-    std::string intro;
-    const std::string shown = run.ticks == 1 ? fmt::format("tick {}", run.from + 1)
-                                             : fmt::format("ticks {}..{}", run.from + 1, run.from + run.ticks);
-    put(intro, fmt::format("timersim step: {}; HZ={} (a tick is {}), tick 0 is jiffies {}; showing {}.",
-                           describe_workload(workload), hz, format_jiffies_as_time(1, hz), start, shown),
-        0);
+    std::string intro = intro_line(run, workload, hz, start);
     const bool seed_design = design != "classic" && design != "modern" && design != "both";
     if (wheel)
         put(intro,

@@ -159,6 +159,9 @@ public:
     bool tick_stopped(unsigned cpu = 0) const noexcept;
     // When the CPU's last tick happened (0 before the first).
     std::uint64_t last_tick_ns(unsigned cpu = 0) const noexcept;
+    // The tick-grid index of the CPU's next tick event (a stopped tick: the
+    // wakeup it programmed; UINT64_MAX: none).
+    std::uint64_t next_tick_index(unsigned cpu) const noexcept;
     // The CPU whose base holds the timer's node (where it is or was last queued).
     unsigned timer_cpu(TimerId id) const { return slot(id).cpu; }
     // The timer's placement on that base (not pending if it has no node yet).

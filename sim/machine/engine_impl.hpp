@@ -239,6 +239,8 @@ bool Engine<Q>::tick_stopped(unsigned cpu) const noexcept { return cpus_[cpu].ti
 template <TimerQueue Q>
 std::uint64_t Engine<Q>::last_tick_ns(unsigned cpu) const noexcept { return cpus_[cpu].last_tick_ns; }
 template <TimerQueue Q>
+std::uint64_t Engine<Q>::next_tick_index(unsigned cpu) const noexcept { return cpus_[cpu].next_tick_index; }
+template <TimerQueue Q>
 unsigned Engine<Q>::cpus() const { return static_cast<unsigned>(cpus_.size()); }
 template <TimerQueue Q>
 std::uint64_t Engine<Q>::next_tick_ns() const { return cpus_[current_cpu_].next_tick_ns; }

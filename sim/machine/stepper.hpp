@@ -29,10 +29,19 @@ namespace timersim {
 // At most this many timers (keeps the drawn per-row totals within 7 digits).
 inline constexpr std::size_t kMaxStepTimers = 1000000;
 
+// Where a --timeouts timer is armed: the CPU whose task arms it (TIMEOUT@CPU)
+// and how (TIMEOUT@CPU:pinned: mod_timer_pinned(), else mod_timer()).
+struct TimeoutPlace {
+    unsigned cpu = 0;
+    bool pinned = false;
+    ArmCall call() const noexcept { return pinned ? ArmCall::mod_timer_pinned : ArmCall::mod_timer; }
+};
+
 // What step runs: the timers of --timeouts, all armed before the first tick,
 // connection churn, or a trace (--trace).
 struct StepWorkload {
     std::vector<Jiffies> timeouts;   // --timeouts, in jiffies
+    std::vector<TimeoutPlace> places; // --timeouts: each one's CPU and call (one per timeout)
     std::vector<std::string> texts;  // --timeouts as typed, for labels
     std::optional<ConnectionChurnConfig> churn;
     std::optional<std::string> trace; // --trace or --ftrace FILE
@@ -52,6 +61,9 @@ struct Fired {
     std::uint32_t timer;
     Jiffies requested; // what the workload asked for (before classic slack)
     Jiffies expires;   // timer->expires when it ran
+    // Several CPUs (6.9+ pull model): the idle CPU whose global base the
+    // timer was on when this CPU, its migrator, expired it; none: its own.
+    std::optional<unsigned> remote_for = std::nullopt;
 };
 
 // An arm, or (trace workloads) a cancel, in the order they happened.
@@ -115,7 +127,8 @@ public:
         for (std::size_t t = 0; t < n; ++t) add_timer();
         if (w.churn) churn_.emplace(*w.churn, start_);
         for (std::size_t t = 0; t < w.timeouts.size(); ++t)
-            arm(static_cast<std::uint32_t>(t), start_ + w.timeouts[t], &start_arms_);
+            arm(static_cast<std::uint32_t>(t), start_ + w.timeouts[t], &start_arms_,
+                t < w.places.size() ? w.places[t].call() : ArmCall::mod_timer);
         if (feed_) apply(feed_->at(start_), &start_arms_);
     }
 

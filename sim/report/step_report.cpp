@@ -112,7 +112,8 @@ void draw_level(std::string& out, const std::string& name, const LevelOccupancy&
 }
 
 template <class Namer>
-void put_events(std::string& out, const TickReport& r, const View& v, const Namer& bucket_name);
+void put_events(std::string& out, const TickReport& r, const View& v, const Namer& bucket_name,
+                std::string_view who = {});
 
 template <class Q>
 void put_events(std::string& out, const TickReport& r, const View& v) {
@@ -120,22 +121,25 @@ void put_events(std::string& out, const TickReport& r, const View& v) {
 }
 
 // The same with the buckets named by `bucket_name` (the seeds' designs name
-// them from their layout).
+// them from their layout), each line after `who` (several CPUs: "CPU 1 ").
 template <class Namer>
-void put_events(std::string& out, const TickReport& r, const View& v, const Namer& bucket_name) {
+void put_events(std::string& out, const TickReport& r, const View& v, const Namer& bucket_name,
+                std::string_view who) {
     const auto more = [&](std::size_t total, std::string_view what) {
-        if (total > kListed) put(out, fmt::format("  ... and {} more {}", total - kListed, what));
+        if (total > kListed) put(out, fmt::format("  {}... and {} more {}", who, total - kListed, what));
     };
     for (std::size_t i = 0; i < r.fired.size() && i < kListed; ++i) {
         const Fired& f = r.fired[i];
-        std::string s = fmt::format("  fired {}: asked for {}, {}", timer_name(f.timer, v), tick_of(f.requested, v),
-                                    late_text(jiffies_diff(r.jiffies, f.requested), v.hz));
+        // 6.9+: a migrator ran an idle CPU's global base (timer_expire_remote()).
+        const std::string remote = f.remote_for ? fmt::format(", remote for CPU {}", *f.remote_for) : std::string();
+        std::string s = fmt::format("  {}fired {}{}: asked for {}, {}", who, timer_name(f.timer, v), remote,
+                                    tick_of(f.requested, v), late_text(jiffies_diff(r.jiffies, f.requested), v.hz));
         put(out, s);
     }
     more(r.fired.size(), "fired");
     for (std::size_t i = 0; i < r.cascaded.size() && i < kListed; ++i) {
         const Moved& m = r.cascaded[i];
-        put(out, fmt::format("  cascaded {}: {} -> {}", timer_name(m.timer, v), bucket_name(m.from),
+        put(out, fmt::format("  {}cascaded {}: {} -> {}", who, timer_name(m.timer, v), bucket_name(m.from),
                              bucket_name(m.to)));
     }
     more(r.cascaded.size(), "cascaded");
@@ -144,13 +148,14 @@ void put_events(std::string& out, const TickReport& r, const View& v, const Name
         const Armed& a = r.armed[i];
         if (a.cancel) {
             cancels = true;
-            put(out, a.at.pending ? fmt::format("  cancelled {}: removed from {} (due at {})",
+            put(out, a.at.pending ? fmt::format("  {}cancelled {}: removed from {} (due at {})", who,
                                                 timer_name(a.timer, v), bucket_name(a.at),
                                                 tick_of(a.at.bucket_expiry, v))
-                                  : fmt::format("  cancelled {}: not pending, nothing to do", timer_name(a.timer, v)));
+                                  : fmt::format("  {}cancelled {}: not pending, nothing to do", who,
+                                                timer_name(a.timer, v)));
             continue;
         }
-        std::string s = fmt::format("  armed {} for {}: ", timer_name(a.timer, v), tick_of(a.requested, v));
+        std::string s = fmt::format("  {}armed {} for {}: ", who, timer_name(a.timer, v), tick_of(a.requested, v));
         switch (a.outcome) {
         case ArmOutcome::queued:
             s += fmt::format("{}, due at {}", bucket_name(a.at), tick_of(a.at.bucket_expiry, v));
@@ -223,6 +228,10 @@ std::string next_expiry_text(const ModernSnapshot& s) {
 }
 
 } // namespace
+
+void put_modern_events(std::string& out, const TickReport& r, const View& v, std::string_view who) {
+    put_events(out, r, v, [](const Placement& p) { return bucket_name<ModernWheel>(p); }, who);
+}
 
 std::string render_text(const ModernWheel& q, const TickReport& r, const View& v) {
     const ModernSnapshot s = snapshot(q);
@@ -312,6 +321,7 @@ ordered_json fired_timer(const TickReport& r, const View& v, const Fired& f) {
     o["requested"] = f.requested;
     o["expires"] = f.expires;
     o["late"] = jiffies_diff(r.jiffies, f.requested);
+    if (v.cpus > 1) o["remote_for"] = f.remote_for ? ordered_json(*f.remote_for) : ordered_json(nullptr);
     return o;
 }
 
@@ -411,9 +421,9 @@ ordered_json frame_head(std::string_view design, const TickReport& r, const View
     return o;
 }
 
-std::string frame_line(const ordered_json& frame) { return write_json(frame, kFrameLayout) + "\n"; }
-
 } // namespace
+
+std::string frame_line(const ordered_json& frame) { return write_json(frame, kFrameLayout) + "\n"; }
 
 std::string render_json(const ClassicWheel& q, const TickReport& r, const View& v) {
     const ClassicSnapshot s = snapshot(q);
@@ -509,7 +519,7 @@ std::string render_layout_text(std::string_view, const QueueLayout& l, const Tic
     return out;
 }
 
-std::string render_layout_json(std::string_view design, const QueueLayout& l, const TickReport& r, const View& v) {
+ordered_json layout_frame(std::string_view design, const QueueLayout& l, const TickReport& r, const View& v) {
     ordered_json rows = ordered_json::array();
     for (const LayoutRow& row : l.rows) {
         ordered_json o = ordered_json::object();
@@ -523,7 +533,11 @@ std::string render_layout_json(std::string_view design, const QueueLayout& l, co
     frame["summary"] = l.summary;
     add_events<QueueLayout>(frame, r, v);
     frame["rows"] = std::move(rows);
-    return frame_line(frame);
+    return frame;
+}
+
+std::string render_layout_json(std::string_view design, const QueueLayout& l, const TickReport& r, const View& v) {
+    return frame_line(layout_frame(design, l, r, v));
 }
 
 } // namespace timersim

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sim/machine/stepper.hpp"
+#include "sim/report/json.hpp"
 #include "wheel/core/heap_queue.hpp"
 #include "wheel/core/queue_layout.hpp"
 
@@ -27,6 +28,9 @@ struct View {
     const bool& deferrable;
     // What the frames name the design: a wheel:SPEC's spec; empty: Q::name.
     std::string_view design = {};
+    // The machine's CPUs (step --cpus): above one, a JSON fired timer says
+    // whether it was a remote expiry ("remote_for").
+    unsigned cpus = 1;
 };
 
 // The title line of a frame (one tick of every wheel shown).
@@ -52,6 +56,15 @@ template <class Q>
 std::string render_json(const Q& q, const TickReport& r, const View& v) {
     return render_layout_json(v.design.empty() ? Q::name : v.design, q.layout(), r, v);
 }
+
+// The tick's fired, cascaded, armed and cancelled timers as text lines,
+// each opening with `who` (several CPUs: "CPU 1 "), the buckets named as
+// the modern wheel's (L2[5]).
+void put_modern_events(std::string& out, const TickReport& r, const View& v, std::string_view who);
+// A layout frame (render_layout_json()) as a JSON object, to add to, and
+// any frame as its JSON Lines line.
+ordered_json layout_frame(std::string_view design, const QueueLayout& l, const TickReport& r, const View& v);
+std::string frame_line(const ordered_json& frame);
 
 // Appends `text` as one or more lines of at most kStepColumns, breaking at
 // spaces and indenting continuation lines by `indent`.
