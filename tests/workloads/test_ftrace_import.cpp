@@ -370,6 +370,34 @@ TEST_CASE("a trace without timer events is an error; other lines are skipped") {
           "timer:timer_* events (event)");
 }
 
+TEST_CASE("the timestamp and the CPU column read the same in every form the reader takes") {
+    // The usual forms take a quick path (one backward pass each); the
+    // others the general one. Both give what the line says.
+    struct Case {
+        std::string text;
+        std::uint64_t ts;
+        std::uint32_t cpu;
+    };
+    const Case cases[] = {
+        {"  <idle>-0       [001] ..s1.  2.700530: timer_cancel: timer=a\n", 2'700'530'000, 1},
+        {"  <idle>-0       [017]  5.5: timer_cancel: timer=a\n", 5'500'000'000, 17},            // no flags column
+        {"[003] 0.000000001: timer_cancel: timer=a\n", 1, 3},                                   // no task column
+        {"  kworker/0:1H-9 [002] d..2. 9999999999.999999999: timer_cancel: timer=a\n", 9'999'999'999'999'999'999u, 2},
+        {"  a:b [4000000000] d..2. 1.0: timer_cancel: timer=a\n", 1'000'000'000, 4000000000u},  // 10 digits: general path
+        {"  x[7] [8] d..2. 1.25: timer_cancel: timer=a\n", 1'250'000'000, 8},
+        {"  <idle>-0     1d..2. 3.000001: timer_cancel: timer=a\n", 3'000'001'000, 1},          // trace-cmd -l
+        {"  <idle>-0 [6] [5]x 3.000001: timer_cancel: timer=a\n", 3'000'001'000, 6},            // "[5]x" is no CPU column
+        {"  kworker/1:2-5 [000] 1:2: 12.5: timer_cancel: timer=a\n", 12'500'000'000, 0},         // colons before it
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.text);
+        const std::vector<FtraceEvent> events = parse(c.text);
+        REQUIRE(events.size() == 1);
+        CHECK(events[0].timestamp_ns == c.ts);
+        CHECK(events[0].line_cpu == c.cpu);
+    }
+}
+
 TEST_CASE("malformed ftrace lines fail with the line, the problem and the field") {
     struct Case {
         std::string input;

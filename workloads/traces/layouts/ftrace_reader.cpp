@@ -65,6 +65,64 @@ std::string_view pop_last_token(std::string_view& s) {
     return token;
 }
 
+// The usual timestamp token before line[colon], "SECONDS.FRACTION" with 1
+// to 10 digits of seconds and 1 to 9 of fraction, parsed in one backward
+// pass (finding the token, checking it and parsing it were a tenth of a
+// kernel trace's reading). False where the general path must decide:
+// another token, or one looks_like_timestamp() and parse_timestamp() judge.
+bool quick_timestamp(std::string_view line, std::size_t colon, std::size_t& begin, std::uint64_t& ns) {
+    std::size_t i = colon;
+    std::uint64_t fraction = 0;
+    std::uint64_t scale = 1;
+    while (i > 0 && detail::is_digit(line[i - 1]) && colon - i < 9) {
+        fraction += static_cast<std::uint64_t>(line[i - 1] - '0') * scale;
+        scale *= 10;
+        --i;
+    }
+    if (i == colon || i == 0 || line[i - 1] != '.') return false;
+    const std::size_t dot = --i;
+    std::uint64_t seconds = 0;
+    std::uint64_t unit = 1;
+    while (i > 0 && detail::is_digit(line[i - 1]) && dot - i < 10) {
+        seconds += static_cast<std::uint64_t>(line[i - 1] - '0') * unit;
+        unit *= 10;
+        --i;
+    }
+    if (i == dot || (i > 0 && !detail::is_blank(line[i - 1]))) return false;
+    begin = i;
+    ns = seconds * 1000000000ull + fraction * (1000000000ull / scale);
+    return true;
+}
+
+// The usual CPU column before the timestamp, "[001]" as the last or the
+// next-to-last token before line[end] ("... [001] d.s1."), read backwards
+// without splitting the prefix into tokens. False where parse_cpu() must
+// decide (trace-cmd -l's "1d..2.", anything else).
+bool quick_cpu(std::string_view line, std::size_t end, std::uint32_t& cpu) {
+    const auto bracketed_before = [&](std::size_t j) {
+        // line[j - 1] is ']': 1 to 9 digits, then '[' at a token's start.
+        std::size_t i = j - 1;
+        std::uint32_t value = 0;
+        std::uint32_t unit = 1;
+        while (i > 0 && detail::is_digit(line[i - 1]) && j - 1 - i < 9) {
+            value += static_cast<std::uint32_t>(line[i - 1] - '0') * unit;
+            unit *= 10;
+            --i;
+        }
+        if (i == j - 1 || i == 0 || line[i - 1] != '[') return false;
+        if (i - 1 > 0 && !detail::is_blank(line[i - 2])) return false;
+        cpu = value;
+        return true;
+    };
+    std::size_t j = end;
+    while (j > 0 && detail::is_blank(line[j - 1])) --j;
+    if (j == 0) return false;
+    if (line[j - 1] == ']') return bracketed_before(j);
+    while (j > 0 && !detail::is_blank(line[j - 1])) --j; // the flags column
+    while (j > 0 && detail::is_blank(line[j - 1])) --j;
+    return j > 0 && line[j - 1] == ']' && bracketed_before(j);
+}
+
 bool looks_like_timestamp(std::string_view token) {
     if (token.empty() || !detail::is_digit(token.front())) return false;
     bool dot = false;
@@ -350,6 +408,8 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
         std::size_t from = 0;
         std::size_t colon = 0;
         std::size_t ts_begin = 0;
+        std::uint64_t ts = 0;
+        bool quick = false;
         while (true) {
             colon = line.find(':', from);
             if (colon == std::string_view::npos)
@@ -357,11 +417,12 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
                                          quote_for_error(text)));
             from = colon + 1;
             if (colon + 1 < line.size() && !detail::is_blank(line[colon + 1])) continue;
+            if ((quick = quick_timestamp(line, colon, ts_begin, ts))) break;
             ts_begin = colon;
             while (ts_begin > 0 && !detail::is_blank(line[ts_begin - 1])) --ts_begin;
             if (looks_like_timestamp(line.substr(ts_begin, colon - ts_begin))) break;
         }
-        const std::uint64_t ts = parse_timestamp(line.substr(ts_begin, colon - ts_begin));
+        if (!quick) ts = parse_timestamp(line.substr(ts_begin, colon - ts_begin));
 
         if (!seen_event) {
             seen_event = true;
@@ -423,7 +484,7 @@ bool FtraceReader::Impl::next(FtraceEvent& e) {
         e.type = type;
         e.line = source.line_number();
         e.timestamp_ns = ts;
-        parse_cpu(detail::trim(line.substr(0, ts_begin)), e);
+        if (!quick_cpu(line, ts_begin, e.line_cpu)) parse_cpu(detail::trim(line.substr(0, ts_begin)), e);
         parse_info(rest.substr(name_end + 1), e);
         ++stats.timer_events;
         if (observer) observer->timer_event(e);
