@@ -314,10 +314,17 @@ bool parse_pointer(std::string_view text, std::uint64_t& value) {
 void FtraceReader::Impl::parse_info(std::string_view info, FtraceEvent& e) {
     std::string_view timer, expires, timeout, cpu, idx, flags, now, baseclk, bucket;
     bool have_flags = false;
-    std::string_view token;
     std::string_view last_key;
-    while (detail::next_token(info, token)) {
-        if (token.front() == '[') {
+    // Token by token: a key up to its first '=' (keys are short: a loop,
+    // not a search), then the value up to a blank; a token without '=' is
+    // passed over. Told apart by their length first, keys cost one compare.
+    const char* p = info.data();
+    const char* const end = p + info.size();
+    while ((p = detail::skip_blanks(p, end)) != end) {
+        if (*p == '[') {
+            const char* const token_end = detail::find_blank(p, end);
+            const std::string_view token(p, static_cast<std::size_t>(token_end - p));
+            p = token_end;
             std::string_view inner = token.substr(1);
             if (!inner.empty() && inner.back() == ']') inner.remove_suffix(1);
             std::string_view key, value;
@@ -329,18 +336,36 @@ void FtraceReader::Impl::parse_info(std::string_view info, FtraceEvent& e) {
             }
             continue;
         }
-        std::string_view key, value;
-        if (!detail::split_key_value(token, key, value)) continue;
+        const char* const key_begin = p;
+        while (p != end && *p != '=' && !detail::is_blank(*p)) ++p;
+        if (p == end || *p != '=') continue; // no '=' in this token
+        const std::string_view key(key_begin, static_cast<std::size_t>(p - key_begin));
+        const char* const value_begin = ++p;
+        p = detail::find_blank(p, end);
+        const std::string_view value(value_begin, static_cast<std::size_t>(p - value_begin));
         last_key = key;
-        if (key == "timer") timer = value;
-        else if (key == "function") e.function = value;
-        else if (key == "expires") expires = value;
-        else if (key == "cpu") cpu = value;
-        else if (key == "idx") idx = value;
-        else if (key == "flags") { flags = value; have_flags = true; }
-        else if (key == "now") now = value;
-        else if (key == "baseclk") baseclk = value;
-        else if (key == "bucket_expiry") bucket = value;
+        switch (key.size()) {
+        case 3:
+            if (key == "cpu") cpu = value;
+            else if (key == "idx") idx = value;
+            else if (key == "now") now = value;
+            break;
+        case 5:
+            if (key == "timer") timer = value;
+            else if (key == "flags") { flags = value; have_flags = true; }
+            break;
+        case 7:
+            if (key == "expires") expires = value;
+            else if (key == "baseclk") baseclk = value;
+            break;
+        case 8:
+            if (key == "function") e.function = value;
+            break;
+        case 13:
+            if (key == "bucket_expiry") bucket = value;
+            break;
+        default: break;
+        }
     }
     const std::string_view name = to_string(e.type);
     if (timer.empty()) fail("timer", fmt::format("{} without timer=", name));
