@@ -70,27 +70,30 @@ std::string_view pop_last_token(std::string_view& s) {
 // pass (finding the token, checking it and parsing it were a tenth of a
 // kernel trace's reading). False where the general path must decide:
 // another token, or one looks_like_timestamp() and parse_timestamp() judge.
+// The up to `most` decimal digits that end before line[i], read backwards:
+// their value and 10^(their count); `i` moves to the first of them.
+struct DigitsBack {
+    std::uint64_t value = 0;
+    std::uint64_t scale = 1;
+};
+DigitsBack digits_before(std::string_view line, std::size_t& i, std::size_t most) {
+    DigitsBack d;
+    for (std::size_t n = 0; n < most && i > 0 && detail::is_digit(line[i - 1]); ++n, --i) {
+        d.value += static_cast<std::uint64_t>(line[i - 1] - '0') * d.scale;
+        d.scale *= 10;
+    }
+    return d;
+}
+
 bool quick_timestamp(std::string_view line, std::size_t colon, std::size_t& begin, std::uint64_t& ns) {
     std::size_t i = colon;
-    std::uint64_t fraction = 0;
-    std::uint64_t scale = 1;
-    while (i > 0 && detail::is_digit(line[i - 1]) && colon - i < 9) {
-        fraction += static_cast<std::uint64_t>(line[i - 1] - '0') * scale;
-        scale *= 10;
-        --i;
-    }
+    const DigitsBack fraction = digits_before(line, i, 9);
     if (i == colon || i == 0 || line[i - 1] != '.') return false;
     const std::size_t dot = --i;
-    std::uint64_t seconds = 0;
-    std::uint64_t unit = 1;
-    while (i > 0 && detail::is_digit(line[i - 1]) && dot - i < 10) {
-        seconds += static_cast<std::uint64_t>(line[i - 1] - '0') * unit;
-        unit *= 10;
-        --i;
-    }
+    const DigitsBack seconds = digits_before(line, i, 10);
     if (i == dot || (i > 0 && !detail::is_blank(line[i - 1]))) return false;
     begin = i;
-    ns = seconds * 1000000000ull + fraction * (1000000000ull / scale);
+    ns = seconds.value * 1000000000ull + fraction.value * (1000000000ull / fraction.scale);
     return true;
 }
 
@@ -102,16 +105,10 @@ bool quick_cpu(std::string_view line, std::size_t end, std::uint32_t& cpu) {
     const auto bracketed_before = [&](std::size_t j) {
         // line[j - 1] is ']': 1 to 9 digits, then '[' at a token's start.
         std::size_t i = j - 1;
-        std::uint32_t value = 0;
-        std::uint32_t unit = 1;
-        while (i > 0 && detail::is_digit(line[i - 1]) && j - 1 - i < 9) {
-            value += static_cast<std::uint32_t>(line[i - 1] - '0') * unit;
-            unit *= 10;
-            --i;
-        }
+        const DigitsBack digits = digits_before(line, i, 9);
         if (i == j - 1 || i == 0 || line[i - 1] != '[') return false;
         if (i - 1 > 0 && !detail::is_blank(line[i - 2])) return false;
-        cpu = value;
+        cpu = static_cast<std::uint32_t>(digits.value);
         return true;
     };
     std::size_t j = end;
