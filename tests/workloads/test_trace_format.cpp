@@ -531,6 +531,33 @@ TEST_CASE("parse_uint: decimal digits summed or from_chars, the same results") {
     CHECK((parse_uint("ff", w, 16) && w == 255));
 }
 
+TEST_CASE("parse_hex16: every byte at every place of sixteen, as a digit-by-digit parse reads it") {
+    const auto reference = [](std::string_view s, std::uint64_t& v) {
+        v = 0;
+        for (const char c : s) {
+            if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+            v = v << 4 | static_cast<std::uint64_t>(detail::hex_digit(c));
+        }
+        return true;
+    };
+    std::string text = "0123456789abcDEF";
+    for (std::size_t at = 0; at < text.size(); ++at) {
+        const char kept = text[at];
+        for (int b = 0; b < 256; ++b) {
+            text[at] = static_cast<char>(b);
+            std::uint64_t ours = 1, theirs = 2;
+            const bool ok = detail::parse_hex16(text, ours);
+            REQUIRE(ok == reference(text, theirs));
+            if (ok) REQUIRE(ours == theirs);
+        }
+        text[at] = kept;
+    }
+    std::uint64_t v = 0;
+    CHECK(detail::parse_hex16("ffff888003a1b2c0", v));
+    CHECK(v == 0xffff888003a1b2c0ull);
+    CHECK_FALSE(detail::parse_hex16("ffff888003a1b2c", v)); // fifteen
+}
+
 TEST_CASE("is_alnum and hex_digit answer as the C locale's isalnum and isxdigit") {
     for (int c = 0; c < 256; ++c) {
         CAPTURE(c);

@@ -101,6 +101,38 @@ inline std::uint64_t digits8(std::uint64_t d) noexcept {
     return (d * 10000 + (d >> 32)) & 0xFFFFFFFFull;
 }
 
+// Sixteen hex digits (a kernel pointer as %p prints it), eight at a time:
+// false if any byte is not 0-9, a-f or A-F. For bytes below 0x80, b + (0x80
+// - lo) has its high bit set iff b >= lo, and b + (0x7f - hi) iff b > hi,
+// neither carrying into the next byte; a letter's value is its low nibble
+// plus 9. The eight nibbles then pair up, first digit most significant.
+inline bool hex8(const char* p, std::uint32_t& value) noexcept {
+    constexpr std::uint64_t k01 = 0x0101010101010101ull;
+    constexpr std::uint64_t k80 = 0x8080808080808080ull;
+    std::uint64_t x;
+    std::memcpy(&x, p, sizeof x);
+    if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+    if (x & k80) return false;
+    const auto in_range = [](std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
+        return (v + k01 * (0x80 - lo)) & ~(v + k01 * (0x7f - hi)) & k80;
+    };
+    const std::uint64_t digits = in_range(x, '0', '9');
+    const std::uint64_t letters = in_range(x | 0x2020202020202020ull, 'a', 'f');
+    if ((digits | letters) != k80) return false;
+    std::uint64_t v = (x & 0x0F0F0F0F0F0F0F0Full) + (letters >> 7) * 9;
+    v = ((v << 4) | (v >> 8)) & 0x00FF00FF00FF00FFull;
+    v = ((v << 8) | (v >> 16)) & 0x0000FFFF0000FFFFull;
+    v = ((v << 16) | (v >> 32)) & 0x00000000FFFFFFFFull;
+    value = static_cast<std::uint32_t>(v);
+    return true;
+}
+inline bool parse_hex16(std::string_view s, std::uint64_t& value) noexcept {
+    std::uint32_t high = 0, low = 0;
+    if (s.size() != 16 || !hex8(s.data(), high) || !hex8(s.data() + 8, low)) return false;
+    value = std::uint64_t{high} << 32 | low;
+    return true;
+}
+
 // The end of the last byte in [begin, end) that is not blank (begin if none).
 inline const char* skip_blanks_back(const char* begin, const char* end) noexcept {
     while (end > begin && is_blank(end[-1])) --end;

@@ -291,6 +291,7 @@ namespace {
 
 bool parse_pointer(std::string_view text, std::uint64_t& value) {
     if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
+    if (text.size() == 16) return detail::parse_hex16(text, value); // %p: the usual case
     if (text.empty() || text.size() > 16) return false;
     // At most 16 hex digits: always fits, so no overflow checks. No branch
     // per digit either: a bad one (-1) shows in `bad` at the end.
