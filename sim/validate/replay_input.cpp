@@ -39,7 +39,7 @@ public:
     void other_line(std::uint64_t line, std::string_view text) override {
         std::uint32_t cpu = 0;
         if (!timer_migration && is_timer_migration_line(text)) timer_migration = true;
-        if (const auto at = text.find(" tmigr_handle_remote_cpu: cpu="); at != std::string_view::npos) {
+        if (const auto at = find_after_space(text, "tmigr_handle_remote_cpu: cpu="); at != std::string_view::npos) {
             unsigned remote = 0;
             if (other_line_cpu(text.substr(0, at), cpu) && cpu_after(text.substr(at + 30), remote) &&
                 cpu < kMaxReplayCpus && remote < kMaxReplayCpus) {
@@ -68,6 +68,14 @@ public:
     std::uint32_t remote_cpu_of(std::uint32_t cpu) const { return cpu < remote_of.size() ? remote_of[cpu] : kNoCpu; }
 
 private:
+    // text.find(" " + word): the word found by its first letter, rarer than
+    // the spaces that pad a line's task column (a search for the space
+    // stops at each of them, and this runs for every line but a timer's).
+    static std::size_t find_after_space(std::string_view text, std::string_view word) {
+        for (auto at = text.find(word, 1); at != std::string_view::npos; at = text.find(word, at + 1))
+            if (text[at - 1] == ' ') return at - 1;
+        return std::string_view::npos;
+    }
     static bool cpu_after(std::string_view rest, unsigned& cpu) {
         const auto end = rest.find_first_not_of("0123456789");
         const std::string_view digits = rest.substr(0, end);
