@@ -130,10 +130,12 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
     std::vector<Event>& events = input.events;
     // A filter keeps fewer; more than kMaxEvents is refused below, by line.
     if (!options.filter.active()) events.reserve(std::min<std::uint64_t>(options.expected_timer_events, kMaxEvents));
-    // timer= -> its current incarnation and the index of its last event
+    // timer= -> its current incarnation, the index of its last event and its
+    // last function= (a timer keeps its callback: compared, not looked up)
     struct TimerState {
         std::size_t incarnation = 0;
         std::size_t last_event = 0;
+        FunctionIndex function = kNoFunction;
     };
     std::unordered_map<std::uint64_t, TimerState> current;
     // function= -> its index in input.functions (a handful of callbacks name
@@ -169,13 +171,19 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         e.timestamp_ns = fe.timestamp_ns;
         e.line_cpu = static_cast<std::uint16_t>(fe.line_cpu);
         e.timer = fe.timer;
+        const auto [it, added] = current.try_emplace(e.timer);
         if (!fe.function.empty()) {
-            auto name = function_index.find(fe.function);
-            if (name == function_index.end()) {
-                name = function_index.emplace(fe.function, static_cast<FunctionIndex>(input.functions.size())).first;
-                input.functions.emplace_back(fe.function);
+            FunctionIndex& last = it->second.function;
+            if (last == kNoFunction || input.functions[last] != fe.function) {
+                auto name = function_index.find(fe.function);
+                if (name == function_index.end()) {
+                    name = function_index.emplace(fe.function, static_cast<FunctionIndex>(input.functions.size()))
+                               .first;
+                    input.functions.emplace_back(fe.function);
+                }
+                last = name->second;
             }
-            e.function = name->second;
+            e.function = last;
         }
         e.expires = fe.expires;
         e.set_cpu(fe.cpu);
@@ -198,7 +206,6 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         }
         e.set_baseclk(fe.baseclk);
         e.set_jiffies(fe.jiffies());
-        const auto [it, added] = current.try_emplace(e.timer);
         if (added) ++result.timers;
         else events[it->second.last_event].next_same_timer = events.size();
         if (added || e.type == FtraceEventType::timer_init) {
