@@ -222,7 +222,7 @@ namespace {
 // `open()` gives a new FtraceReader over the text from its start, for each
 // pass.
 template <class OpenReader>
-HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoice& choice) {
+HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoice& choice, HzPassExtras extras) {
     HzResolution r;
     // A first pass over the events for their jiffies (no HZ needed): they
     // decide HZ, and they are the kernel's clock for the replay.
@@ -232,8 +232,9 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
     // The same pass also finds the timers armed before the trace.
     PreTraceTimers pre_trace;
     DeferrableInference late;
+    const bool replay = extras == HzPassExtras::replay;
     FtraceObserverTee all{&r.kernel_evidence, &pre_trace, &late};
-    reader->set_observer(&all);
+    reader->set_observer(replay ? static_cast<FtraceObserver*>(&all) : &r.kernel_evidence);
     JiffiesSampler sampler;
     if (choice.option) sampler.fit_also(*choice.option);
     std::uint64_t first_line = 0;
@@ -290,12 +291,15 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
 
 } // namespace
 
-HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice) {
-    return resolve([&] { return std::make_unique<FtraceReader>(pass(), choice.option); }, file_name, choice);
+HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice,
+                               HzPassExtras extras) {
+    return resolve([&] { return std::make_unique<FtraceReader>(pass(), choice.option); }, file_name, choice,
+                   extras);
 }
 
 HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice) {
-    return resolve([&] { return std::make_unique<FtraceReader>(text, file_name, choice.option); }, file_name, choice);
+    return resolve([&] { return std::make_unique<FtraceReader>(text, file_name, choice.option); }, file_name, choice,
+                   HzPassExtras::replay);
 }
 
 } // namespace timersim
