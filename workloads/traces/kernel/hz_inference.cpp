@@ -23,11 +23,20 @@ namespace {
 std::size_t best_band(std::span<const JiffiesSample> window, unsigned hz, std::vector<double>& residuals) {
     residuals.clear();
     const JiffiesSample& first = window.front();
+    double lowest = std::numeric_limits<double>::infinity();
+    double highest = -lowest;
     for (const JiffiesSample& s : window) {
         const double dj = static_cast<double>(jiffies_diff(s.jiffies, first.jiffies));
         const double dt = static_cast<double>(s.time_ns - first.time_ns) * 1e-9;
-        residuals.push_back(dj - dt * hz);
+        const double r = dj - dt * hz;
+        residuals.push_back(r);
+        lowest = std::min(lowest, r);
+        highest = std::max(highest, r);
     }
+    // One band holds them all (the HZ that fits, on a trace without
+    // outliers): no need to sort them to find it (the sort is most of a
+    // window's cost).
+    if (highest - lowest <= kHzBandTicks) return residuals.size();
     std::sort(residuals.begin(), residuals.end());
     std::size_t best = 0;
     for (std::size_t hi = 0, lo = 0; hi < residuals.size(); ++hi) {
