@@ -306,9 +306,10 @@ HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_n
                    extras);
 }
 
-HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice) {
+HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice,
+                               HzPassExtras extras) {
     return resolve([&] { return std::make_unique<FtraceReader>(text, file_name, choice.option); }, file_name, choice,
-                   HzPassExtras::replay);
+                   extras);
 }
 
 } // namespace timersim

@@ -152,6 +152,7 @@ using TextPasses = std::function<InputFile&()>;
 HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice,
                                HzPassExtras extras = HzPassExtras::replay);
 // Text in memory (the playground, tests).
-HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice);
+HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice,
+                               HzPassExtras extras = HzPassExtras::replay);
 
 } // namespace timersim
