@@ -80,8 +80,8 @@ int run_validate(std::span<const std::string> args) {
     try {
         // HZ never assumed: --hz, the '# hz=' line or the jiffies, each
         // checked against what the trace shows (hz_inference.hpp).
-        const HzResolution resolved =
-            resolve_ftrace_hz([&]() -> InputFile& { return text.pass(); }, text.name(), hz);
+        const HzResolution resolved = resolve_ftrace_hz([&]() -> InputFile& { return text.pass(); }, text.name(),
+                                                        hz, HzPassExtras::none);
         result = replay_kernel_trace(text.pass(),
                                      ReplayOptions{.hz = resolved.hz,
                                                    .force_hz = resolved.forced,

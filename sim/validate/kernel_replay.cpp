@@ -99,7 +99,10 @@ private:
             ++result_.catch_up_steps;
             for (auto& w : wheels_) w->set_jiffies(jiffies_);
             for (unsigned w = 0; w < wheels_.size(); ++w) {
-                if (!may_catch_up(w) || !wheel(w).softirq_due() || any_due(w)) continue;
+                // The cheap test first: most wheels have no softirq due, and
+                // may_catch_up() searches the wheel's buckets (and, with
+                // three bases, every CPU's run).
+                if (!wheel(w).softirq_due() || !may_catch_up(w)) continue;
                 ++result_.empty_softirq_runs;
                 wheel(w).run_softirq([&](const FiredTimer& f) {
                     // Cannot happen: nothing was due.
@@ -129,13 +132,16 @@ private:
         Jiffies next = target;
         const unsigned bases = layout_.wheel_deferrable_base() ? 2 : 1;
         for (unsigned w = 0; w < wheels_.size(); ++w) {
-            if (!may_catch_up(w)) continue;
+            Jiffies earliest = next;
             for (unsigned i = 0; i < bases; ++i) {
                 const auto b = i == 0 ? ModernWheel::base_std : ModernWheel::base_def;
                 const Jiffies due = wheels_[w]->base(b).next_expiry;
                 const Jiffies at = time_after(due, jiffies_) ? due : jiffies_ + 1;
-                if (time_before(at, next)) next = at;
+                if (time_before(at, earliest)) earliest = at;
             }
+            // Asked only of a wheel that would move `next`: may_catch_up()
+            // searches the wheel's buckets.
+            if (time_before(earliest, next) && may_catch_up(w)) next = earliest;
         }
         return next;
     }

@@ -39,7 +39,7 @@ public:
     void other_line(std::uint64_t line, std::string_view text) override {
         std::uint32_t cpu = 0;
         if (!timer_migration && is_timer_migration_line(text)) timer_migration = true;
-        if (const auto at = text.find(" tmigr_handle_remote_cpu: cpu="); at != std::string_view::npos) {
+        if (const auto at = find_after_space(text, "tmigr_handle_remote_cpu: cpu="); at != std::string_view::npos) {
             unsigned remote = 0;
             if (other_line_cpu(text.substr(0, at), cpu) && cpu_after(text.substr(at + 30), remote) &&
                 cpu < kMaxReplayCpus && remote < kMaxReplayCpus) {
@@ -68,6 +68,14 @@ public:
     std::uint32_t remote_cpu_of(std::uint32_t cpu) const { return cpu < remote_of.size() ? remote_of[cpu] : kNoCpu; }
 
 private:
+    // text.find(" " + word): the word found by its first letter, rarer than
+    // the spaces that pad a line's task column (a search for the space
+    // stops at each of them, and this runs for every line but a timer's).
+    static std::size_t find_after_space(std::string_view text, std::string_view word) {
+        for (auto at = text.find(word, 1); at != std::string_view::npos; at = text.find(word, at + 1))
+            if (text[at - 1] == ' ') return at - 1;
+        return std::string_view::npos;
+    }
     static bool cpu_after(std::string_view rest, unsigned& cpu) {
         const auto end = rest.find_first_not_of("0123456789");
         const std::string_view digits = rest.substr(0, end);
@@ -122,10 +130,12 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
     std::vector<Event>& events = input.events;
     // A filter keeps fewer; more than kMaxEvents is refused below, by line.
     if (!options.filter.active()) events.reserve(std::min<std::uint64_t>(options.expected_timer_events, kMaxEvents));
-    // timer= -> its current incarnation and the index of its last event
+    // timer= -> its current incarnation, the index of its last event and its
+    // last function= (a timer keeps its callback: compared, not looked up)
     struct TimerState {
         std::size_t incarnation = 0;
         std::size_t last_event = 0;
+        FunctionIndex function = kNoFunction;
     };
     std::unordered_map<std::uint64_t, TimerState> current;
     // function= -> its index in input.functions (a handful of callbacks name
@@ -161,13 +171,19 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         e.timestamp_ns = fe.timestamp_ns;
         e.line_cpu = static_cast<std::uint16_t>(fe.line_cpu);
         e.timer = fe.timer;
+        const auto [it, added] = current.try_emplace(e.timer);
         if (!fe.function.empty()) {
-            auto name = function_index.find(fe.function);
-            if (name == function_index.end()) {
-                name = function_index.emplace(fe.function, static_cast<FunctionIndex>(input.functions.size())).first;
-                input.functions.emplace_back(fe.function);
+            FunctionIndex& last = it->second.function;
+            if (last == kNoFunction || input.functions[last] != fe.function) {
+                auto name = function_index.find(fe.function);
+                if (name == function_index.end()) {
+                    name = function_index.emplace(fe.function, static_cast<FunctionIndex>(input.functions.size()))
+                               .first;
+                    input.functions.emplace_back(fe.function);
+                }
+                last = name->second;
             }
-            e.function = name->second;
+            e.function = last;
         }
         e.expires = fe.expires;
         e.set_cpu(fe.cpu);
@@ -190,7 +206,6 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
         }
         e.set_baseclk(fe.baseclk);
         e.set_jiffies(fe.jiffies());
-        const auto [it, added] = current.try_emplace(e.timer);
         if (added) ++result.timers;
         else events[it->second.last_event].next_same_timer = events.size();
         if (added || e.type == FtraceEventType::timer_init) {

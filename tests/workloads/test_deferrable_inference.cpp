@@ -80,6 +80,14 @@ TEST_CASE("a 3.6 trace's late timer is armed deferrable by the importer, its oth
         "now=4294937326\n";
     HzResolution resolved = resolve_ftrace_hz(text, "in.txt", HzChoice{});
     REQUIRE(resolved.late_fired_timers == std::vector<std::uint64_t>{0xffff880000002000});
+    SUBCASE("validate's pass (HzPassExtras::none) leaves them out, and decides the same HZ") {
+        const HzResolution bare = resolve_ftrace_hz(text, "in.txt", HzChoice{}, HzPassExtras::none);
+        CHECK(bare.late_fired_timers.empty());
+        CHECK(bare.hz == resolved.hz);
+        CHECK(bare.source == resolved.source);
+        CHECK(bare.timer_events == resolved.timer_events);
+        CHECK(bare.clock_samples.size() == resolved.clock_samples.size());
+    }
     for (const bool infer : {true, false}) {
         CAPTURE(infer);
         std::istringstream in(text);

@@ -23,11 +23,20 @@ namespace {
 std::size_t best_band(std::span<const JiffiesSample> window, unsigned hz, std::vector<double>& residuals) {
     residuals.clear();
     const JiffiesSample& first = window.front();
+    double lowest = std::numeric_limits<double>::infinity();
+    double highest = -lowest;
     for (const JiffiesSample& s : window) {
         const double dj = static_cast<double>(jiffies_diff(s.jiffies, first.jiffies));
         const double dt = static_cast<double>(s.time_ns - first.time_ns) * 1e-9;
-        residuals.push_back(dj - dt * hz);
+        const double r = dj - dt * hz;
+        residuals.push_back(r);
+        lowest = std::min(lowest, r);
+        highest = std::max(highest, r);
     }
+    // One band holds them all (the HZ that fits, on a trace without
+    // outliers): no need to sort them to find it (the sort is most of a
+    // window's cost).
+    if (highest - lowest <= kHzBandTicks) return residuals.size();
     std::sort(residuals.begin(), residuals.end());
     std::size_t best = 0;
     for (std::size_t hi = 0, lo = 0; hi < residuals.size(); ++hi) {
@@ -222,7 +231,7 @@ namespace {
 // `open()` gives a new FtraceReader over the text from its start, for each
 // pass.
 template <class OpenReader>
-HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoice& choice) {
+HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoice& choice, HzPassExtras extras) {
     HzResolution r;
     // A first pass over the events for their jiffies (no HZ needed): they
     // decide HZ, and they are the kernel's clock for the replay.
@@ -232,8 +241,9 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
     // The same pass also finds the timers armed before the trace.
     PreTraceTimers pre_trace;
     DeferrableInference late;
+    const bool replay = extras == HzPassExtras::replay;
     FtraceObserverTee all{&r.kernel_evidence, &pre_trace, &late};
-    reader->set_observer(&all);
+    reader->set_observer(replay ? static_cast<FtraceObserver*>(&all) : &r.kernel_evidence);
     JiffiesSampler sampler;
     if (choice.option) sampler.fit_also(*choice.option);
     std::uint64_t first_line = 0;
@@ -290,12 +300,16 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
 
 } // namespace
 
-HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice) {
-    return resolve([&] { return std::make_unique<FtraceReader>(pass(), choice.option); }, file_name, choice);
+HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice,
+                               HzPassExtras extras) {
+    return resolve([&] { return std::make_unique<FtraceReader>(pass(), choice.option); }, file_name, choice,
+                   extras);
 }
 
-HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice) {
-    return resolve([&] { return std::make_unique<FtraceReader>(text, file_name, choice.option); }, file_name, choice);
+HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice,
+                               HzPassExtras extras) {
+    return resolve([&] { return std::make_unique<FtraceReader>(text, file_name, choice.option); }, file_name, choice,
+                   extras);
 }
 
 } // namespace timersim

@@ -141,11 +141,18 @@ struct HzResolution {
     // Timers without flags= that fired late: deferrable if the kernel is before 4.2 (deferrable_inference.hpp).
     std::vector<std::uint64_t> late_fired_timers;
 };
+// What the pass gathers besides HZ, the clock and the kernel's evidence:
+// with `replay`, the timers a replay of the trace's timers needs
+// (HzResolution::pre_trace_fires, late_fired_timers); `none` leaves them
+// empty (validate: its replay reads the trace's own starts).
+enum class HzPassExtras : bool { none, replay };
 // Text read in passes (KernelText::pass()): each call of `pass` gives it
 // from its start. This reads one pass.
 using TextPasses = std::function<InputFile&()>;
-HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice);
+HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice,
+                               HzPassExtras extras = HzPassExtras::replay);
 // Text in memory (the playground, tests).
-HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice);
+HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice,
+                               HzPassExtras extras = HzPassExtras::replay);
 
 } // namespace timersim
