@@ -57,6 +57,11 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     load.filter = trace_filter_option(vm, ftrace);
     load.costs_from_trace = costs;
     load.kernel = kernel_version_option(vm);
+    if (vm.count("trace-memory")) {
+        const std::uint64_t mib = vm["trace-memory"].as<std::uint64_t>();
+        if (mib > (std::uint64_t{1} << 30)) throw UsageError(fmt::format("--trace-memory: MiB 0..1073741824, got {}", mib));
+        load.max_event_bytes = static_cast<std::size_t>(mib) << 20;
+    }
     if (load.kernel && !ftrace) throw UsageError("--kernel: only with --ftrace (a timersim trace models no kernel's version)");
     // --ftrace DIR: an LTTng trace (workloads/traces/input/lttng_ctf.hpp).
     InputFile in(path, ftrace ? InputFile::Directories::opened : InputFile::Directories::refused);
@@ -228,7 +233,12 @@ void add_workload_options(po::options_description& options, const char* default_
                  "docs/machine.md) or ticking (every CPU ticks every jiffy, as for generators)")
                 ("tail", po::value<double>(), "with --trace or --ftrace: simulate SECONDS past the trace's last event, for "
                  "the timers still pending there to fire (default 0: the replay ends with the trace, and those timers "
-                 "are reported as pending at end)");
+                 "are reported as pending at end)")
+                ("trace-memory", po::value<std::uint64_t>(),
+                 fmt::format("with --trace or --ftrace: MiB the trace's events may take in memory, 32 bytes each "
+                             "(default {}); a trace with more is not kept, and each replay reads its events again "
+                             "from the input as a stream (docs/trace-format.md)",
+                             TraceLoadOptions::kDefaultMaxEventBytes >> 20).c_str());
         }
         options.add(group);
         first = false;
@@ -241,6 +251,7 @@ WorkloadChoice workload_choice(const po::variables_map& vm, unsigned hz) {
     for (const char* name : {"cpu", "function", "from", "to"})
         if (vm.count(name)) throw UsageError(fmt::format("--{}: a trace filter, only with --trace or --ftrace", name));
     if (vm["costs-from-trace"].as<bool>()) throw UsageError("--costs-from-trace: only with --ftrace");
+    if (vm.count("trace-memory")) throw UsageError("--trace-memory: only with --trace or --ftrace");
     if (vm.count("kernel")) throw UsageError("--kernel: only with --ftrace (a generated workload models no kernel's version)");
     if (vm.count("machine")) {
         const std::string machine = vm["machine"].as<std::string>();

@@ -111,6 +111,8 @@ public:
     // pipe's copy is closed and written no more. read_again() is then a
     // std::logic_error.
     void stop_keeping();
+    // keep_for_reading_again() was called, and not undone.
+    bool kept_for_reading_again() const noexcept { return again_by_fd_ || copy_fd_ >= 0; }
     // The input from its start, as a new InputFile of the same name (which
     // may itself be read again). Reads what this one has not yet read, if
     // that is needed to copy it: this one is then not read further (read()

@@ -17,6 +17,8 @@ KernelText::KernelText(InputFile& in) : in_(&in) {
     }
 }
 
+std::unique_ptr<InputFile> KernelText::copy_for_passes() { return (rendered_ ? *rendered_ : *in_).read_again(); }
+
 InputFile& KernelText::pass() {
     InputFile& source = rendered_ ? *rendered_ : *in_;
     if (!first_given_) {

@@ -37,6 +37,10 @@ public:
     // (the first pass of plain text reads `in` itself). Throws InputError.
     InputFile& pass();
     const std::string& name() const noexcept { return in_->name(); }
+    // The text from its start as an input of its own, unread, from which
+    // more passes are made with read_again() after this KernelText and the
+    // InputFile it was made from are gone. Throws InputError.
+    std::unique_ptr<InputFile> copy_for_passes();
 
 private:
     InputFile* in_;

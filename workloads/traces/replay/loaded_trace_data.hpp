@@ -43,6 +43,22 @@ struct StoredEvent {
 };
 static_assert(sizeof(StoredEvent) == 32);
 
+// What a replay keeps of a TraceEvent (its labels and names are kept apart,
+// by timer).
+inline StoredEvent stored_event(const TraceEvent& e) noexcept {
+    StoredEvent s;
+    s.time_ns = e.time_ns;
+    s.value = e.expiry_value;
+    s.timer = e.timer;
+    s.kind = e.kind;
+    s.form = e.expiry;
+    s.pinned = e.flags.pinned;
+    s.deferrable = e.flags.deferrable;
+    if (e.cpu) s.cpu = *e.cpu;
+    if (e.cb) s.cb = *e.cb;
+    return s;
+}
+
 } // namespace trace_store
 
 // Events in chunks of 8Ki (256 KiB): growing never copies what was read, and
@@ -64,7 +80,12 @@ struct LoadedTrace::Data {
     // N, so a replay on N CPUs can name its line.
     std::vector<std::pair<std::uint32_t, std::uint64_t>> cpu_firsts;
     std::vector<trace_store::StoredEvent*> chunks; // into blocks
-    std::size_t count = 0;
+    std::size_t count = 0; // events in the trace, kept or not
+    // Events past TraceLoadOptions::max_event_bytes are not kept: the
+    // chunks are let go, and each replay reads the events again through
+    // this (event_cursor.hpp). Empty while they are kept.
+    TraceReopener reopen;
+    bool events_kept() const noexcept { return !reopen; }
     TraceFilter filter;
     TraceFilterCounts filter_counts;
     // --costs-from-trace: the costs, and each timer's callback cost (by
@@ -124,6 +145,13 @@ struct LoadedTrace::Data {
         const auto [it, added] = index.try_emplace(std::string(label), static_cast<std::uint32_t>(label_names.size()));
         if (added) label_names.emplace_back(label);
         label_of[timer] = it->second;
+    }
+
+    // Lets the kept events go (the chunks and their blocks).
+    void drop_events() {
+        chunks = {};
+        for (const Block& b : blocks.list) ChunkAllocator{}.deallocate(b.events, b.chunks * kChunk);
+        blocks.list = {};
     }
 
     void push(const trace_store::StoredEvent& e) {

@@ -79,6 +79,9 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
                                               const TraceLoadOptions& options) {
     if (options.costs_from_trace && kind != TraceKind::ftrace)
         throw std::invalid_argument("costs_from_trace needs a kernel trace");
+    // A timersim trace is read once here; kept for reading again in case
+    // its events are too many to keep (a kernel text's KernelText keeps it).
+    if (kind == TraceKind::timersim) in.keep_for_reading_again();
     auto data = std::make_unique<LoadedTrace::Data>();
     data->filter = options.filter;
     TraceCostCollector collector;
@@ -102,19 +105,17 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     TraceEvent e;
     std::unordered_map<std::string, std::uint32_t> label_index;
     std::vector<std::uint8_t> named; // Data::name()'s flags, by dense id
+    bool keep = true; // the events fit max_event_bytes so far
     while (source->next(e)) {
         if (!e.label.empty()) data->note_label(e.timer, e.label, label_index);
-        StoredEvent s;
-        s.time_ns = e.time_ns;
-        s.value = e.expiry_value;
-        s.timer = e.timer;
-        s.kind = e.kind;
-        s.form = e.expiry;
-        s.pinned = e.flags.pinned;
-        s.deferrable = e.flags.deferrable;
-        if (e.cpu) s.cpu = *e.cpu;
-        if (e.cb) s.cb = *e.cb;
-        data->push(s);
+        if (keep && (data->count + 1) * sizeof(StoredEvent) > options.max_event_bytes) {
+            data->drop_events();
+            keep = false;
+        }
+        if (keep)
+            data->push(trace_store::stored_event(e));
+        else
+            ++data->count;
         if (options.costs_from_trace) {
             if (e.timer >= timer_functions.size()) timer_functions.resize(std::size_t{e.timer} + 1);
             if (timer_functions[e.timer].empty()) timer_functions[e.timer] = function_of_label(e.label);
@@ -129,6 +130,8 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
         }
     }
     summary.header = source->header();
+    // Too many to keep: each replay reads them again (event_cursor.hpp).
+    if (!keep) data->reopen = source->reopener();
     if (kind == TraceKind::ftrace) {
         data->unmodelled_kernel = unmodelled_kernel(data->summary.kernel);
         data->kernel_6_9 = data->summary.kernel.era() == KernelTimerEra::pull_model;

@@ -4,6 +4,7 @@
 // callback blocks (cb=) until their timer fires. Loading: trace_load.cpp.
 #include "workloads/traces/replay/trace_replay.hpp"
 
+#include "workloads/traces/replay/event_cursor.hpp"
 #include "workloads/traces/replay/loaded_trace_data.hpp"
 
 #include "workloads/traces/input/trace_error.hpp"
@@ -81,11 +82,12 @@ constexpr std::uint32_t kMaxWaitingBlocks = 64;
 // are distances in events applied.
 constexpr std::size_t kLookState = 24;
 constexpr std::size_t kLookNode = 12;
+static_assert(kLookState < EventCursor::kRing);
 
 class TraceReplay final : public Workload {
 public:
     TraceReplay(Sim& sim, std::shared_ptr<const LoadedTrace> trace, TraceReplayStats* stats, ReplayCallbackCosts costs)
-        : trace_(std::move(trace)), data_(trace_->data()), header_(data_.summary.header), stats_out_(stats),
+        : trace_(std::move(trace)), data_(trace_->data()), events_(data_), header_(data_.summary.header), stats_out_(stats),
           callback_costs_(costs.by_function && !data_.callback_cost_ns.empty()), recorded_callbacks_(costs.as_recorded) {
         if (sim.hz() != header_.hz || sim.start_jiffies() != header_.start_jiffies)
             throw std::invalid_argument(
@@ -201,7 +203,7 @@ public:
 
     std::uint64_t operations_past(std::uint64_t end_ns) const override {
         std::uint64_t n = 0;
-        for (std::size_t i = next_; i < data_.count; ++i) n += data_.at(i).time_ns > end_ns;
+        for (std::size_t i = next_; i < events_.size(); ++i) n += events_.at(i).time_ns > end_ns;
         std::vector<bool> free(groups_.size());
         for (const std::uint32_t g : free_groups_) free[g] = true;
         for (std::size_t g = 0; g < groups_.size(); ++g)
@@ -337,12 +339,12 @@ private:
     // last, or scheduled as a new group; a callback event joins the block
     // read last or starts a new one in future_. False at the end.
     bool read_one(Sim& sim) {
-        if (next_ == data_.count) {
+        if (next_ == events_.size()) {
             eof_ = true;
             return false;
         }
         look_ahead(sim);
-        const StoredEvent& e = data_.at(next_++);
+        const StoredEvent& e = events_.at(next_++);
         ensure_timer(sim, e.timer, e);
         if (e.cb != kNone) {
             if (e.cb >= timers_.size()) timers_.resize(std::size_t{e.cb} + 1);
@@ -397,12 +399,12 @@ private:
     // what they touch a few events early lets the misses overlap. Hints
     // only (Sim::prefetch_timer changes nothing): the run is the same.
     void look_ahead(Sim& sim) const {
-        if (next_ + kLookState < data_.count) {
-            const std::uint32_t x = data_.at(next_ + kLookState).timer;
+        if (next_ + kLookState < events_.size()) {
+            const std::uint32_t x = events_.at(next_ + kLookState).timer;
             if (x < timers_.size()) prefetch_state(x);
         }
-        if (next_ + kLookNode < data_.count) {
-            const std::uint32_t x = data_.at(next_ + kLookNode).timer;
+        if (next_ + kLookNode < events_.size()) {
+            const std::uint32_t x = events_.at(next_ + kLookNode).timer;
             if (x < timers_.size() && timers_[x].sim != kNoTimer) sim.prefetch_timer(timers_[x].sim);
         }
     }
@@ -518,6 +520,9 @@ private:
 
     std::shared_ptr<const LoadedTrace> trace_;
     const LoadedTrace::Data& data_;
+    // Read in order; looked into ahead by look_ahead() (const) and
+    // operations_past() (const, at the end), hence mutable.
+    mutable EventCursor events_;
     TraceHeader header_;
     TraceReplayStats* stats_out_;
     bool callback_costs_ = false;

@@ -58,11 +58,14 @@ struct TraceSummary {
     std::uint64_t inferred_deferrable_arms = 0;
 };
 
-// A trace read (kernel text: after the pass that decides its HZ) and held
-// in memory as compact events (32 bytes each; each timer's first label kept
-// apart, by timer; annotations dropped) for any number of replays: compare
-// replays it once per design, on several threads, without reading the input
-// again. Immutable.
+// A trace read (kernel text: after the pass that decides its HZ), its
+// events held in memory as compact events (32 bytes each; each timer's
+// first label kept apart, by timer; annotations dropped) for any number of
+// replays: compare replays it once per design, on several threads, without
+// reading the input again. A trace with more events than
+// TraceLoadOptions::max_event_bytes holds is not kept: each replay then
+// reads the events again from the input as a stream (event_cursor.hpp), in
+// memory bounded by the timers and a window of a few events. Immutable.
 class LoadedTrace {
 public:
     struct Data; // in trace_replay.cpp
@@ -86,8 +89,10 @@ private:
     std::unique_ptr<Data> data_;
 };
 
-// Reads `in` to its end. Errors in the trace throw TraceError (FILE:LINE:
-// what (field)); an input that cannot be opened, InputError.
+// Reads `in` (not read before) to its end. Errors in the trace throw
+// TraceError (FILE:LINE: what (field)); an input that cannot be opened,
+// InputError. A trace whose events are not kept (TraceLoadOptions::
+// max_event_bytes) keeps a descriptor of the input open to read it again.
 // Kernel text is read twice, its HZ decided by resolve_ftrace_hz() (a
 // --hz the trace contradicts, or no HZ to be found, is a TraceError); the
 // HzChoice's --force-hz replays at --hz regardless. A timersim trace's
@@ -104,6 +109,11 @@ struct TraceLoadOptions {
     // A kernel trace: --kernel, the version that recorded it, over what the
     // trace shows (resolve_kernel_version()).
     std::optional<KernelVersion> kernel;
+    // The most the events may take in memory (32 bytes each). A trace with
+    // more is not kept: each replay reads its events again from the input,
+    // as a stream (a kernel trace's timers, fires and names are still kept).
+    std::size_t max_event_bytes = kDefaultMaxEventBytes;
+    static constexpr std::size_t kDefaultMaxEventBytes = std::size_t{256} << 20;
 };
 std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz,
                                               const TraceLoadOptions& options);

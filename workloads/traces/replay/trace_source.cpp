@@ -3,6 +3,8 @@
 
 #include "workloads/traces/layouts/trace_reader.hpp"
 
+#include <memory>
+#include <mutex>
 #include <utility>
 
 namespace timersim {
@@ -13,7 +15,10 @@ const std::string kNoHzSource;
 
 class TimersimSource final : public TraceSource {
 public:
-    TimersimSource(InputFile& in, const TraceFilter& filter) : reader_(in) { reader_.set_filter(filter); }
+    TimersimSource(InputFile& in, const TraceFilter& filter, std::unique_ptr<InputFile> owned = nullptr)
+        : owned_(std::move(owned)), in_(&in), filter_(filter), reader_(in) {
+        reader_.set_filter(filter);
+    }
     TimersimSource(std::FILE* in, std::string file_name) : reader_(in, std::move(file_name)) {}
     bool next(TraceEvent& e) override { return reader_.next(e); }
     const TraceHeader& header() override { return reader_.header(); }
@@ -24,8 +29,31 @@ public:
     const KernelVersionEvidence* kernel_evidence() const override { return nullptr; }
     const FtraceReader* kernel_reader() const override { return nullptr; }
     const FtraceImporter* kernel_importer() const override { return nullptr; }
+    TraceReopener reopener() override {
+        if (!in_ || !in_->kept_for_reading_again()) return {};
+        struct Shared {
+            std::mutex mutex; // reopening must not race (compare's threads); reading may
+            std::unique_ptr<InputFile> origin;
+            TraceFilter filter;
+        };
+        auto shared = std::make_shared<Shared>();
+        shared->origin = in_->read_again();
+        shared->filter = filter_;
+        return [shared]() -> std::unique_ptr<TraceSource> {
+            std::unique_ptr<InputFile> again;
+            {
+                const std::lock_guard lock(shared->mutex);
+                again = shared->origin->read_again();
+            }
+            InputFile& in = *again;
+            return std::make_unique<TimersimSource>(in, shared->filter, std::move(again));
+        };
+    }
 
 private:
+    std::unique_ptr<InputFile> owned_; // a later pass's own input; before reader_, which reads it
+    InputFile* in_ = nullptr;          // null: read from a FILE*
+    TraceFilter filter_;
     TraceReader reader_;
 };
 

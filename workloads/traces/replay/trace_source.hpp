@@ -28,12 +28,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 
 namespace timersim {
 
 enum class TraceKind : std::uint8_t { timersim, ftrace };
+
+class TraceSource;
+// Makes another pass over the same events, from their start: the same
+// events with the same dense ids, read again from the input (a replay whose
+// events were not kept in memory, trace_replay.hpp). Callable from several
+// threads at once; each source it makes is for one thread. Throws what
+// reading the input again throws (InputError).
+using TraceReopener = std::function<std::unique_ptr<TraceSource>()>;
 
 class TraceSource {
 public:
@@ -62,6 +71,11 @@ public:
     // fired late are taken as deferrable (deferrable_inference.hpp).
     // Returns how many timers that is.
     virtual std::size_t use_kernel(const KernelVersionRange&) { return 0; }
+    // Once the events are read to their end: what reads them again (no
+    // observer sees that pass), or an empty function where the input
+    // cannot be read again (a timersim trace whose InputFile was not kept
+    // for reading again, input_file.hpp).
+    virtual TraceReopener reopener() = 0;
 };
 
 // `hz` applies to kernel text (a timersim trace's header fixes its clock).
