@@ -14,6 +14,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <tuple>
 #include <vector>
 
 using namespace timersim;
@@ -259,4 +263,77 @@ TEST_CASE("6.9+ without timer_migration events: a CPU's fires of an idle CPU's g
     with.other_line(1, "  <idle>-0  [001] d..2.  0.000500: tmigr_cpu_idle: cpu=1 parent=00000000deadbeef "
                        "nextevt=9223372036854775807 wakeup=9223372036854775807");
     CHECK(with.saw_timer_migration());
+}
+
+// The replay's fires matched against the kernel's (KernelFireIndex, shared
+// by every replay; FireTally, one a replay): each kernel fire matches at
+// most one replay fire of the same timer, CPU and jiffy, checked against a
+// map of the remaining fires on a random stream whose keys repeat and
+// collide.
+TEST_CASE("a replay's fires match the kernel's one for one, by timer, CPU and jiffy") {
+    const auto fire_of = [](std::uint64_t timer, std::uint32_t cpu, Jiffies now) {
+        KernelFire f;
+        f.timer = timer;
+        f.cpu = cpu;
+        f.now = now;
+        return f;
+    };
+    // Pointer 0x100 + id is timer id; 0x999 is not in the replay.
+    const auto id_of = [](std::uint64_t pointer) -> std::optional<std::uint32_t> {
+        if (pointer == 0x999) return std::nullopt;
+        return static_cast<std::uint32_t>(pointer - 0x100);
+    };
+    SUBCASE("repeats, another CPU, a timer the replay lacks") {
+        const std::vector<KernelFire> fires = {fire_of(0x101, 0, 50), fire_of(0x101, 0, 50), fire_of(0x102, 1, 60),
+                                               fire_of(0x999, 0, 50)};
+        const KernelFireIndex index(fires, {}, id_of);
+        CHECK(index.kernel_side().kernel_fires_total == 4);
+        CHECK(index.kernel_side().kernel_fires == 3);
+        CHECK(index.kernel_side().kernel_fires_unreplayable == 1);
+        FireTally tally(index), other(index);
+        tally.replayed(1, 50, 0);
+        tally.replayed(1, 50, 0);
+        tally.replayed(1, 50, 0); // a third: the kernel fired it twice
+        tally.replayed(2, 60, 0); // on CPU 0, the kernel's was on CPU 1
+        tally.replayed(2, 61, 1); // a jiffy late
+        CHECK(tally.agreement().replay_fires == 5);
+        CHECK(tally.agreement().same_jiffy_cpu == 2);
+        other.replayed(2, 60, 1); // another replay matches from the start
+        CHECK(other.agreement().same_jiffy_cpu == 1);
+    }
+    SUBCASE("a random stream, against a map") {
+        std::uint64_t x = 88172645463325252ull;
+        const auto draw = [&x](std::uint64_t n) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            return x % n;
+        };
+        std::vector<KernelFire> fires;
+        std::map<std::tuple<std::uint32_t, std::uint32_t, Jiffies>, int> left;
+        for (int i = 0; i < 5000; ++i) {
+            const std::uint32_t id = static_cast<std::uint32_t>(draw(50));
+            const std::uint32_t cpu = static_cast<std::uint32_t>(draw(2));
+            const Jiffies now = 1000 + draw(100);
+            fires.push_back(fire_of(0x100 + id, cpu, now));
+            ++left[{id, cpu, now}];
+        }
+        const KernelFireIndex index(fires, {}, id_of);
+        FireTally tally(index);
+        std::uint64_t expected = 0;
+        for (int i = 0; i < 8000; ++i) {
+            const std::uint32_t id = static_cast<std::uint32_t>(draw(55));
+            const std::uint32_t cpu = static_cast<std::uint32_t>(draw(3));
+            const Jiffies now = 1000 + draw(105);
+            const auto it = left.find({id, cpu, now});
+            if (it != left.end() && it->second > 0) {
+                --it->second;
+                ++expected;
+            }
+            tally.replayed(id, now, cpu);
+        }
+        CHECK(expected > 1000);
+        CHECK(tally.agreement().same_jiffy_cpu == expected);
+        CHECK(index.kernel_side().kernel_fires == 5000);
+    }
 }

@@ -166,40 +166,60 @@ std::uint64_t KernelFireCollector::use_inferred_remote_runs() {
     return inferred_fires_.size();
 }
 
-FireTally::FireTally(const std::vector<KernelFire>& fires, const std::vector<std::string>& functions,
-                     const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of) {
-    agreement_.kernel_fires_total = fires.size();
+KernelFireIndex::KernelFireIndex(const std::vector<KernelFire>& fires, const std::vector<std::string>& functions,
+                                 const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of) {
+    FireAgreement& a = kernel_side_;
+    a.kernel_fires_total = fires.size();
     for (const KernelFire& f : fires) {
-        if (f.cpu >= agreement_.kernel_fires_by_cpu.size()) agreement_.kernel_fires_by_cpu.resize(std::size_t{f.cpu} + 1);
-        ++agreement_.kernel_fires_by_cpu[f.cpu];
-        if (f.remote) ++agreement_.kernel_remote_expiries;
+        if (f.cpu >= a.kernel_fires_by_cpu.size()) a.kernel_fires_by_cpu.resize(std::size_t{f.cpu} + 1);
+        ++a.kernel_fires_by_cpu[f.cpu];
+        if (f.remote) ++a.kernel_remote_expiries;
         FireAgreement::KernelFunction* by_function = nullptr;
         if (f.function < functions.size()) {
-            by_function = &agreement_.kernel_by_function[functions[f.function]];
+            by_function = &a.kernel_by_function[functions[f.function]];
             ++by_function->fires;
         }
         const std::optional<Jiffies> requested = f.requested();
         if (!requested) continue;
         const std::int64_t error = jiffies_diff(f.now, *requested);
-        ++agreement_.kernel_error_jiffies[error];
+        ++a.kernel_error_jiffies[error];
         if (by_function) ++by_function->error_jiffies[error];
     }
+    std::size_t capacity = 16;
+    while (capacity / 4 * 3 < fires.size()) capacity *= 2;
+    slots_.resize(capacity);
     for (const KernelFire& f : fires) {
         const std::optional<std::uint32_t> id = id_of(f.timer);
         if (!id) {
-            ++agreement_.kernel_fires_unreplayable;
+            ++a.kernel_fires_unreplayable;
             continue;
         }
-        ++unmatched_[Key{*id, f.cpu, f.now}];
-        ++agreement_.kernel_fires;
+        Slot& s = slots_[probe(*id, f.cpu, f.now)];
+        if (s.fires == 0) s = Slot{f.now, *id, f.cpu, 0};
+        ++s.fires;
+        ++a.kernel_fires;
     }
+}
+
+std::size_t KernelFireIndex::probe(std::uint32_t timer, std::uint32_t cpu, Jiffies now) const noexcept {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash(timer, cpu, now) & mask;; i = (i + 1) & mask) {
+        const Slot& s = slots_[i];
+        if (s.fires == 0 || (s.timer == timer && s.cpu == cpu && s.now == now)) return i;
+    }
+}
+
+std::size_t KernelFireIndex::find(std::uint32_t timer, std::uint32_t cpu, Jiffies now) const noexcept {
+    if (slots_.empty()) return kNoSlot;
+    const std::size_t i = probe(timer, cpu, now);
+    return slots_[i].fires == 0 ? kNoSlot : i;
 }
 
 void FireTally::replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32_t cpu) {
     ++agreement_.replay_fires;
-    const auto it = unmatched_.find(Key{timer, cpu, fired_jiffies});
-    if (it == unmatched_.end() || it->second == 0) return;
-    --it->second;
+    const std::size_t slot = index_->find(timer, cpu, fired_jiffies);
+    if (slot == KernelFireIndex::kNoSlot || matched_[slot] == index_->fires_at(slot)) return;
+    ++matched_[slot];
     ++agreement_.same_jiffy_cpu;
 }
 

@@ -96,11 +96,12 @@ struct LoadedTrace::Data {
     // its first event that has one (the event log's name and label).
     std::vector<std::string> names;
     std::vector<std::string> labels;
-    // A kernel trace: its timer_expire_entry lines (all of them, unfiltered),
-    // and the dense id of each timer pointer a kept event names, for the
-    // replay's FireTally.
-    std::vector<KernelFire> kernel_fires;
-    std::vector<std::string> kernel_functions; // by KernelFire::function
+    // A kernel trace: its timer_expire_entry lines (all of them,
+    // unfiltered) by the replay's timer ids, which each replay's FireTally
+    // matches its fires against (the fires themselves are let go once the
+    // load has built this, the recorded machine and the callbacks); and the
+    // dense id of each timer pointer a kept event names.
+    std::shared_ptr<const KernelFireIndex> fire_index;
     std::string unmodelled_kernel;             // FireAgreement::unmodelled_kernel
     bool kernel_6_9 = false;                   // a 6.9+ kernel's trace (timer_start prints bucket_expiry=)
     std::string remote_inference;              // FireAgreement::remote_inference

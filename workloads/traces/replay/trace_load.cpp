@@ -145,19 +145,20 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
                 "timers taken as {} remote runs",
                 inferred, fires.remote_runs().size());
         }
-        data->kernel_fires = fires.take_fires();
+        // Kept only while the load needs them: the replays match theirs
+        // against fire_index, built below.
+        const std::vector<KernelFire> kernel_fires = fires.take_fires();
         // The kernel was seen running until its last fire: the replay goes
         // that far (tick n at floor(n * 1e9 / HZ), as the machine's).
-        for (const KernelFire& f : data->kernel_fires) {
+        for (const KernelFire& f : kernel_fires) {
             const std::int64_t tick = jiffies_diff(f.now, summary.header.start_jiffies);
             if (tick > 0)
                 summary.last_fire_ns = std::max(summary.last_fire_ns,
                                                 tick_time_ns(static_cast<std::uint64_t>(tick), summary.header.hz));
         }
-        data->kernel_functions = fires.functions();
         const FtraceImporter* importer = source->kernel_importer();
         data->recorded = std::make_shared<const RecordedMachine>(RecordedMachine::from(
-            data->kernel_fires, importer ? importer->recorded_runs() : std::vector<RecordedRunTime>{}, fires.unfired(),
+            kernel_fires, importer ? importer->recorded_runs() : std::vector<RecordedRunTime>{}, fires.unfired(),
             importer ? importer->clock() : nullptr, fires.remote_runs()));
         // The importer names each timer by its pointer, "0x%016x".
         for (std::uint32_t id = 0; id < data->names.size(); ++id) {
@@ -167,13 +168,19 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
                 data->id_by_pointer.emplace(pointer, id);
         }
         data->recorded_callbacks = recorded_callbacks(
-            data->kernel_fires,
+            kernel_fires,
             [&](std::uint64_t pointer) -> std::optional<std::uint32_t> {
                 const auto it = data->id_by_pointer.find(pointer);
                 if (it == data->id_by_pointer.end()) return std::nullopt;
                 return it->second;
             },
             data->names.size(), importer ? importer->clock() : nullptr);
+        data->fire_index = std::make_shared<const KernelFireIndex>(
+            kernel_fires, fires.functions(), [&](std::uint64_t pointer) -> std::optional<std::uint32_t> {
+                const auto it = data->id_by_pointer.find(pointer);
+                if (it == data->id_by_pointer.end()) return std::nullopt;
+                return it->second;
+            });
     }
     data->skipped_lines = source->skipped_lines();
     if (const FtraceImporter* importer = source->kernel_importer())

@@ -96,12 +96,7 @@ public:
                             data_.file, header_.hz, header_.start_jiffies, sim.hz(), sim.start_jiffies()));
         cpus_ = sim.cpus();
         if (data_.kind == TraceKind::ftrace)
-            kernel_fires_.emplace(data_.kernel_fires, data_.kernel_functions,
-                                  [&](std::uint64_t pointer) -> std::optional<std::uint32_t> {
-                const auto it = data_.id_by_pointer.find(pointer);
-                if (it == data_.id_by_pointer.end()) return std::nullopt;
-                return it->second;
-            });
+            kernel_fires_.emplace(*data_.fire_index);
         // Every timer the trace names, so look_ahead() can fetch a
         // TimerState before its timer's first event.
         timers_.resize(data_.names.size());
