@@ -47,7 +47,7 @@ KernelFire fire(std::uint64_t timer, Jiffies now, Jiffies baseclk, std::uint32_t
 // Recorded runs on CPU 0 at J0+20 and J0+50; wake delays seen: 0, 1, 3
 // (window 3, median 1).
 std::shared_ptr<const RecordedMachine> recording() {
-    std::vector<KernelFire> fires = {
+    KernelFires fires = {
         fire(1, kJ0 + 20, kJ0 + 20),
         fire(2, kJ0 + 20, kJ0 + 19),
         fire(3, kJ0 + 50, kJ0 + 47),
@@ -143,7 +143,7 @@ namespace {
 // `held`: a timer of the kernel's own due at J0+31 and cancelled unfired in
 // J0+34, so CPU 0 ran no timer softirq in J0+31..J0+33.
 std::vector<Jiffies> fires_on_timeline(const std::vector<Timed>& timers, bool held) {
-    std::vector<KernelFire> fires = {fire(1, kJ0 + 20, kJ0 + 19), fire(2, kJ0 + 50, kJ0 + 47)};
+    KernelFires fires = {fire(1, kJ0 + 20, kJ0 + 19), fire(2, kJ0 + 50, kJ0 + 47)};
     const std::vector<RecordedRunTime> times = {{0, kJ0 + 20, tick_time_ns(20, kHz) + 2'000'000}};
     const KernelClock clock({{0, kJ0}}, kHz);
     std::vector<KernelUnfired> unfired;
@@ -209,7 +209,7 @@ TEST_CASE("a wait for a recorded run ends when the timer goes otherwise: the nex
     // J0+47 (bucket J0+48), finds CPU 1's run at J0+50 within the window
     // from J0+48: it fires there, not at a wake of CPU 1's own at J0+48 as
     // if it had been waiting since J0+31.
-    const std::vector<KernelFire> fires = {fire(1, kJ0 + 20, kJ0 + 19, 1), fire(2, kJ0 + 50, kJ0 + 47, 1),
+    const KernelFires fires = {fire(1, kJ0 + 20, kJ0 + 19, 1), fire(2, kJ0 + 50, kJ0 + 47, 1),
                                            fire(3, kJ0 + 31, kJ0 + 31, 0)};
     const std::vector<KernelRemoteRun> remote = {{.migrator = 0, .cpu = 1, .now = kJ0 + 31}};
     const std::vector<FireRecord> fired = fires_69(RecordedMachine::from(fires, {}, {}, nullptr, remote),
@@ -226,7 +226,7 @@ TEST_CASE("6.9+: an idle CPU's global timer waits for the migrator as long as th
     // CPU 1 for J0+30 (bucket J0+31) waits for that run and fires on CPU 0
     // at J0+36; with CPU 1's own window of 3 alone, CPU 1 would have woken
     // for it itself at J0+32.
-    const std::vector<KernelFire> fires = {fire(1, kJ0 + 20, kJ0 + 19, 1), fire(2, kJ0 + 50, kJ0 + 47, 1),
+    const KernelFires fires = {fire(1, kJ0 + 20, kJ0 + 19, 1), fire(2, kJ0 + 50, kJ0 + 47, 1),
                                            fire(3, kJ0 + 36, kJ0 + 31, 0).set_remote_of(1)};
     const std::vector<KernelRemoteRun> remote = {{.migrator = 0, .cpu = 1, .now = kJ0 + 36}};
     RecordedMachine recording = RecordedMachine::from(fires, {}, {}, nullptr, remote);
@@ -248,7 +248,7 @@ TEST_CASE("6.9+: a remote run that the trace shows after the idle CPU's own run 
     const auto fired_on = [own_run_ns](std::uint64_t migrator_softirq_ns) {
         KernelFire own = fire(9, kJ0 + 31, kJ0 + 31, 0);
         own.entry_ns = own_run_ns;
-        const std::vector<KernelFire> fires = {own};
+        const KernelFires fires = {own};
         const std::vector<RecordedRunTime> times = {{0, kJ0 + 31, own_run_ns}};
         const std::vector<KernelRemoteRun> remote = {{.migrator = 1, .cpu = 0, .softirq_ns = migrator_softirq_ns}};
         const KernelClock clock({{0, kJ0}}, kHz);

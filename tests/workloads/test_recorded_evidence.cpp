@@ -155,7 +155,7 @@ TEST_CASE("a due timer cancelled unfired holds its CPU from its bucket's jiffy t
 
     // The clock puts 30 ms at jiffy 107 and 90 ms at 208.
     const KernelClock clock({{1 * kMs, 100}, {30 * kMs, 107}, {90 * kMs, 208}}, kHz);
-    std::vector<KernelFire> fires(2);
+    KernelFires fires(2);
     for (std::uint32_t cpu = 0; cpu < 2; ++cpu) {
         fires[cpu].timer = 9;
         fires[cpu].now = 100;
@@ -284,7 +284,7 @@ TEST_CASE("a replay's fires match the kernel's one for one, by timer, CPU and ji
         return static_cast<std::uint32_t>(pointer - 0x100);
     };
     SUBCASE("repeats, another CPU, a timer the replay lacks") {
-        const std::vector<KernelFire> fires = {fire_of(0x101, 0, 50), fire_of(0x101, 0, 50), fire_of(0x102, 1, 60),
+        const KernelFires fires = {fire_of(0x101, 0, 50), fire_of(0x101, 0, 50), fire_of(0x102, 1, 60),
                                                fire_of(0x999, 0, 50)};
         const KernelFireIndex index(fires, {}, id_of);
         CHECK(index.kernel_side().kernel_fires_total == 4);
@@ -309,7 +309,7 @@ TEST_CASE("a replay's fires match the kernel's one for one, by timer, CPU and ji
             x ^= x << 17;
             return x % n;
         };
-        std::vector<KernelFire> fires;
+        KernelFires fires;
         std::map<std::tuple<std::uint32_t, std::uint32_t, Jiffies>, int> left;
         for (int i = 0; i < 5000; ++i) {
             const std::uint32_t id = static_cast<std::uint32_t>(draw(50));

@@ -166,7 +166,7 @@ std::uint64_t KernelFireCollector::use_inferred_remote_runs() {
     return inferred_fires_.size();
 }
 
-KernelFireIndex::KernelFireIndex(const std::vector<KernelFire>& fires, const std::vector<std::string>& functions,
+KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
                                  const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of) {
     FireAgreement& a = kernel_side_;
     a.kernel_fires_total = fires.size();

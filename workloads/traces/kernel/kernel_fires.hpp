@@ -13,6 +13,7 @@
 //   tally.agreement();
 #pragma once
 
+#include "wheel/core/chunked_vector.hpp"
 #include "wheel/core/jiffies.hpp"
 #include "workloads/traces/kernel/kernel_clock.hpp"
 #include "workloads/traces/kernel/remote_inference.hpp"
@@ -100,6 +101,9 @@ private:
     std::uint32_t remote_of_ = 0;
 };
 static_assert(sizeof(KernelFire) == 72);
+// A trace's fires in the order read, grown without a vector's copy into
+// twice the room (chunked_vector.hpp).
+using KernelFires = ChunkedVector<KernelFire>;
 inline constexpr std::uint64_t kSameRunGapNs = 100'000;
 
 // A non-deferrable timer the kernel took off its CPU's wheel without
@@ -143,10 +147,10 @@ public:
     void timer_event(const FtraceEvent& event) override;
     void timer_softirq(const FtraceTimerSoftirq& event) override;
     void other_line(std::uint64_t line, std::string_view text) override;
-    const std::vector<KernelFire>& fires() const noexcept { return fires_; }
+    const KernelFires& fires() const noexcept { return fires_; }
     // Once the trace is read: the fires, moved out (a copy would double the
     // largest thing a long trace's load holds).
-    std::vector<KernelFire> take_fires() noexcept { return std::move(fires_); }
+    KernelFires take_fires() noexcept { return std::move(fires_); }
     // The remote expiry runs (6.9+ with the timer_migration events), in
     // trace order.
     const std::vector<KernelRemoteRun>& remote_runs() const noexcept { return remote_runs_; }
@@ -174,7 +178,7 @@ private:
     void note_unfired(const FtraceEvent& e);
     void note_next_in_run(const FtraceEvent& e);
 
-    std::vector<KernelFire> fires_;
+    KernelFires fires_;
     std::vector<std::string> functions_;
     struct NameHash { // lookups by the line's string_view, no copy
         using is_transparent = void;
@@ -232,7 +236,7 @@ public:
     KernelFireIndex() = default;
     // `id_of`: the replay's id of a timer pointer, none for a timer it does
     // not have.
-    KernelFireIndex(const std::vector<KernelFire>& fires, const std::vector<std::string>& functions,
+    KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
                     const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of);
     // FireAgreement's kernel_* fields; the replay's are zero.
     const FireAgreement& kernel_side() const noexcept { return kernel_side_; }

@@ -4,7 +4,7 @@
 
 namespace timersim {
 
-RecordedCallbacks recorded_callbacks(const std::vector<KernelFire>& fires,
+RecordedCallbacks recorded_callbacks(const KernelFires& fires,
                                      const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
                                      std::size_t timers, const KernelClock* clock) {
     RecordedCallbacks by_id(timers);

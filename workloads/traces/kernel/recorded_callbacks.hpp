@@ -37,7 +37,7 @@ struct RecordedCallback {
 // By the replay's timer id (`id_of`: a timer pointer's id, none for a
 // timer it does not have), each timer's recorded callbacks by `now`.
 using RecordedCallbacks = std::vector<std::vector<RecordedCallback>>;
-RecordedCallbacks recorded_callbacks(const std::vector<KernelFire>& fires,
+RecordedCallbacks recorded_callbacks(const KernelFires& fires,
                                      const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
                                      std::size_t timers, const KernelClock* clock);
 

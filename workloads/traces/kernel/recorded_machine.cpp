@@ -16,7 +16,7 @@ bool by_jiffy(const RecordedMachine::Run& r, Jiffies j) noexcept { return r.jiff
 // knows whether the idle CPU's own run in that jiffy (its first fire
 // there, by trace time) came before the migrator's softirq began.
 void add_remote_runs(RecordedMachine& m, const std::vector<KernelRemoteRun>& remote, const KernelClock* clock,
-                     const std::vector<KernelFire>& fires) {
+                     const KernelFires& fires) {
     std::map<std::pair<std::uint32_t, Jiffies>, std::uint64_t> first_fire_ns;
     for (const KernelFire& f : fires) {
         const auto [it, added] = first_fire_ns.try_emplace({f.cpu, f.now}, f.entry_ns);
@@ -45,7 +45,7 @@ void add_remote_runs(RecordedMachine& m, const std::vector<KernelRemoteRun>& rem
 
 } // namespace
 
-RecordedMachine RecordedMachine::from(const std::vector<KernelFire>& fires,
+RecordedMachine RecordedMachine::from(const KernelFires& fires,
                                       const std::vector<RecordedRunTime>& run_times,
                                       const std::vector<KernelUnfired>& unfired, const KernelClock* clock,
                                       const std::vector<KernelRemoteRun>& remote) {

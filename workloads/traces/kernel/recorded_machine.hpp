@@ -69,7 +69,7 @@ struct RecordedMachine {
 
     // `clock` places the unfired cancels on the kernel's jiffies (without
     // it, or without unfired cancels, nothing is held).
-    static RecordedMachine from(const std::vector<KernelFire>& fires,
+    static RecordedMachine from(const KernelFires& fires,
                                 const std::vector<RecordedRunTime>& run_times = {},
                                 const std::vector<KernelUnfired>& unfired = {}, const KernelClock* clock = nullptr,
                                 const std::vector<KernelRemoteRun>& remote = {});

@@ -147,7 +147,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
         }
         // Kept only while the load needs them: the replays match theirs
         // against fire_index, built below.
-        const std::vector<KernelFire> kernel_fires = fires.take_fires();
+        const KernelFires kernel_fires = fires.take_fires();
         // The kernel was seen running until its last fire: the replay goes
         // that far (tick n at floor(n * 1e9 / HZ), as the machine's).
         for (const KernelFire& f : kernel_fires) {
