@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -165,6 +166,24 @@ private:
     bool raw_eof_ = false;
     bool ended_ = false;            // the decoder reached the end of its data
     std::string error_;
+};
+
+// Passes over one input made on several threads at once (compare's
+// replays, each reading a trace again): read_again() of an origin kept for
+// it, one call at a time; each pass then reads on its own (its own
+// descriptor and offset).
+class InputPasses {
+public:
+    // `origin`: an input that can be read again (InputFile::read_again()).
+    explicit InputPasses(std::unique_ptr<InputFile> origin) : origin_(std::move(origin)) {}
+    std::unique_ptr<InputFile> next() {
+        const std::lock_guard lock(mutex_);
+        return origin_->read_again();
+    }
+
+private:
+    std::mutex mutex_;
+    std::unique_ptr<InputFile> origin_;
 };
 
 } // namespace timersim

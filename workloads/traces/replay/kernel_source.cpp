@@ -6,7 +6,6 @@
 #include "workloads/traces/input/kernel_text.hpp"
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -132,24 +131,11 @@ public:
         return timers;
     }
     TraceReopener reopener() override {
-        // Each pass reads its own copy of the text's descriptor; making one
-        // is what must not race (compare replays on several threads).
-        struct Shared {
-            std::mutex mutex;
-            std::unique_ptr<InputFile> origin;
-            std::shared_ptr<const KernelPassSetup> setup;
-        };
-        auto shared = std::make_shared<Shared>();
-        shared->origin = text_.copy_for_passes();
-        shared->setup = setup_;
-        return [shared]() -> std::unique_ptr<TraceSource> {
-            std::unique_ptr<InputFile> text;
-            {
-                const std::lock_guard lock(shared->mutex);
-                text = shared->origin->read_again();
-            }
+        auto passes = std::make_shared<InputPasses>(text_.copy_for_passes());
+        return [passes, setup = std::shared_ptr<const KernelPassSetup>(setup_)]() -> std::unique_ptr<TraceSource> {
+            std::unique_ptr<InputFile> text = passes->next();
             InputFile& t = *text;
-            return std::make_unique<KernelEvents>(t, std::move(text), shared->setup, nullptr);
+            return std::make_unique<KernelEvents>(t, std::move(text), setup, nullptr);
         };
     }
 

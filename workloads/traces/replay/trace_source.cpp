@@ -4,7 +4,6 @@
 #include "workloads/traces/layouts/trace_reader.hpp"
 
 #include <memory>
-#include <mutex>
 #include <utility>
 
 namespace timersim {
@@ -31,22 +30,11 @@ public:
     const FtraceImporter* kernel_importer() const override { return nullptr; }
     TraceReopener reopener() override {
         if (!in_ || !in_->kept_for_reading_again()) return {};
-        struct Shared {
-            std::mutex mutex; // reopening must not race (compare's threads); reading may
-            std::unique_ptr<InputFile> origin;
-            TraceFilter filter;
-        };
-        auto shared = std::make_shared<Shared>();
-        shared->origin = in_->read_again();
-        shared->filter = filter_;
-        return [shared]() -> std::unique_ptr<TraceSource> {
-            std::unique_ptr<InputFile> again;
-            {
-                const std::lock_guard lock(shared->mutex);
-                again = shared->origin->read_again();
-            }
+        return [passes = std::make_shared<InputPasses>(in_->read_again()),
+                filter = filter_]() -> std::unique_ptr<TraceSource> {
+            std::unique_ptr<InputFile> again = passes->next();
             InputFile& in = *again;
-            return std::make_unique<TimersimSource>(in, shared->filter, std::move(again));
+            return std::make_unique<TimersimSource>(in, filter, std::move(again));
         };
     }
 
