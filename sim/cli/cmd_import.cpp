@@ -9,6 +9,7 @@
 #include "sim/report/atomic_file.hpp"
 #include "workloads/traces/input/input_file.hpp"
 #include "workloads/traces/kernel/ftrace_import.hpp"
+#include "workloads/traces/kernel/kernel_version.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/traces/layouts/trace_writer.hpp"
 #include "workloads/traces/replay/trace_source.hpp"
@@ -40,6 +41,10 @@ std::string format_summary(const std::string& input, const std::string& output, 
     if (s.dropped_cancels) out += fmt::format("; {} cancels of timers armed before the trace dropped", s.dropped_cancels);
     if (s.pre_trace_arms)
         out += fmt::format("; {} timers armed before the trace, first seen expiring, armed at its start", s.pre_trace_arms);
+    if (s.inferred_deferrable_arms)
+        out += fmt::format("; {} arms of timers that fired late taken as deferrable (a kernel before 4.2 prints no "
+                           "flags)",
+                           s.inferred_deferrable_arms);
     if (s.anomalies) out += fmt::format("; {} starts or expiries without their cancel (lost events?)", s.anomalies);
     out += fmt::format("; {} inside callbacks (cb=)", s.callback_events);
     if (s.unconfirmed_callbacks)
@@ -74,6 +79,7 @@ int run_import(std::span<const std::string> args) {
          "kernel trace to convert: ftrace text or a trace.dat (the positional FILE; - for standard input; xz, gzip or zstd compressed or not)")
         ("output,o", po::value<std::string>()->required(), "write the trace v1 to FILE (atomically; a device or FIFO is written into; -: stdout, and the summary goes to stderr)");
     add_kernel_hz_options(options);
+    add_kernel_version_option(options);
     add_trace_filter_options(options);
     po::positional_options_description positional;
     positional.add("input", 1);
@@ -115,6 +121,9 @@ int run_import(std::span<const std::string> args) {
         // imports; the header is known once the first event is (it reads
         // one ahead), so a trace whose first event is bad writes nothing.
         const std::unique_ptr<TraceSource> source = open_trace_source(in, TraceKind::ftrace, hz, filter);
+        // The recording kernel's rules, as run and step read the trace: before
+        // 4.2 the timers that fired late are written deferrable.
+        source->use_kernel(resolve_kernel_version(*source->kernel_evidence(), kernel_version_option(*vm), in.name()).range);
         TraceWriter writer(file.get(), source->header(), fmt::format("imported from {} by timersim import", in.name()));
         // The writer's own errors do not know the file's name.
         const auto naming_output = [&](auto&& write) {

@@ -50,3 +50,15 @@ for r in (inferred, shown):
 assert inferred["workload"]["kernel_fires"]["same_jiffy_cpu"] == 3, inferred["workload"]["kernel_fires"]
 assert shown["workload"]["kernel_fires"]["same_jiffy_cpu"] == 2, shown["workload"]["kernel_fires"]
 PY
+
+# import reads the trace as run does: the timer that fired late is written
+# deferrable (and counted in the summary); read as 4.4 it is not.
+run import "$trace" -o inferred.trace
+expect_status 0
+expect_stdout_line '1 arms of timers that fired late taken as deferrable'
+[[ $(grep -c 'flags=deferrable' inferred.trace) == 1 ]] || fail "import did not write the inferred timer deferrable"
+grep -q '^[0-9]* arm 0x[0-9a-f]* .*flags=deferrable label=vmstat_update' inferred.trace ||
+  fail "the deferrable arm is not vmstat_update's"
+run import "$trace" -o shown.trace --kernel 4.4
+expect_status 0
+! grep -q 'flags=deferrable' shown.trace || fail "import --kernel 4.4 inferred a deferrable timer"
