@@ -3,9 +3,13 @@
 // builds (a kernel trace's fires: millions of 72-byte entries): a
 // std::vector grows by copying into twice the room, so for a moment it
 // takes three times what it holds and then up to twice; this takes what it
-// holds plus at most one chunk. Chunks are large allocations (a 72-byte T:
-// 4.5 MiB), which malloc maps on their own and gives back to the system
-// when freed, so a load's lists do not stay in the heap under the replays.
+// holds plus the untouched rest of one chunk. Elements are constructed as
+// they are pushed, so a chunk's pages cost memory only once written. Give
+// a long list chunks of 32 MiB or more (KernelFires: 2^19 fires, 36 MiB):
+// glibc maps an allocation that large on its own whatever its dynamic mmap
+// threshold has become, and gives it back to the system when freed; smaller
+// chunks may come from the heap, and freed there stay resident under the
+// allocations of other threads' arenas (compare's replays).
 //
 //   ChunkedVector<KernelFire> fires;
 //   fires.push_back(f);            // references to earlier elements stay valid
@@ -17,6 +21,8 @@
 #include <initializer_list>
 #include <iterator>
 #include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 namespace timersim {
@@ -33,8 +39,16 @@ public:
     ChunkedVector(std::initializer_list<T> items) {
         for (const T& t : items) push_back(t);
     }
-    ChunkedVector(ChunkedVector&&) noexcept = default;
-    ChunkedVector& operator=(ChunkedVector&&) noexcept = default;
+    ChunkedVector(ChunkedVector&& other) noexcept
+        : chunks_(std::move(other.chunks_)), size_(std::exchange(other.size_, 0)) {}
+    ChunkedVector& operator=(ChunkedVector&& other) noexcept {
+        if (this != &other) {
+            release();
+            chunks_ = std::move(other.chunks_);
+            size_ = std::exchange(other.size_, 0);
+        }
+        return *this;
+    }
     ChunkedVector(const ChunkedVector& other) {
         for (const T& t : other) push_back(t);
     }
@@ -42,6 +56,7 @@ public:
         if (this != &other) *this = ChunkedVector(other);
         return *this;
     }
+    ~ChunkedVector() { release(); }
 
     std::size_t size() const noexcept { return size_; }
     bool empty() const noexcept { return size_ == 0; }
@@ -52,9 +67,9 @@ public:
     void push_back(const T& t) {
         if ((size_ & (kChunk - 1)) == 0 && size_ >> kShift == chunks_.size()) {
             chunks_.reserve(chunks_.size() + 1); // first: nothing to undo if the chunk's allocation throws
-            chunks_.push_back(std::make_unique<T[]>(kChunk));
+            chunks_.push_back(std::allocator<T>{}.allocate(kChunk));
         }
-        (*this)[size_] = t;
+        ::new (static_cast<void*>(&(*this)[size_])) T(t);
         ++size_;
     }
 
@@ -93,7 +108,14 @@ public:
     const_iterator end() const noexcept { return {this, size_}; }
 
 private:
-    std::vector<std::unique_ptr<T[]>> chunks_;
+    void release() noexcept {
+        for (std::size_t i = 0; i < size_; ++i) (*this)[i].~T();
+        for (T* chunk : chunks_) std::allocator<T>{}.deallocate(chunk, kChunk);
+        chunks_.clear();
+        size_ = 0;
+    }
+
+    std::vector<T*> chunks_; // raw storage: element i is constructed for i < size_
     std::size_t size_ = 0;
 };
 
