@@ -139,3 +139,20 @@ TEST_CASE("the memory of a replay of events read again does not grow with the tr
     CHECK(streamed_10x <= streamed + kMargin);
     CHECK(kept_10x >= streamed_10x + 10 * kEvents * 32 * 9 / 10);
 }
+
+// The input must be the same when a replay reads it again: a file that
+// changed after the load stops the replay with "FILE: changed while being
+// read" (InputError, which the CLI prints as one line, exit 2), never a
+// replay of other events.
+TEST_CASE("a trace changed after its load stops the replay that reads it again") {
+    TempFile file("changed");
+    write_trace(file.path, 20'000);
+    const auto streamed = load(file.path, TraceKind::timersim, 0);
+    write_trace(file.path, 10'000);
+    try {
+        replay(streamed);
+        FAIL("the replay read a changed file");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()) == file.path + ": changed while being read");
+    }
+}
