@@ -2,12 +2,13 @@
 // jiffies each CPU ran TIMER_SOFTIRQ at (test_recorded_machine.cpp):
 //   * each callback's recorded length and the jiffies it spanned
 //     (recorded_callbacks.hpp), from the entry/exit pairs and the `now` of
-//     the next fire of the same run;
+//     the next fire of the same run, as KernelFireIndex keeps them;
 //   * the held spans: a non-deferrable timer the kernel cancelled after its
 //     bucket's jiffy without firing it (KernelFireCollector::unfired(),
 //     RecordedMachine::held).
 // Expected values follow from the lines written here and the 6.1 rules
 // cited, not from a run.
+#include "workloads/traces/kernel/kernel_fire_index.hpp"
 #include "workloads/traces/kernel/kernel_fires.hpp"
 #include "workloads/traces/kernel/recorded_callbacks.hpp"
 #include "workloads/traces/kernel/recorded_machine.hpp"
@@ -85,29 +86,66 @@ TEST_CASE("a callback's length and the jiffies its run moved on while it ran") {
     CHECK_FALSE(f[1].next_in_run()); // 25 ms later, another bucket
     CHECK_FALSE(f[3].callback_ns());
 
-    const RecordedCallbacks cbs = recorded_callbacks(f, same_id, 6, nullptr);
-    REQUIRE(cbs[1].size() == 1);
-    CHECK(cbs[1][0].ticks == std::uint64_t{1});
-    CHECK_FALSE(cbs[2][0].ticks); // no next fire of its run and no clock
-    CHECK(cbs[4].empty());
+    const KernelFireIndex cbs(f, {}, same_id);
+    const auto cb = [](const KernelFireIndex& index, std::uint32_t timer) {
+        return index.nearest_callback(timer, 100);
+    };
+    REQUIRE(cb(cbs, 1));
+    CHECK(cb(cbs, 1)->ns == 5 * kMs);
+    CHECK(cb(cbs, 1)->ticks == std::uint64_t{1});
+    CHECK_FALSE(cb(cbs, 2)->ticks); // no next fire of its run and no clock
+    CHECK_FALSE(cb(cbs, 4));        // fired, but no exit of its own
+    CHECK_FALSE(cb(cbs, 5));        // never fired
 
     // With the kernel's clock, one without a next fire is placed by it:
     // jiffies 101 from 12 ms on, so timer 2's exit (15 ms) is one jiffy on.
     const KernelClock clock({{10 * kMs, 100}, {12 * kMs, 101}, {40 * kMs, 107}}, kHz);
-    const RecordedCallbacks timed = recorded_callbacks(f, same_id, 6, &clock);
-    CHECK(timed[1][0].ticks == std::uint64_t{1}); // the run's next fire still wins
-    CHECK(timed[2][0].ticks == std::uint64_t{0}); // 101 at 15 ms, its own now
-    CHECK(timed[3][0].ticks == std::uint64_t{0});
+    const KernelFireIndex timed(f, {}, same_id, &clock);
+    CHECK(cb(timed, 1)->ticks == std::uint64_t{1}); // the run's next fire still wins
+    CHECK(cb(timed, 2)->ticks == std::uint64_t{0}); // 101 at 15 ms, its own now
+    CHECK(cb(timed, 3)->ticks == std::uint64_t{0});
 }
 
+namespace {
+
+// A fire of timer 1 at `now` (`ns`: its callback's length; none: no exit).
+KernelFire fire_at(Jiffies now, std::optional<std::uint64_t> ns, std::uint32_t cpu = 0) {
+    KernelFire f;
+    f.timer = 1;
+    f.now = now;
+    f.cpu = cpu;
+    f.set_callback_ns(ns);
+    return f;
+}
+
+} // namespace
+
 TEST_CASE("the nearest recorded callback of a timer, the earlier of two as near") {
-    const std::vector<RecordedCallback> cbs = {{100, 1, {}}, {110, 2, {}}, {130, 3, {}}};
-    CHECK(nearest_recorded_callback({}, 100) == nullptr);
-    CHECK(nearest_recorded_callback(cbs, 90)->ns == 1);
-    CHECK(nearest_recorded_callback(cbs, 105)->ns == 1); // as near: the earlier
-    CHECK(nearest_recorded_callback(cbs, 106)->ns == 2);
-    CHECK(nearest_recorded_callback(cbs, 125)->ns == 3);
-    CHECK(nearest_recorded_callback(cbs, 500)->ns == 3);
+    // Read out of order (two CPUs), and a fire without an exit between.
+    const KernelFires fires = {fire_at(110, 2), fire_at(100, 1), fire_at(120, std::nullopt), fire_at(130, 3)};
+    const KernelFireIndex index(fires, {}, same_id);
+    const auto ns = [&](Jiffies fired) { return index.nearest_callback(1, fired)->ns; };
+    CHECK_FALSE(index.nearest_callback(0, 100));
+    CHECK(ns(90) == 1);
+    CHECK(ns(105) == 1); // as near: the earlier
+    CHECK(ns(106) == 2);
+    CHECK(ns(119) == 2);
+    CHECK(ns(121) == 3); // 120 has no callback: 130 is the nearest that has one
+    CHECK(ns(125) == 3);
+    CHECK(ns(500) == 3);
+    // What a record cannot hold narrowly (a CPU beyond 16 bits, a callback
+    // beyond 32, a jiffy count beyond 16) is kept whole.
+    KernelFire wide = fire_at(200, std::uint64_t{1} << 33, 70000);
+    wide.set_next_in_run(200 + 100000);
+    const KernelFireIndex wide_index({fire_at(100, 1), wide}, {}, same_id);
+    CHECK(wide_index.nearest_callback(1, 190)->ns == std::uint64_t{1} << 33);
+    CHECK(wide_index.nearest_callback(1, 190)->ticks == std::uint64_t{100000});
+    CHECK(wide_index.nearest_callback(1, 190)->now == Jiffies{200});
+    FireTally tally(wide_index);
+    tally.replayed(1, 200, 70000 - 65536); // the CPU is not cut to 16 bits
+    CHECK(tally.agreement().same_jiffy_cpu == 0);
+    tally.replayed(1, 200, 70000);
+    CHECK(tally.agreement().same_jiffy_cpu == 1);
 }
 
 TEST_CASE("a recorded callback ends as many of the replay's jiffies later as the kernel's did") {

@@ -7,10 +7,7 @@
 //   KernelFireCollector fires(&costs);          // sees the reader's events, passes them on
 //   reader.set_observer(&fires);
 //   ... read the trace ...
-//   KernelFireIndex index(fires.fires(), fires.functions(), id_of); // id_of: timer pointer -> the replay's timer id
-//   FireTally tally(index);                     // one per replay
-//   tally.replayed(id, fired_jiffies, cpu);     // each fire of the replay
-//   tally.agreement();
+//   KernelFireIndex index(fires.fires(), fires.functions(), id_of); // kernel_fire_index.hpp: what replays match
 #pragma once
 
 #include "wheel/core/chunked_vector.hpp"
@@ -224,57 +221,6 @@ private:
     RemoteExpiryInference inference_;
     std::vector<std::pair<std::size_t, std::uint32_t>> inferred_fires_; // fire index, the idle CPU
     std::vector<KernelRemoteRun> inferred_runs_;
-};
-
-// The kernel's fires by the replay's timer ids, built once per trace and
-// shared by every replay of it (immutable): how many fires each (timer,
-// CPU, now) has, in an open-addressing table of 24-byte slots (a fire kept
-// once for all designs, not once per replay), and the agreement's
-// kernel-side figures, the same for every design.
-class KernelFireIndex {
-public:
-    static constexpr std::size_t kNoSlot = SIZE_MAX;
-    KernelFireIndex() = default;
-    // `id_of`: the replay's id of a timer pointer, none for a timer it does
-    // not have.
-    KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
-                    const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of);
-    // FireAgreement's kernel_* fields; the replay's are zero.
-    const FireAgreement& kernel_side() const noexcept { return kernel_side_; }
-    std::size_t slots() const noexcept { return slots_.size(); }
-    // The slot of the key, or kNoSlot; and how many kernel fires it holds.
-    std::size_t find(std::uint32_t timer, std::uint32_t cpu, Jiffies now) const noexcept;
-    std::uint32_t fires_at(std::size_t slot) const noexcept { return slots_[slot].fires; }
-
-private:
-    struct Slot {
-        Jiffies now = 0;
-        std::uint32_t timer = 0;
-        std::uint32_t cpu = 0;
-        std::uint32_t fires = 0; // 0: empty
-    };
-    static std::size_t hash(std::uint32_t timer, std::uint32_t cpu, Jiffies now) noexcept {
-        return static_cast<std::size_t>(((std::uint64_t{timer} << 32 | cpu) ^ (now * 0x9E3779B97F4A7C15ull)) *
-                                        0xBF58476D1CE4E5B9ull >> 16);
-    }
-    std::size_t probe(std::uint32_t timer, std::uint32_t cpu, Jiffies now) const noexcept; // its slot or an empty one
-    std::vector<Slot> slots_; // a power of two, at most 3/4 full
-    FireAgreement kernel_side_;
-};
-
-// One replay's matches against a KernelFireIndex (which must outlive it):
-// each kernel fire matches at most one of the replay's. Four bytes a key.
-class FireTally {
-public:
-    explicit FireTally(const KernelFireIndex& index)
-        : index_(&index), agreement_(index.kernel_side()), matched_(index.slots(), 0) {}
-    void replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32_t cpu);
-    const FireAgreement& agreement() const noexcept { return agreement_; }
-
-private:
-    const KernelFireIndex* index_;
-    FireAgreement agreement_;
-    std::vector<std::uint32_t> matched_; // by slot of index_
 };
 
 } // namespace timersim

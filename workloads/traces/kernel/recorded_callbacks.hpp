@@ -8,8 +8,7 @@
 // replay whose callbacks take the model's 200 ns fires that next timer a
 // jiffy early.
 //
-//   RecordedCallbacks cbs = recorded_callbacks(fires, id_of, &clock);  // by replay timer id
-//   const RecordedCallback* r = nearest_recorded_callback(cbs[id], fired_jiffies);
+//   std::optional<RecordedCallback> r = recorded_callback(fire, &clock);  // kept by KernelFireIndex
 //   std::uint64_t ns = callback_on_grid(*r, fire_ns, start_jiffies, fired_jiffies, hz);
 #pragma once
 
@@ -18,9 +17,7 @@
 #include "workloads/traces/kernel/kernel_fires.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <optional>
-#include <vector>
 
 namespace timersim {
 
@@ -34,17 +31,9 @@ struct RecordedCallback {
     std::optional<std::uint64_t> ticks;
 };
 
-// By the replay's timer id (`id_of`: a timer pointer's id, none for a
-// timer it does not have), each timer's recorded callbacks by `now`.
-using RecordedCallbacks = std::vector<std::vector<RecordedCallback>>;
-RecordedCallbacks recorded_callbacks(const KernelFires& fires,
-                                     const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
-                                     std::size_t timers, const KernelClock* clock);
-
-// The callback of the kernel's fire of this timer nearest to `fired` (the
-// earlier of two as near); null if the kernel never fired it with a
-// complete entry/exit pair.
-const RecordedCallback* nearest_recorded_callback(const std::vector<RecordedCallback>& callbacks, Jiffies fired);
+// A fire's callback, if the trace shows its entry/exit pair; `clock`
+// counts the jiffies of one without a next fire of its run.
+std::optional<RecordedCallback> recorded_callback(const KernelFire& fire, const KernelClock* clock);
 
 // A recorded callback's length on the replay's tick grid (tick n at
 // tick_time_ns(n, hz), jiffy start_jiffies + n), started at `start_ns` in

@@ -5,8 +5,7 @@
 #pragma once
 
 #include "wheel/core/timer_pool.hpp"
-#include "workloads/traces/kernel/kernel_fires.hpp"
-#include "workloads/traces/kernel/recorded_callbacks.hpp"
+#include "workloads/traces/kernel/kernel_fire_index.hpp"
 #include "workloads/traces/kernel/recorded_machine.hpp"
 #include "workloads/traces/kernel/trace_costs.hpp"
 #include "workloads/traces/layouts/trace_event.hpp"
@@ -98,18 +97,16 @@ struct LoadedTrace::Data {
     std::vector<std::string> labels;
     // A kernel trace: its timer_expire_entry lines (all of them,
     // unfiltered) by the replay's timer ids, which each replay's FireTally
-    // matches its fires against (the fires themselves are let go once the
-    // load has built this, the recorded machine and the callbacks); and the
-    // dense id of each timer pointer a kept event names.
+    // matches its fires against, with their callbacks' lengths
+    // (ReplayCallbackCosts::as_recorded); the fires themselves are let go
+    // once the load has built this and the recorded machine. And the dense
+    // id of each timer pointer a kept event names.
     std::shared_ptr<const KernelFireIndex> fire_index;
     std::string unmodelled_kernel;             // FireAgreement::unmodelled_kernel
     bool kernel_6_9 = false;                   // a 6.9+ kernel's trace (timer_start prints bucket_expiry=)
     std::string remote_inference;              // FireAgreement::remote_inference
     std::shared_ptr<const RecordedMachine> recorded; // from kernel_fires
     std::unordered_map<std::uint64_t, std::uint32_t> id_by_pointer;
-    // By dense id: the kernel's fires of that timer whose callback's length
-    // the trace shows, by now (ReplayCallbackCosts::as_recorded).
-    RecordedCallbacks recorded_callbacks;
 
     // `done` (by id, while loading: kNamed, kLabelled) answers "already
     // set?" from one byte per timer: names and labels take 32 bytes each,

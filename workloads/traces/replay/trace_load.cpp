@@ -167,20 +167,14 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
             if (name.size() > 2 && std::from_chars(name.data() + 2, name.data() + name.size(), pointer, 16).ec == std::errc{})
                 data->id_by_pointer.emplace(pointer, id);
         }
-        data->recorded_callbacks = recorded_callbacks(
-            kernel_fires,
+        data->fire_index = std::make_shared<const KernelFireIndex>(
+            kernel_fires, fires.functions(),
             [&](std::uint64_t pointer) -> std::optional<std::uint32_t> {
                 const auto it = data->id_by_pointer.find(pointer);
                 if (it == data->id_by_pointer.end()) return std::nullopt;
                 return it->second;
             },
-            data->names.size(), importer ? importer->clock() : nullptr);
-        data->fire_index = std::make_shared<const KernelFireIndex>(
-            kernel_fires, fires.functions(), [&](std::uint64_t pointer) -> std::optional<std::uint32_t> {
-                const auto it = data->id_by_pointer.find(pointer);
-                if (it == data->id_by_pointer.end()) return std::nullopt;
-                return it->second;
-            });
+            importer ? importer->clock() : nullptr);
     }
     data->skipped_lines = source->skipped_lines();
     if (const FtraceImporter* importer = source->kernel_importer())

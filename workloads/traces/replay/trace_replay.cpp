@@ -175,8 +175,8 @@ public:
         if (!callback_costs_ && !recorded_callbacks_) return std::nullopt;
         const std::uint32_t x = trace_id_of(fired.id);
         if (x == kNone) return std::nullopt;
-        if (recorded_callbacks_ && x < data_.recorded_callbacks.size()) {
-            if (const RecordedCallback* r = nearest_recorded_callback(data_.recorded_callbacks[x], fired.fired_jiffies))
+        if (recorded_callbacks_ && data_.fire_index) {
+            if (const std::optional<RecordedCallback> r = data_.fire_index->nearest_callback(x, fired.fired_jiffies))
                 return callback_on_grid(*r, fired.fire_ns, header_.start_jiffies, fired.fired_jiffies, header_.hz);
         }
         if (!callback_costs_) return std::nullopt;

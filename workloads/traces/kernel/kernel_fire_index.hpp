@@ -1,0 +1,102 @@
+// The kernel's fires by the replay's timer ids, built once per trace and
+// shared by every replay of it (immutable): what each replay's FireTally
+// matches its fires against, and the callback lengths a replay on the
+// recorded machine gives its own (ReplayCallbackCosts::as_recorded).
+//
+//   KernelFireIndex index(fires, functions, id_of, &clock); // id_of: timer pointer -> replay id
+//   FireTally tally(index);                                 // one per replay
+//   tally.replayed(id, fired_jiffies, cpu);                 // each fire of the replay
+//   tally.agreement();
+//   index.nearest_callback(id, fired_jiffies);              // the kernel's nearest callback of that timer
+//
+// 16 bytes a fire: the fires of each timer lie together, ascending by
+// `now`, in one array with an offset per timer (a hash table of keys and a
+// vector of callbacks a timer took about 90), and a replay's matches are a
+// bit a fire. The rare fire whose CPU, callback length or jiffy count does
+// not fit its record's narrow fields keeps them in a side table.
+#pragma once
+
+#include "wheel/core/jiffies.hpp"
+#include "workloads/traces/kernel/kernel_clock.hpp"
+#include "workloads/traces/kernel/kernel_fires.hpp"
+#include "workloads/traces/kernel/recorded_callbacks.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace timersim {
+
+class KernelFireIndex {
+public:
+    KernelFireIndex() = default;
+    // `id_of`: the replay's id of a timer pointer, none for a timer it does
+    // not have. `clock` places a callback without a next fire of its run on
+    // the kernel's jiffies (recorded_callback()).
+    KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
+                    const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
+                    const KernelClock* clock = nullptr);
+    // FireAgreement's kernel_* fields; the replay's are zero.
+    const FireAgreement& kernel_side() const noexcept { return kernel_side_; }
+    // The fires of replayable timers (FireTally's bits).
+    std::size_t fires() const noexcept { return records_.size(); }
+    // The fires of `timer`, as [first, last) positions.
+    struct Range {
+        std::size_t first = 0, last = 0;
+    };
+    Range of(std::uint32_t timer) const noexcept;
+    // Position `i` (a fire of `timer` in of(timer)): its jiffy and CPU.
+    Jiffies now_at(std::size_t i) const noexcept { return records_[i].now; }
+    std::uint32_t cpu_at(std::size_t i) const;
+    // The first position of `r` whose now is not before `j`.
+    std::size_t first_not_before(Range r, Jiffies j) const noexcept;
+    // The callback of the kernel's fire of `timer` nearest to `fired` (the
+    // earlier of two as near), among the fires whose entry/exit pair the
+    // trace shows; none without one.
+    std::optional<RecordedCallback> nearest_callback(std::uint32_t timer, Jiffies fired) const;
+
+private:
+    static constexpr std::uint16_t kWideCpu = 0xFFFF;     // cpu, ns and ticks are in wide_
+    static constexpr std::uint32_t kNoCallback = 0xFFFFFFFF;
+    static constexpr std::uint16_t kNoTicks = 0xFFFF;
+    struct Record {
+        Jiffies now = 0;
+        std::uint32_t ns = kNoCallback;
+        std::uint16_t cpu = 0;
+        std::uint16_t ticks = kNoTicks;
+    };
+    static_assert(sizeof(Record) == 16);
+    struct Wide {
+        std::uint32_t cpu = 0;
+        std::optional<RecordedCallback> callback;
+    };
+    static Record record(const KernelFire& f, const std::optional<RecordedCallback>& callback, std::size_t at,
+                         std::unordered_map<std::size_t, Wide>& wide);
+    std::optional<RecordedCallback> callback_at(std::size_t i) const;
+
+    std::vector<std::size_t> first_; // by timer id, and one past the last: positions in records_
+    std::vector<Record> records_;
+    std::unordered_map<std::size_t, Wide> wide_; // by position
+    FireAgreement kernel_side_;
+};
+
+// One replay's matches against a KernelFireIndex (which must outlive it):
+// each kernel fire matches at most one of the replay's. A bit a fire.
+class FireTally {
+public:
+    explicit FireTally(const KernelFireIndex& index)
+        : index_(&index), agreement_(index.kernel_side()), matched_(index.fires(), false) {}
+    void replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32_t cpu);
+    const FireAgreement& agreement() const noexcept { return agreement_; }
+
+private:
+    const KernelFireIndex* index_;
+    FireAgreement agreement_;
+    std::vector<bool> matched_; // by position in index_
+};
+
+} // namespace timersim
