@@ -15,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -103,6 +104,44 @@ TEST_CASE("the recording's runs, window and median delay come from non-deferrabl
     CHECK_FALSE(m->run_at(1, kJ0 + 20));
     CHECK(m->runs_within(0, kJ0 + 48, kJ0 + 50));
     CHECK_FALSE(m->runs_within(0, kJ0 + 21, kJ0 + 49));
+}
+
+// The runs and delays are counted, not kept a fire each: on a random
+// stream (CPUs' lines interleaved, runs revisited, delays up to past the
+// counts' small range) they are what sorting every fire gives.
+TEST_CASE("the recording's runs and delays on a random stream are those of every fire sorted") {
+    std::uint64_t x = 0x9E3779B97F4A7C15ull;
+    const auto draw = [&x](std::uint64_t n) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x % n;
+    };
+    for (int round = 0; round < 20; ++round) {
+        KernelFires fires;
+        std::vector<std::vector<Jiffies>> runs(3), delays(3);
+        const int n = 1 + static_cast<int>(draw(400));
+        for (int i = 0; i < n; ++i) {
+            const auto cpu = static_cast<std::uint32_t>(draw(3));
+            const Jiffies now = kJ0 + draw(i % 7 == 0 ? 10000 : 60);
+            const Jiffies delay = draw(4) == 0 ? draw(9000) : draw(3);
+            const bool deferrable = draw(5) == 0;
+            fires.push_back(fire(i, now, now - delay, cpu, deferrable));
+            runs[cpu].push_back(now);
+            if (!deferrable) delays[cpu].push_back(delay);
+        }
+        const RecordedMachine m = RecordedMachine::from(fires);
+        for (std::size_t c = 0; c < m.runs.size(); ++c) {
+            std::sort(runs[c].begin(), runs[c].end());
+            runs[c].erase(std::unique(runs[c].begin(), runs[c].end()), runs[c].end());
+            std::vector<Jiffies> got;
+            for (const RecordedMachine::Run& r : m.runs[c]) got.push_back(r.jiffy);
+            CHECK(got == runs[c]);
+            std::sort(delays[c].begin(), delays[c].end());
+            CHECK(m.wake_window[c] == (delays[c].empty() ? 0 : delays[c].back()));
+            CHECK(m.wake_delay[c] == (delays[c].empty() ? 0 : delays[c][(delays[c].size() - 1) / 2]));
+        }
+    }
 }
 
 TEST_CASE("a due timer fires at the recorded run within the wake window, else at its own wake") {

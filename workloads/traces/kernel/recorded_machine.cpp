@@ -17,6 +17,7 @@ bool by_jiffy(const RecordedMachine::Run& r, Jiffies j) noexcept { return r.jiff
 // there, by trace time) came before the migrator's softirq began.
 void add_remote_runs(RecordedMachine& m, const std::vector<KernelRemoteRun>& remote, const KernelClock* clock,
                      const KernelFires& fires) {
+    if (remote.empty()) return; // (the map below would hold every run)
     std::map<std::pair<std::uint32_t, Jiffies>, std::uint64_t> first_fire_ns;
     for (const KernelFire& f : fires) {
         const auto [it, added] = first_fire_ns.try_emplace({f.cpu, f.now}, f.entry_ns);
@@ -43,6 +44,45 @@ void add_remote_runs(RecordedMachine& m, const std::vector<KernelRemoteRun>& rem
     }
 }
 
+// The delays of a CPU's runs, counted by value (a value a fire in a
+// vector would cost 8 bytes a fire): most are a jiffy or two.
+class DelayCounts {
+public:
+    void add(Jiffies d) {
+        if (d < kSmall) {
+            if (d >= small_.size()) small_.resize(d + 1, 0);
+            ++small_[d];
+        } else {
+            ++large_[d];
+        }
+        ++n_;
+    }
+    Jiffies largest() const noexcept {
+        if (!large_.empty()) return large_.rbegin()->first;
+        return small_.empty() ? 0 : small_.size() - 1; // its last count is not zero
+    }
+    // The lower median: the value at rank (n - 1) / 2 in ascending order.
+    Jiffies median() const noexcept {
+        if (n_ == 0) return 0;
+        std::uint64_t rank = (n_ - 1) / 2;
+        for (Jiffies d = 0; d < small_.size(); ++d) {
+            if (rank < small_[d]) return d;
+            rank -= small_[d];
+        }
+        for (const auto& [d, count] : large_) {
+            if (rank < count) return d;
+            rank -= count;
+        }
+        return 0; // not reached: the counts add up to n_
+    }
+
+private:
+    static constexpr Jiffies kSmall = 4096;
+    std::vector<std::uint64_t> small_;
+    std::map<Jiffies, std::uint64_t> large_;
+    std::uint64_t n_ = 0;
+};
+
 } // namespace
 
 RecordedMachine RecordedMachine::from(const KernelFires& fires,
@@ -50,18 +90,21 @@ RecordedMachine RecordedMachine::from(const KernelFires& fires,
                                       const std::vector<KernelUnfired>& unfired, const KernelClock* clock,
                                       const std::vector<KernelRemoteRun>& remote) {
     RecordedMachine m;
-    std::vector<std::vector<Jiffies>> delays;
+    std::vector<DelayCounts> delays;
     for (const KernelFire& f : fires) {
         if (f.cpu >= m.runs.size()) {
             m.runs.resize(std::size_t{f.cpu} + 1);
             delays.resize(std::size_t{f.cpu} + 1);
         }
-        m.runs[f.cpu].push_back(Run{.jiffy = f.now});
+        // A run's fires come together: one entry for them (sorted and made
+        // unique below all the same, as CPUs' lines may interleave).
+        std::vector<Run>& runs = m.runs[f.cpu];
+        if (runs.empty() || runs.back().jiffy != f.now) runs.push_back(Run{.jiffy = f.now});
         // 6.1 timer_expire_entry: baseclk is the clock of the bucket being
         // expired; the run came now - baseclk jiffies after it was due.
         const std::optional<Jiffies> baseclk = f.baseclk();
         if (baseclk && !f.deferrable && !time_before(f.now, *baseclk)) {
-            delays[f.cpu].push_back(f.now - *baseclk);
+            delays[f.cpu].add(f.now - *baseclk);
             if (const std::optional<std::uint32_t> idle = f.remote_of()) {
                 if (m.remote_wake_window.size() <= *idle) m.remote_wake_window.resize(std::size_t{*idle} + 1);
                 Jiffies& w = m.remote_wake_window[*idle];
@@ -74,10 +117,9 @@ RecordedMachine RecordedMachine::from(const KernelFires& fires,
         std::sort(r.begin(), r.end(), [](const Run& a, const Run& b) { return a.jiffy < b.jiffy; });
         r.erase(std::unique(r.begin(), r.end(), [](const Run& a, const Run& b) { return a.jiffy == b.jiffy; }),
                 r.end());
-        auto& d = delays[c];
-        std::sort(d.begin(), d.end());
-        m.wake_window.push_back(d.empty() ? 0 : d.back());
-        m.wake_delay.push_back(d.empty() ? 0 : d[(d.size() - 1) / 2]);
+        r.shrink_to_fit();
+        m.wake_window.push_back(delays[c].largest());
+        m.wake_delay.push_back(delays[c].median());
     }
     for (const RecordedRunTime& t : run_times) {
         if (t.cpu >= m.runs.size()) continue;
