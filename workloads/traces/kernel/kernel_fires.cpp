@@ -56,7 +56,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
                                                          entry == softirq_entry_ns_.end() ? 0 : entry->second, *e.now});
             }
         }
-        fires_.push_back(f);
+        add_fire(f);
         open_[e.line_cpu] = Open{fires_.size() - 1, e.timestamp_ns};
     }
     // The exit of the callback open on its CPU; one whose entry was lost
@@ -69,6 +69,17 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
         }
         if (o != open_.end()) open_.erase(o);
     }
+}
+
+void KernelFireCollector::add_fire(const KernelFire& f) {
+    fires_.push_back(f);
+    if (spill_name_.empty() || fires_.size() % spill_chunk_ != 0) return;
+    // Each chunk it fills, what is older than every fire it may still
+    // change (a callback open or just exited on a CPU) may go to the file.
+    std::size_t oldest = fires_.size();
+    for (const auto& [cpu, o] : open_) oldest = std::min(oldest, o.fire);
+    for (const auto& [cpu, x] : exited_) oldest = std::min(oldest, x.fire);
+    fires_.spill_before(oldest, spill_name_);
 }
 
 void KernelFireCollector::note_next_in_run(const FtraceEvent& e) {
@@ -162,7 +173,7 @@ void KernelFireCollector::other_line(std::uint64_t /*line*/, std::string_view te
 std::uint64_t KernelFireCollector::use_inferred_remote_runs() {
     remote_runs_ = std::move(inferred_runs_);
     remote_open_.clear();
-    for (const auto& [fire, cpu] : inferred_fires_) fires_[fire].set_remote_of(cpu);
+    for (const auto& [fire, cpu] : inferred_fires_) fires_.update(fire, [cpu](KernelFire& f) { f.set_remote_of(cpu); });
     return inferred_fires_.size();
 }
 

@@ -10,10 +10,10 @@
 //   KernelFireIndex index(fires.fires(), fires.functions(), id_of); // kernel_fire_index.hpp: what replays match
 #pragma once
 
-#include "wheel/core/chunked_vector.hpp"
 #include "wheel/core/jiffies.hpp"
 #include "workloads/traces/kernel/kernel_clock.hpp"
 #include "workloads/traces/kernel/remote_inference.hpp"
+#include "workloads/traces/kernel/spilled_chunks.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/workload.hpp"
 
@@ -98,10 +98,11 @@ private:
     std::uint32_t remote_of_ = 0;
 };
 static_assert(sizeof(KernelFire) == 72);
-// A trace's fires in the order read, grown without a vector's copy into
-// twice the room, in chunks of 2^19 (36 MiB, mapped on their own and given
-// back when freed: chunked_vector.hpp).
-using KernelFires = ChunkedVector<KernelFire, 19>;
+// A trace's fires in the order read, in chunks of 2^19 (36 MiB, mapped on
+// their own and given back when freed); past two chunks, the older ones go
+// to a temporary file once the collector is done with them
+// (spilled_chunks.hpp, KernelFireCollector::spill_to_file()).
+using KernelFires = SpilledChunks<KernelFire>;
 inline constexpr std::uint64_t kSameRunGapNs = 100'000;
 
 // A non-deferrable timer the kernel took off its CPU's wheel without
@@ -149,6 +150,15 @@ public:
     // Once the trace is read: the fires, moved out (a copy would double the
     // largest thing a long trace's load holds).
     KernelFires take_fires() noexcept { return std::move(fires_); }
+    // Lets the fires it no longer changes go to a temporary file (named
+    // after input `name` in an error) past `resident` chunks of 2^`shift`;
+    // without it they all stay in memory.
+    void spill_to_file(std::string name, unsigned shift = KernelFires::kDefaultShift,
+                       std::size_t resident = KernelFires::kDefaultResident) {
+        spill_name_ = std::move(name);
+        fires_ = KernelFires::with_chunks(shift, resident);
+        spill_chunk_ = std::size_t{1} << shift;
+    }
     // The remote expiry runs (6.9+ with the timer_migration events), in
     // trace order.
     const std::vector<KernelRemoteRun>& remote_runs() const noexcept { return remote_runs_; }
@@ -175,8 +185,11 @@ public:
 private:
     void note_unfired(const FtraceEvent& e);
     void note_next_in_run(const FtraceEvent& e);
+    void add_fire(const KernelFire& f);
 
     KernelFires fires_;
+    std::string spill_name_; // spill_to_file()
+    std::size_t spill_chunk_ = 0;
     std::vector<std::string> functions_;
     struct NameHash { // lookups by the line's string_view, no copy
         using is_transparent = void;

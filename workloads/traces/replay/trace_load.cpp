@@ -86,6 +86,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     data->filter = options.filter;
     TraceCostCollector collector;
     KernelFireCollector fires;
+    fires.spill_to_file(in.name());
     FtraceObserverTee observers{&fires, options.costs_from_trace ? &collector : nullptr};
     // Dense id -> its first label's function, while reading (costs only).
     std::vector<std::string> timer_functions;
