@@ -30,6 +30,20 @@ same_streamed compare --ftrace "$data/lttng/lttng-3.6-scp"
 same_streamed compare --trace "$data/inputs/retransmit.trace.zst" --jobs 2
 same_streamed run --ftrace "$capture" --design classic --duration 10 --format json
 
+# A limit the trace goes past part way through its load: the events kept
+# so far are let go there. The synthetic trace's events take more than
+# 1 MiB (32 bytes each), its first 32K fit.
+bench=$(cd "$(dirname -- "${BASH_SOURCE[0]}")/../../bench" && pwd)
+python3 "$bench/synth-kernel-trace" --lines 100000 --seed 5 >mid.trace 2>/dev/null || fail "synth-kernel-trace failed"
+run compare --ftrace mid.trace --format json
+expect_status 0
+kept=$out
+python3 -c 'import json, sys; assert json.load(sys.stdin)["workload"]["params"]["events"] * 32 > 1 << 20' <<<"$kept" ||
+  fail "the synthetic trace's events fit in 1 MiB: the test would not cross the limit"
+run compare --ftrace mid.trace --format json --trace-memory 1
+expect_status 0
+[[ $out == "$kept" ]] || fail "output differs with --trace-memory 1, past the limit part way through the load"
+
 # From a pipe: kernel text and a timersim trace are copied as read, and the
 # replays read the copy.
 for kind in ftrace trace; do
