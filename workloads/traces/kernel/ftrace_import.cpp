@@ -235,8 +235,10 @@ struct FtraceImporter::Impl {
         callbacks.emplace(cpu, OpenCallback{timer, ++callback_serial, rel, queue.tail()});
     }
 
-    // Each CPU's first timer_expire_entry at a jiffy, at its replay time.
+    // Each CPU's first timer_expire_entry at a jiffy, at its replay time
+    // (none kept after forget_recorded_runs()).
     std::vector<RecordedRunTime> runs;
+    bool keep_runs = true;
     std::unordered_map<std::uint32_t, Jiffies> last_run_jiffies; // by CPU
 
     void push_run(const FtraceEvent& e, std::uint32_t ti, std::uint64_t rel) {
@@ -283,7 +285,7 @@ void FtraceImporter::Impl::time_run(const OutEvent& f) {
     const auto [it, first] = last_run_jiffies.try_emplace(*f.cpu, *f.know);
     if (!first && it->second == *f.know) return;
     it->second = *f.know;
-    runs.push_back(RecordedRunTime{*f.cpu, *f.know, t});
+    if (keep_runs) runs.push_back(RecordedRunTime{*f.cpu, *f.know, t});
 }
 
 void FtraceImporter::Impl::process(const FtraceEvent& e) {
@@ -467,6 +469,7 @@ FtraceImporter::~FtraceImporter() = default;
 bool FtraceImporter::next(TraceEvent& event) { return impl_->next(event); }
 
 const std::vector<RecordedRunTime>& FtraceImporter::recorded_runs() const noexcept { return impl_->runs; }
+void FtraceImporter::forget_recorded_runs() noexcept { impl_->keep_runs = false; }
 
 void FtraceImporter::use_clock(const KernelClock* clock) { impl_->clock = clock && !clock->empty() ? clock : nullptr; }
 

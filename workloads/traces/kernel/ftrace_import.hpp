@@ -104,6 +104,11 @@ public:
     // The runs read so far (all of them once next() returned false), in
     // trace order: one per CPU and jiffy, the first.
     const std::vector<RecordedRunTime>& recorded_runs() const noexcept;
+    // A later pass over text whose runs an earlier one kept: keep none
+    // (they are one for every jiffy a CPU ran its timers: tens of MB for a
+    // long trace, a copy per replay reading it again). Events are timed
+    // the same. Call before next().
+    void forget_recorded_runs() noexcept;
 
 private:
     struct Impl;

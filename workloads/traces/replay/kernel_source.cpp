@@ -135,7 +135,9 @@ public:
         return [passes, setup = std::shared_ptr<const KernelPassSetup>(setup_)]() -> std::unique_ptr<TraceSource> {
             std::unique_ptr<InputFile> text = passes->next();
             InputFile& t = *text;
-            return std::make_unique<KernelEvents>(t, std::move(text), setup, nullptr);
+            auto events = std::make_unique<KernelEvents>(t, std::move(text), setup, nullptr);
+            events->pass().importer().forget_recorded_runs(); // the load's pass has them
+            return events;
         };
     }
 
