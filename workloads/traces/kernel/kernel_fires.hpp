@@ -98,10 +98,11 @@ private:
     std::uint32_t remote_of_ = 0;
 };
 static_assert(sizeof(KernelFire) == 72);
-// A trace's fires in the order read, in chunks of 2^19 (36 MiB, mapped on
-// their own and given back when freed); past two chunks, the older ones go
-// to a temporary file once the collector is done with them
-// (spilled_chunks.hpp, KernelFireCollector::spill_to_file()).
+// A trace's fires in the order read, in chunks of 2^17 (9 MiB); past two
+// chunks, the older ones go to a temporary file once the collector is done
+// with them (spilled_chunks.hpp, KernelFireCollector::spill_to_file()), so
+// a long trace's load holds three chunks of them at most (two, and one
+// being read back).
 using KernelFires = SpilledChunks<KernelFire>;
 inline constexpr std::uint64_t kSameRunGapNs = 100'000;
 

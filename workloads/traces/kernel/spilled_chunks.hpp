@@ -1,15 +1,13 @@
 // SpilledChunks<T>: a long list built once in order (a kernel trace's fires,
 // KernelFires) whose whole is read again only from the start. It grows by
 // chunks of 2^chunk_shift elements that never move (no copy into twice the
-// room as a vector grows; a chunk of 32 MiB or more is mapped on its own by
-// glibc, whatever its mmap threshold has become, and given back when freed);
-// past `resident` chunks in memory, the oldest ones the builder says it will
+// room as a vector grows); past `resident` chunks in memory, the oldest ones the builder says it will
 // not change again are written to an unlinked temporary file
 // (open_temporary_file()) and freed, and iteration reads them back a chunk
 // at a time. A 10 GB trace's 11M fires (72 bytes each) would otherwise be
 // 800 MB in memory through its load; spilled, they are a chunk or three.
 //
-//   KernelFires fires;                 // chunks of 2^19 (36 MiB), two kept in memory
+//   KernelFires fires;                 // chunks of 2^17 (9 MiB), two kept in memory
 //   fires.push_back(f);
 //   fires[i].set_callback_ns(..);      // i not yet spilled (std::logic_error otherwise)
 //   fires.spill_before(oldest_open, name); // chunks wholly before it may go to the file
@@ -48,7 +46,7 @@ class SpilledChunks {
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
 
 public:
-    static constexpr unsigned kDefaultShift = 19;
+    static constexpr unsigned kDefaultShift = 17;
     static constexpr std::size_t kDefaultResident = 2;
 
     SpilledChunks() = default;
