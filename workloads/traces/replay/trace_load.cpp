@@ -6,6 +6,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <charconv>
 #include <memory>
@@ -48,6 +52,18 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
 }
 
 namespace {
+
+// The events let go are up to --trace-memory of 2 MiB blocks, freed in
+// the middle of the heap once glibc's dynamic mmap threshold has risen past
+// them: glibc keeps such memory resident for reuse, and the load's later
+// allocations (large, so mapped on their own) never reuse it. A 10 GB trace
+// held its 256 MiB of dropped events to the end (peak 738 MiB; 486 with
+// this).
+void give_back_freed_memory() noexcept {
+#if defined(__GLIBC__)
+    ::malloc_trim(0);
+#endif
+}
 
 // "tcp_delack_timer[mod]" -> "tcp_delack_timer": the importer's label names
 // the module too, the cost collector the function alone.
@@ -111,6 +127,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
         if (!e.label.empty()) data->note_label(e.timer, e.label, label_index);
         if (keep && (data->count + 1) * sizeof(StoredEvent) > options.max_event_bytes) {
             data->drop_events();
+            give_back_freed_memory();
             keep = false;
         }
         if (keep)
