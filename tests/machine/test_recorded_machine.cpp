@@ -13,6 +13,8 @@
 #include "wheel/kernel/modern69_wheel.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
 
+#include "tests/xorshift_draw.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -110,13 +112,7 @@ TEST_CASE("the recording's runs, window and median delay come from non-deferrabl
 // stream (CPUs' lines interleaved, runs revisited, delays up to past the
 // counts' small range) they are what sorting every fire gives.
 TEST_CASE("the recording's runs and delays on a random stream are those of every fire sorted") {
-    std::uint64_t x = 0x9E3779B97F4A7C15ull;
-    const auto draw = [&x](std::uint64_t n) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        return x % n;
-    };
+    testing::XorshiftDraw draw{0x9E3779B97F4A7C15ull};
     for (int round = 0; round < 20; ++round) {
         KernelFires fires;
         std::vector<std::vector<Jiffies>> runs(3), delays(3);

@@ -13,6 +13,8 @@
 #include "workloads/traces/kernel/recorded_callbacks.hpp"
 #include "workloads/traces/kernel/recorded_machine.hpp"
 
+#include "tests/xorshift_draw.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -340,13 +342,7 @@ TEST_CASE("a replay's fires match the kernel's one for one, by timer, CPU and ji
         CHECK(other.agreement().same_jiffy_cpu == 1);
     }
     SUBCASE("a random stream, against a map") {
-        std::uint64_t x = 88172645463325252ull;
-        const auto draw = [&x](std::uint64_t n) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            return x % n;
-        };
+        testing::XorshiftDraw draw{88172645463325252ull};
         KernelFires fires;
         std::map<std::tuple<std::uint32_t, std::uint32_t, Jiffies>, int> left;
         for (int i = 0; i < 5000; ++i) {

@@ -5,6 +5,8 @@
 #include "workloads/traces/kernel/kernel_fires.hpp"
 #include "workloads/traces/kernel/spilled_chunks.hpp"
 
+#include "tests/xorshift_draw.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -119,13 +121,7 @@ std::vector<FireFields> fields(const KernelFires& fires) {
 TEST_CASE("the fires a collector spills are those it keeps in memory") {
     KernelFireCollector kept, spilled;
     spilled.spill_to_file("t.trace", 2, 1); // 4 a chunk, 1 in memory
-    std::uint64_t x = 0x2545F4914F6CDD1Dull;
-    const auto draw = [&x](std::uint64_t n) {
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        return (x * 0x2545F4914F6CDD1Dull >> 33) % n;
-    };
+    testing::XorshiftDraw draw{0x2545F4914F6CDD1Dull};
     std::uint64_t t = 1'000'000;
     Jiffies now = 1000;
     std::vector<std::optional<std::uint64_t>> open(2); // by CPU: the timer whose callback runs
