@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace timersim;
@@ -44,11 +45,12 @@ TEST_CASE("spilled chunks read back in order, and only chunks before the kept ma
     CHECK_THROWS_AS(s[3], std::logic_error);
     CHECK(s[99] == 99 * 7);
 
-    // Changed where it is: in the file, or in memory.
-    s.update(3, [](std::uint64_t& v) { v = 1; });
-    s.update(99, [](std::uint64_t& v) { v = 2; });
-    expected[3] = 1;
-    expected[99] = 2;
+    // Changed where they are: in the file (two in one chunk, one in
+    // another), or in memory.
+    const std::vector<std::pair<std::size_t, std::uint64_t>> changes = {{3, 1}, {5, 2}, {40, 3}, {99, 4}};
+    s.update_sorted(changes.begin(), changes.end(),
+                    [](std::uint64_t& v, const std::pair<std::size_t, std::uint64_t>& c) { v = c.second; });
+    for (const auto& [i, v] : changes) expected[i] = v;
     CHECK(all(s) == expected);
 
     // Two iterations at once each read their own chunk back.

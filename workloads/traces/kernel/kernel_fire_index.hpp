@@ -9,10 +9,10 @@
 //   tally.agreement();
 //   index.nearest_callback(id, fired_jiffies);              // the kernel's nearest callback of that timer
 //
-// 16 bytes a fire: the fires of each timer lie together, ascending by
-// `now`, in one array with an offset per timer (a hash table of keys and a
-// vector of callbacks a timer took about 90), and a replay's matches are a
-// bit a fire. The rare fire whose CPU, callback length or jiffy count does
+// 16 bytes a fire (a hash table of keys beside a vector of callbacks per
+// timer would take about 90): the fires of each timer lie together,
+// ascending by `now`, in one array with an offset per timer, and a replay's
+// matches are a bit a fire. The rare fire whose CPU, callback length or jiffy count does
 // not fit its record's narrow fields keeps them in a side table.
 #pragma once
 

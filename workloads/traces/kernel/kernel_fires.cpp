@@ -173,7 +173,8 @@ void KernelFireCollector::other_line(std::uint64_t /*line*/, std::string_view te
 std::uint64_t KernelFireCollector::use_inferred_remote_runs() {
     remote_runs_ = std::move(inferred_runs_);
     remote_open_.clear();
-    for (const auto& [fire, cpu] : inferred_fires_) fires_.update(fire, [cpu](KernelFire& f) { f.set_remote_of(cpu); });
+    fires_.update_sorted(inferred_fires_.begin(), inferred_fires_.end(),
+                         [](KernelFire& f, const std::pair<std::size_t, std::uint32_t>& x) { f.set_remote_of(x.second); });
     return inferred_fires_.size();
 }
 

@@ -11,6 +11,7 @@
 //   fires.push_back(f);
 //   fires[i].set_callback_ns(..);      // i not yet spilled (std::logic_error otherwise)
 //   fires.spill_before(oldest_open, name); // chunks wholly before it may go to the file
+//   fires.update_sorted(changes.begin(), changes.end(), fn); // (index, what) pairs, spilled or not
 //   for (const KernelFire& f : fires) ...  // spilled chunks read back in order
 //
 // Elements are copied as bytes: T is trivially copyable. A file that cannot
@@ -107,18 +108,24 @@ public:
             ++first_resident_;
         }
     }
-    // Changes element `i` wherever it is: fn(T&) applied in memory, or to a
-    // copy read from the file and written back.
-    template <typename F>
-    void update(std::size_t i, F&& fn) {
-        if ((i >> shift_) >= first_resident_) {
-            fn((*this)[i]);
-            return;
+    // Changes elements wherever they are: for each item of [first, last),
+    // ascending by item.first (an element's index), fn(element, item), in
+    // memory or on a copy of its chunk read from the file and written back.
+    template <typename It, typename F>
+    void update_sorted(It first, It last, F&& fn) {
+        std::vector<T> buffer;
+        while (first != last) {
+            const std::size_t c = first->first >> shift_;
+            if (c >= first_resident_) {
+                fn((*this)[first->first], *first);
+                ++first;
+                continue;
+            }
+            buffer.resize(chunk());
+            spill_io::read_at(fd_, offset_of(c), buffer.data(), chunk() * sizeof(T), name_);
+            for (; first != last && (first->first >> shift_) == c; ++first) fn(buffer[first->first & mask()], *first);
+            spill_io::write_at(fd_, offset_of(c), buffer.data(), chunk() * sizeof(T), name_);
         }
-        T t;
-        spill_io::read_at(fd_, offset_of(0) + i * sizeof(T), &t, sizeof(T), name_);
-        fn(t);
-        spill_io::write_at(fd_, offset_of(0) + i * sizeof(T), &t, sizeof(T), name_);
     }
 
     class const_iterator {

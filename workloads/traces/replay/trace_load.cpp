@@ -56,9 +56,8 @@ namespace {
 // The events let go are up to --trace-memory of 2 MiB blocks, freed in
 // the middle of the heap once glibc's dynamic mmap threshold has risen past
 // them: glibc keeps such memory resident for reuse, and the load's later
-// allocations (large, so mapped on their own) never reuse it. A 10 GB trace
-// held its 256 MiB of dropped events to the end (peak 738 MiB; 486 with
-// this).
+// allocations (large, so mapped on their own) never reuse it: a 10 GB
+// trace's load would keep its 256 MiB of dropped events resident to the end.
 void give_back_freed_memory() noexcept {
 #if defined(__GLIBC__)
     ::malloc_trim(0);
