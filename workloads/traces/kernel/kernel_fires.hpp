@@ -101,8 +101,8 @@ static_assert(sizeof(KernelFire) == 72);
 // A trace's fires in the order read, in chunks of 2^17 (9 MiB); past two
 // chunks, the older ones go to a temporary file once the collector is done
 // with them (spilled_chunks.hpp, KernelFireCollector::spill_to_file()), so
-// a long trace's load holds three chunks of them at most (two, and one
-// being read back).
+// a long trace's load holds four chunks of them at most (the two kept, the
+// one being filled, and one being read back).
 using KernelFires = SpilledChunks<KernelFire>;
 inline constexpr std::uint64_t kSameRunGapNs = 100'000;
 
@@ -153,7 +153,7 @@ public:
     KernelFires take_fires() noexcept { return std::move(fires_); }
     // Lets the fires it no longer changes go to a temporary file (named
     // after input `name` in an error) past `resident` chunks of 2^`shift`;
-    // without it they all stay in memory.
+    // without it they all stay in memory. Call before the first event.
     void spill_to_file(std::string name, unsigned shift = KernelFires::kDefaultShift,
                        std::size_t resident = KernelFires::kDefaultResident) {
         spill_name_ = std::move(name);

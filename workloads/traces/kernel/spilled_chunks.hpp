@@ -5,7 +5,7 @@
 // not change again are written to an unlinked temporary file
 // (open_temporary_file()) and freed, and iteration reads them back a chunk
 // at a time. A 10 GB trace's 11M fires (72 bytes each) would otherwise be
-// 800 MB in memory through its load; spilled, they are a chunk or three.
+// 800 MB in memory through its load; spilled, they are a few chunks.
 //
 //   KernelFires fires;                 // chunks of 2^17 (9 MiB), two kept in memory
 //   fires.push_back(f);
