@@ -7,7 +7,6 @@
 #include "workloads/traces/input/parse_util.hpp"
 #include "workloads/traces/layouts/key_index.hpp"
 
-
 #include <algorithm>
 #include <functional>
 #include <string_view>
