@@ -9,6 +9,9 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -83,6 +86,32 @@ TEST_CASE("chunks that cannot be spilled name the input and the directory") {
     else ::unsetenv("TMPDIR");
     CHECK(what.starts_with("big.trace: cannot make a file for the kernel's fires in /nonexistent-timersim-dir ("));
     CHECK(s.spilled() == 0); // nothing lost: still in memory
+    CHECK(all(s) == std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+}
+
+// A file that stops taking bytes (a full disk; here the process's file
+// size limit, with SIGXFSZ ignored so that write() fails with EFBIG):
+// the spill fails naming the input, and nothing is lost.
+TEST_CASE("chunks that cannot be written name the input, and stay in memory") {
+    auto s = SpilledChunks<std::uint64_t>::with_chunks(1, 1); // 2 a chunk (16 bytes)
+    for (std::uint64_t i = 0; i < 8; ++i) s.push_back(i);
+    rlimit old{};
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = old;
+    small.rlim_cur = 16; // the first chunk fits, the second does not
+    std::string what;
+    if (::setrlimit(RLIMIT_FSIZE, &small) == 0) {
+        try {
+            s.spill_before(8, "big.trace");
+        } catch (const InputError& e) {
+            what = e.what();
+        }
+        ::setrlimit(RLIMIT_FSIZE, &old); // before anything prints
+    }
+    std::signal(SIGXFSZ, old_handler);
+    CHECK(what.starts_with("big.trace: cannot write the kernel's fires to a file in "));
+    CHECK(s.spilled() == 2); // the first chunk went, the second did not
     CHECK(all(s) == std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5, 6, 7});
 }
 
