@@ -425,3 +425,15 @@ TEST_CASE("classic: fixed and disabled slack") {
   CHECK(off.placement(t).expires == 120000);
   CHECK(off.slack() == std::nullopt);
 }
+
+TEST_CASE("classic: set_flags() makes an idle timer deferrable (NOHZ's next timer skips it); a pending one is refused") {
+  ClassicWheel q(ClassicWheel::Config{.hz = 250, .start_jiffies = 1000, .slack = std::nullopt});
+  const TimerId t = q.create(TimerFlags{.deferrable = false});
+  q.arm(t, 1010);
+  CHECK(q.next_timer_interrupt() == Jiffies{1010});
+  CHECK_THROWS_AS(q.set_flags(t, TimerFlags{.deferrable = true}), std::logic_error);
+  q.cancel(t);
+  q.set_flags(t, TimerFlags{.deferrable = true});
+  q.arm(t, 1010);
+  CHECK(q.next_timer_interrupt() != std::optional<Jiffies>{1010});
+}

@@ -317,3 +317,18 @@ TEST_CASE("modern: sequence vector D (a delete leaves next_expiry stale: one spu
     CHECK(q.counters().empty_runs == 0);
   }
 }
+
+TEST_CASE("modern: set_flags() moves an idle timer to the other base; a pending one is refused") {
+  ModernWheel q = wheel_at(1000, 250);
+  const TimerId t = q.create(TimerFlags{.deferrable = false});
+  q.set_flags(t, TimerFlags{.deferrable = true});
+  q.arm(t, 1010);
+  CHECK(q.placement(t).deferrable_base);
+  CHECK_THROWS_AS(q.set_flags(t, TimerFlags{.deferrable = false}), std::logic_error);
+  CHECK(q.placement(t).deferrable_base);
+  q.cancel(t);
+  q.set_flags(t, TimerFlags{.deferrable = false});
+  q.arm(t, 1010);
+  CHECK_FALSE(q.placement(t).deferrable_base);
+  CHECK(q.base(ModernWheel::base_std).next_expiry == q.placement(t).bucket_expiry);
+}

@@ -37,6 +37,12 @@ public:
         if constexpr (requires { self().pool_[id].deferrable; }) self().pool_[id].deferrable = flags.deferrable;
         return id;
     }
+    // New flags for a timer that is not pending (validate's replays number
+    // timer objects anew and learn their flags at their first start).
+    void set_flags(TimerId id, TimerFlags flags) {
+        if (self().is_pending(id)) throw std::logic_error("set_flags(): the timer is pending");
+        if constexpr (requires { self().pool_[id].deferrable; }) self().pool_[id].deferrable = flags.deferrable;
+    }
     Jiffies jiffies() const noexcept { return self().jiffies_; }
     void set_jiffies(Jiffies j) {
         if (time_before(j, self().jiffies_)) throw std::invalid_argument("jiffies cannot go backwards");

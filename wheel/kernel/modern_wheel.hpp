@@ -86,6 +86,15 @@ public:
         return id;
     }
 
+    // New flags for a timer that is not pending (validate learns a timer
+    // object's flags at its first timer_start, and numbers its objects anew).
+    void set_flags(TimerId id, TimerFlags flags) {
+        Node& n = pool_[id];
+        if (n.pending) throw std::logic_error("ModernWheel::set_flags(): the timer is pending");
+        n.deferrable = flags.deferrable;
+        n.base = target_base(n);
+    }
+
     // 6.1 __mod_timer() as reached from mod_timer() and mod_timer_pending().
     // There is no slack in the modern wheel; the pinned variant only matters
     // for the choice of CPU, which is the engine's business. Inline, as the
