@@ -231,7 +231,8 @@ namespace {
 // `open()` gives a new FtraceReader over the text from its start, for each
 // pass.
 template <class OpenReader>
-HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoice& choice, HzPassExtras extras) {
+HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoice& choice, HzPassExtras extras,
+                     FtraceObserver* watch) {
     HzResolution r;
     // A first pass over the events for their jiffies (no HZ needed): they
     // decide HZ, and they are the kernel's clock for the replay.
@@ -242,8 +243,9 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
     PreTraceTimers pre_trace;
     DeferrableInference late;
     const bool replay = extras == HzPassExtras::replay;
-    FtraceObserverTee all{&r.kernel_evidence, &pre_trace, &late};
-    reader->set_observer(replay ? static_cast<FtraceObserver*>(&all) : &r.kernel_evidence);
+    FtraceObserverTee all = replay ? FtraceObserverTee{&r.kernel_evidence, &pre_trace, &late, watch}
+                                   : FtraceObserverTee{&r.kernel_evidence, watch};
+    reader->set_observer(&all);
     JiffiesSampler sampler;
     if (choice.option) sampler.fit_also(*choice.option);
     std::uint64_t first_line = 0;
@@ -301,15 +303,15 @@ HzResolution resolve(OpenReader open, const std::string& file_name, const HzChoi
 } // namespace
 
 HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice,
-                               HzPassExtras extras) {
+                               HzPassExtras extras, FtraceObserver* watch) {
     return resolve([&] { return std::make_unique<FtraceReader>(pass(), choice.option); }, file_name, choice,
-                   extras);
+                   extras, watch);
 }
 
 HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice,
-                               HzPassExtras extras) {
+                               HzPassExtras extras, FtraceObserver* watch) {
     return resolve([&] { return std::make_unique<FtraceReader>(text, file_name, choice.option); }, file_name, choice,
-                   extras);
+                   extras, watch);
 }
 
 } // namespace timersim

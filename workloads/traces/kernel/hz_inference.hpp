@@ -149,10 +149,12 @@ enum class HzPassExtras : bool { none, replay };
 // Text read in passes (KernelText::pass()): each call of `pass` gives it
 // from its start. This reads one pass.
 using TextPasses = std::function<InputFile&()>;
+// `watch`, if given, also observes the pass (validate's survey of the trace:
+// sim/validate/kernel_replay.hpp).
 HzResolution resolve_ftrace_hz(const TextPasses& pass, const std::string& file_name, const HzChoice& choice,
-                               HzPassExtras extras = HzPassExtras::replay);
+                               HzPassExtras extras = HzPassExtras::replay, FtraceObserver* watch = nullptr);
 // Text in memory (the playground, tests).
 HzResolution resolve_ftrace_hz(std::string_view text, const std::string& file_name, const HzChoice& choice,
-                               HzPassExtras extras = HzPassExtras::replay);
+                               HzPassExtras extras = HzPassExtras::replay, FtraceObserver* watch = nullptr);
 
 } // namespace timersim
