@@ -80,16 +80,20 @@ int run_validate(std::span<const std::string> args) {
     try {
         // HZ never assumed: --hz, the '# hz=' line or the jiffies, each
         // checked against what the trace shows (hz_inference.hpp).
+        // The replay streams the trace; what it must know of the whole
+        // trace first, the same pass gathers (or, with a filter, a pass of
+        // its own: the kept events are the filter's).
+        ReplaySurveyor surveyor(true);
         const HzResolution resolved = resolve_ftrace_hz([&]() -> InputFile& { return text.pass(); }, text.name(),
-                                                        hz, HzPassExtras::none);
-        result = replay_kernel_trace(text.pass(),
-                                     ReplayOptions{.hz = resolved.hz,
-                                                   .force_hz = resolved.forced,
-                                                   .max_notes_per_class = max_listed,
-                                                   .filter = filter,
-                                                   .expected_timer_events = resolved.timer_events,
-                                                   .kernel = resolve_kernel_version(resolved.kernel_evidence, kernel,
-                                                                                    text.name())});
+                                                        hz, HzPassExtras::none,
+                                                        filter.active() ? nullptr : &surveyor);
+        ReplayOptions options{.hz = resolved.hz,
+                              .force_hz = resolved.forced,
+                              .max_notes_per_class = max_listed,
+                              .filter = filter,
+                              .kernel = resolve_kernel_version(resolved.kernel_evidence, kernel, text.name())};
+        options.survey = filter.active() ? survey_kernel_trace(text.pass(), options) : surveyor.survey();
+        result = replay_kernel_trace(text.pass(), options);
         result.hz_source = resolved.source;
         require_kept(filter, result.filter_counts, in.name(), "timer events");
     } catch (const TraceError& e) {

@@ -25,6 +25,7 @@ inline constexpr Jiffies kMaxWalk = Jiffies{1} << 20;
 // A timer object of the trace (one timer= between two timer_inits; its
 // names: ReplayLedger::names).
 struct ClassicTimer {
+    bool started = false;             // its first timer_start was replayed
     bool deferrable = false;          // from its first timer_start (4.2-4.7 show it)
     bool known = false;               // seen armed since its timer_init
     bool cancelled = false;           // a timer_cancel since its last timer_start
@@ -65,13 +66,10 @@ bool deferrable_of(const Event& e) { return e.pinned; }
 
 class ClassicReplay {
 public:
-    ClassicReplay(ReplayInput& input, ReplayResult& result, const ReplayOptions& options)
-        : events_(std::move(input.events)), markers_(std::move(input.markers)), result_(result),
-          options_(options), ledger_(make_ledger(events_, input, result, options)) {
-        timers_.resize(input.incarnations);
-        for_each_first_start(events_, input.incarnations,
-                             [&](std::size_t i, const Event& e) { timers_[i].deferrable = deferrable_of(e); });
-        const Jiffies start = first_jiffies(events_, result_.hz);
+    ClassicReplay(ReplayStream& stream, IncarnationSlots& slots, ReplayResult& result, const ReplayOptions& options)
+        : stream_(stream), slots_(slots), result_(result), options_(options),
+          ledger_(make_ledger(stream, result, options)) {
+        const Jiffies start = first_jiffies(options, result_.hz);
         jiffies_ = start;
         cpus_.resize(result_.cpus);
         for (ClassicCpu& s : cpus_) {
@@ -82,20 +80,35 @@ public:
             s.wheel->set_slot_order(result_.classic_oldest_first ? ClassicWheel::SlotOrder::oldest_first
                                                                  : ClassicWheel::SlotOrder::newest_first);
             s.wheel->observe_cascades(&ClassicReplay::on_cascade, this);
-            for (std::size_t i = 0; i < timers_.size(); ++i) {
-                const TimerId id = s.wheel->create(TimerFlags{.deferrable = timers_[i].deferrable});
-                if (id != static_cast<TimerId>(i)) throw std::logic_error("timer ids differ between wheels");
-            }
         }
     }
 
-    void run() { replay_events(ledger_, events_, markers_, cursor_, *this); }
+    void run() { replay_events(ledger_, stream_, slots_, *this); }
 
 private:
-    // It calls advance_jiffies(), the on_*() of each event and end_trace().
+    // It calls advance_jiffies(), the on_*() of each event, grow(),
+    // holds(), forget() and end_trace().
     template <class Checker>
-    friend void validate::replay_events(ReplayLedger&, const std::vector<Event>&, const std::vector<LostMarker>&,
-                                        std::size_t&, Checker&);
+    friend void validate::replay_events(ReplayLedger&, ReplayStream&, IncarnationSlots&, Checker&);
+
+    // Timer objects 0..n-1: each has a timer on every CPU's wheel, with the
+    // same number (its flags are set when it is queued: set_flags()).
+    void grow(std::size_t n) {
+        for (std::size_t i = timers_.size(); i < n; ++i)
+            for (ClassicCpu& s : cpus_)
+                if (s.wheel->create() != static_cast<TimerId>(i))
+                    throw std::logic_error("timer ids differ between wheels");
+        timers_.resize(n);
+    }
+    // Does our model still hold timer object i (pending, fired and not yet
+    // matched, or its callback running)?
+    bool holds(IncarnationIndex i) const {
+        if (model_pending(i)) return true;
+        for (const ClassicCpu& s : cpus_)
+            if (s.callback == i || (s.parked && s.parked->id == i)) return true;
+        return false;
+    }
+    void forget(IncarnationIndex i) { timers_[i] = ClassicTimer{}; }
 
     static void on_cascade(void* self, TimerId id, unsigned, unsigned) {
         static_cast<ClassicReplay*>(self)->timers_[id].cascaded = true;
@@ -120,7 +133,7 @@ private:
     // fires unseen; its due timer waits for the trace to show the expiry.
     void advance_jiffies(Jiffies target) {
         if (!time_after(target, jiffies_)) return;
-        check_jiffies_jump(ledger_, events_[cursor_], jiffies_, target);
+        check_jiffies_jump(ledger_, stream_.current(), jiffies_, target);
         jiffies_ = target;
         ++result_.catch_up_steps;
         for (unsigned c = 0; c < cpus_.size(); ++c) {
@@ -161,8 +174,8 @@ private:
         s.wheel->set_jiffies(target);
         s.wheel->run_softirq([](const FiredTimer&) {}); // empty: its clock moves to jiffies at once
         for (const auto& [expires, id] : queued) s.wheel->arm(id, expires);
-        const Event& e = events_[cursor_];
-        lose_history(ledger_, c, "our wheel more than 2^20 jiffies behind the trace: its timers re-placed", e.line);
+        lose_history(ledger_, c, "our wheel more than 2^20 jiffies behind the trace: its timers re-placed",
+                     stream_.current().line);
     }
 
     void unknown(std::string_view reason) { validate::unknown(ledger_, result_.expiry, reason); }
@@ -191,6 +204,10 @@ private:
         // Counted, not checked: these kernels print no idx.
         count_event(ledger_, result_.idx, e);
         ClassicTimer& t = timers_[e.incarnation];
+        if (!t.started) {
+            t.started = true;
+            t.deferrable = deferrable_of(e);
+        }
         const unsigned k = e.cpu().value_or(e.line_cpu);
         if (model_pending(e.incarnation)) {
             // 3.6 __mod_timer() -> detach_if_pending() traces the detach
@@ -212,6 +229,7 @@ private:
         t.expires = e.expires;
         t.start_line = e.line;
         const auto id = static_cast<TimerId>(e.incarnation);
+        wheel(k).set_flags(id, TimerFlags{.deferrable = t.deferrable});
         wheel(k).arm(id, e.expires);
         cpus_[k].pending.insert({e.expires, id});
     }
@@ -219,11 +237,11 @@ private:
     void on_cancel(const Event& e) {
         ClassicTimer& t = timers_[e.incarnation];
         // Not the detach in __run_timers() (3.6 detach_expired_timer()).
-        if (!cancel_to_apply(ledger_, events_, e, t.known)) return;
+        if (!cancel_to_apply(ledger_, stream_, e, t.known)) return;
         if (model_pending(e.incarnation)) {
             cancel_in_model(e.incarnation);
             t.cancelled = true;
-            if (!next_event_of_timer_is_start(events_, e)) ++result_.kernel_deletes;
+            stream_.count_delete_unless_restarted(e);
             return;
         }
         if (t.model_fired)
@@ -289,7 +307,7 @@ private:
     void model_only_fire(const FiredTimer& f, unsigned c, Jiffies now, std::string_view why) {
         ++result_.model_fires;
         timers_[f.id].model_fired = ClassicTimer::EarlyFire{cpus_[c].run_line, f.base_clk, now, c, std::string(why)};
-        note_model_fire(ledger_, events_[std::min(cursor_, events_.size() - 1)], f.id, c, "at step", f.base_clk, why);
+        note_model_fire(ledger_, stream_.current(), f.id, c, "at step", f.base_clk, why);
     }
 
     // "pending in tv2 slot 5, runs at step N"
@@ -397,7 +415,7 @@ private:
         // expiry of this run shows jiffies moved on meanwhile (a tick during
         // the callback), the run goes on to those steps.
         if (s.in_run && !s.parked) {
-            if (const auto next = next_expiry_jiffies_on_cpu(events_, e)) advance_jiffies(*next);
+            if (const auto next = next_expiry_jiffies_on_cpu(stream_, e)) advance_jiffies(*next);
             if (s.in_run) {
                 s.parked = step_run(c, false);
                 s.parked_now = s.run_now;
@@ -405,21 +423,21 @@ private:
         }
     }
 
-    std::vector<Event> events_;
-    std::vector<LostMarker> markers_;
+    ReplayStream& stream_;
+    IncarnationSlots& slots_;
     std::vector<ClassicTimer> timers_;
     ReplayResult& result_;
     const ReplayOptions& options_;
     ReplayLedger ledger_;
     std::vector<ClassicCpu> cpus_;
     Jiffies jiffies_ = 0;
-    std::size_t cursor_ = 0;
 };
 
 } // namespace
 
-void replay_classic_trace(ReplayInput& input, ReplayResult& result, const ReplayOptions& options) {
-    ClassicReplay replay(input, result, options);
+void replay_classic_trace(ReplayStream& stream, IncarnationSlots& slots, ReplayResult& result,
+                          const ReplayOptions& options) {
+    ClassicReplay replay(stream, slots, result, options);
     replay.run();
 }
 

@@ -31,9 +31,9 @@
 
 namespace timersim::validate {
 
-// Fills result's checks, causes, notes and replay counts from `input` (read
-// by read_replay_input(), result.kernel_classic set); takes its events, and
-// its function names must outlive the call.
-void replay_classic_trace(ReplayInput& input, ReplayResult& result, const ReplayOptions& options);
+// Fills result's checks, causes, notes and replay counts from the events of
+// `stream` (primed, result.kernel_classic set), numbered by `slots`.
+void replay_classic_trace(ReplayStream& stream, IncarnationSlots& slots, ReplayResult& result,
+                          const ReplayOptions& options);
 
 } // namespace timersim::validate

@@ -9,6 +9,7 @@
 #include "wheel/kernel/modern_levels.hpp"
 #include "wheel/kernel/modern_wheel.hpp"
 #include "workloads/traces/kernel/kernel_fires.hpp"
+#include "workloads/traces/kernel/remote_inference.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <fmt/format.h>
@@ -24,9 +25,9 @@ namespace timersim {
 namespace {
 
 using validate::Event;
-using validate::LostMarker;
-using validate::ReplayInput;
-using validate::read_replay_input;
+using validate::IncarnationIndex;
+using validate::IncarnationSlots;
+using validate::ReplayStream;
 
 using validate::CpuState;
 using validate::ReplayLedger;
@@ -43,35 +44,43 @@ inline constexpr Jiffies kMaxCatchUpStep = 86'400'000;
 
 class Replay {
 public:
-    // Takes input's events; its function names must outlive the replay.
-    Replay(ReplayInput& input, ReplayResult& result, const ReplayOptions& options)
-        : events_(std::move(input.events)), markers_(std::move(input.markers)), result_(result), options_(options),
-          ledger_(validate::make_ledger(events_, input, result, options)), layout_(result.kernel_6_9, result.cpus) {
-        const std::size_t incarnations = input.incarnations;
-        incs_.resize(incarnations);
-        // The flags of a timer object come from its first timer_start.
-        validate::for_each_first_start(events_, incarnations,
-                                       [&](std::size_t i, const Event& e) { incs_[i].deferrable = e.deferrable; });
-        const Jiffies start = validate::first_jiffies(events_, result_.hz);
+    // The stream primed; it must outlive the replay.
+    Replay(ReplayStream& stream, IncarnationSlots& slots, ReplayResult& result, const ReplayOptions& options)
+        : stream_(stream), slots_(slots), result_(result), options_(options),
+          ledger_(validate::make_ledger(stream, result, options)), layout_(result.kernel_6_9, result.cpus) {
+        const Jiffies start = validate::first_jiffies(options, result_.hz);
         jiffies_ = start;
-        for (unsigned w = 0; w < layout_.wheels(); ++w) {
+        for (unsigned w = 0; w < layout_.wheels(); ++w)
             wheels_.push_back(std::make_unique<ModernWheel>(ModernWheel::Config{
                 .hz = result_.hz, .start_jiffies = start, .deferrable_base = layout_.wheel_deferrable_base()}));
-            for (std::size_t i = 0; i < incarnations; ++i) {
-                const TimerId id = wheels_.back()->create(TimerFlags{.deferrable = incs_[i].deferrable});
-                if (id != static_cast<TimerId>(i)) throw std::logic_error("timer ids differ between wheels");
-            }
-        }
         cpus_.resize(result_.cpus);
     }
 
-    void run() { validate::replay_events(ledger_, events_, markers_, cursor_, *this); }
+    void run() { validate::replay_events(ledger_, stream_, slots_, *this); }
 
 private:
-    // It calls advance_jiffies(), the on_*() of each event and end_trace().
+    // It calls advance_jiffies(), the on_*() of each event, grow(),
+    // holds(), forget() and end_trace().
     template <class Checker>
-    friend void validate::replay_events(ReplayLedger&, const std::vector<Event>&, const std::vector<LostMarker>&,
-                                        std::size_t&, Checker&);
+    friend void validate::replay_events(ReplayLedger&, ReplayStream&, IncarnationSlots&, Checker&);
+
+    // Timer objects 0..n-1: each has a timer on every wheel, with the same
+    // number (its flags are set when it is queued: set_flags()).
+    void grow(std::size_t n) {
+        for (std::size_t i = incs_.size(); i < n; ++i)
+            for (auto& w : wheels_)
+                if (w->create() != static_cast<TimerId>(i)) throw std::logic_error("timer ids differ between wheels");
+        incs_.resize(n);
+    }
+    // Does our model still hold timer object i (pending, fired and not yet
+    // matched, or its callback running)?
+    bool holds(IncarnationIndex i) const {
+        if (model_pending(i)) return true;
+        for (const CpuState& s : cpus_)
+            if (s.callback == i || (s.parked && s.parked->id == i)) return true;
+        return false;
+    }
+    void forget(IncarnationIndex i) { incs_[i] = Incarnation{}; }
 
     // Jiffies only move forward (equal-timestamp reorderings across CPUs may
     // show one going back: keep the max). The kernel's tick raises
@@ -84,7 +93,7 @@ private:
     // waits for the trace to show its expiry.
     void advance_jiffies(Jiffies target) {
         if (!time_after(target, jiffies_)) return;
-        validate::check_jiffies_jump(ledger_, events_[cursor_], jiffies_, target);
+        validate::check_jiffies_jump(ledger_, stream_.current(), jiffies_, target);
         if (target - jiffies_ > kMaxCatchUpStep) {
             // An implausible jump (a broken trace): no catch-up runs.
             jiffies_ = target;
@@ -187,6 +196,11 @@ private:
     void on_start(const Event& e) {
         count_event(ledger_, result_.idx, e);
         Incarnation& inc = incs_[e.incarnation];
+        // The flags of a timer object come from its first timer_start.
+        if (!inc.started) {
+            inc.started = true;
+            inc.deferrable = e.deferrable;
+        }
         const auto id = static_cast<TimerId>(e.incarnation);
         const std::optional<std::uint32_t> cpu = e.cpu(), idx = e.idx();
         const std::optional<Jiffies> jiffies = e.jiffies();
@@ -200,11 +214,10 @@ private:
             // Another CPU's cancel with the same timestamp, printed after
             // this start, came first (trace_clock=global ties across CPUs
             // are not ordered).
-            if (const auto j = tied_cancel_after(e)) {
-                events_[*j].consumed = true;
+            if (Event* const tied = tied_cancel_after(e)) {
+                tied->consumed = true;
                 note(ledger_, e,
-                     fmt::format("the timer_cancel at line {} (same timestamp, another CPU) came first",
-                                    events_[*j].line),
+                     fmt::format("the timer_cancel at line {} (same timestamp, another CPU) came first", tied->line),
                      "equal-timestamp reordering");
                 inc.cancelled = true;
             } else {
@@ -233,6 +246,7 @@ private:
         inc.wheel = to;
         inc.start_line = e.line;
         ModernWheel& w = wheel(to);
+        w.set_flags(id, TimerFlags{.deferrable = inc.deferrable});
         w.arm(id, e.expires);
         const Placement p = w.placement(id);
         const unsigned ours = p.slot;
@@ -260,11 +274,11 @@ private:
     void on_cancel(const Event& e) {
         Incarnation& inc = incs_[e.incarnation];
         // Not the detach in expire_timers() (6.1).
-        if (!cancel_to_apply(ledger_, events_, e, inc.known)) return;
+        if (!cancel_to_apply(ledger_, stream_, e, inc.known)) return;
         if (model_pending(e.incarnation)) {
             wheel(*inc.wheel).cancel(static_cast<TimerId>(e.incarnation));
             inc.cancelled = true;
-            if (!next_event_of_timer_is_start(events_, e)) ++result_.kernel_deletes;
+            stream_.count_delete_unless_restarted(e);
             return;
         }
         if (inc.model_fired)
@@ -275,15 +289,17 @@ private:
         inc.cancelled = true;
     }
 
-    // A timer_cancel of e's timer printed after e by another CPU with the same timestamp.
-    std::optional<std::size_t> tied_cancel_after(const Event& e) const {
-        for (std::size_t i = cursor_ + 1; i < events_.size() && events_[i].timestamp_ns == e.timestamp_ns; ++i) {
-            const Event& n = events_[i];
-            if (n.timer != e.timer) continue;
-            if (n.type == FtraceEventType::timer_cancel && n.line_cpu != e.line_cpu && !n.consumed) return i;
-            return std::nullopt;
+    // A timer_cancel of e's timer printed after e by another CPU with the
+    // same timestamp (e is the current event: the window holds every event
+    // with its timestamp).
+    Event* tied_cancel_after(const Event& e) const {
+        for (std::size_t i = 1; Event* n = stream_.ahead(i); ++i) {
+            if (n->timestamp_ns != e.timestamp_ns) break;
+            if (n->timer != e.timer) continue;
+            if (n->type == FtraceEventType::timer_cancel && n->line_cpu != e.line_cpu && !n->consumed) return n;
+            return nullptr;
         }
-        return std::nullopt;
+        return nullptr;
     }
 
     void end_trace(unsigned c) {
@@ -320,7 +336,7 @@ private:
         for (unsigned i = 0; i < run.count; ++i) ws[i] = &wheel(run.wheel[i]);
         s.run = std::make_unique<SteppedRun>(ws, run.wheel, run.count);
         s.run_jiffies = jiffies_;
-        s.run_line = events_[cursor_].line;
+        s.run_line = stream_.current().line;
         ++result_.model_softirq_runs;
         if (auto f = s.run->start()) return f;
         s.run.reset();
@@ -330,8 +346,7 @@ private:
     void model_only_fire(const FiredTimer& f, unsigned c, std::string_view why) {
         ++result_.model_fires;
         incs_[f.id].model_fired = Incarnation::EarlyFire{cpus_[c].run_line, cpus_[c].run_jiffies, f.base_clk};
-        note_model_fire(ledger_, events_[std::min(cursor_, events_.size() - 1)], f.id, c, "from bucket clock",
-                        f.base_clk, why);
+        note_model_fire(ledger_, stream_.current(), f.id, c, "from bucket clock", f.base_clk, why);
     }
 
     void on_expire_entry(const Event& e) {
@@ -458,7 +473,7 @@ private:
         // expiry (after its detach) shows jiffies moved on meanwhile (a tick
         // on another CPU during the callback), the run goes on at those.
         if (s.run && !s.parked) {
-            if (const auto next = next_expiry_jiffies_on_cpu(events_, e)) advance_jiffies(*next);
+            if (const auto next = next_expiry_jiffies_on_cpu(stream_, e)) advance_jiffies(*next);
             if (auto f = s.run->resume()) {
                 s.parked = f;
                 s.parked_wheel = s.run->current_wheel();
@@ -467,8 +482,8 @@ private:
         }
     }
 
-    std::vector<Event> events_;
-    std::vector<LostMarker> markers_;
+    ReplayStream& stream_;
+    IncarnationSlots& slots_;
     std::vector<Incarnation> incs_;
     ReplayResult& result_;
     const ReplayOptions& options_;
@@ -477,31 +492,51 @@ private:
     std::vector<std::unique_ptr<ModernWheel>> wheels_; // layout_.wheels(): by CPU, or by CPU and base
     std::vector<CpuState> cpus_;
     Jiffies jiffies_ = 0;
-    std::size_t cursor_ = 0;
 };
 
 ReplayResult replay_kernel_trace(FtraceReader& reader, const ReplayOptions& options) {
     ReplayResult result;
-    ReplayInput input = read_replay_input(reader, options, result);
-    if (input.events.empty()) return result;
+    IncarnationSlots slots;
+    ReplayStream stream(reader, options, result, slots);
+    if (!stream.primed()) return result;
     if (result.kernel_classic) {
-        validate::replay_classic_trace(input, result, options);
+        validate::replay_classic_trace(stream, slots, result, options);
         return result;
     }
-    Replay replay(input, result, options);
+    Replay replay(stream, slots, result, options);
     replay.run();
     return result;
+}
+
+// A survey of the events `reader` keeps (options' filter), from a pass of
+// its own.
+ReplaySurvey survey_pass(FtraceReader& reader, const ReplayOptions& options) {
+    reader.allow_unknown_hz(); // the survey needs no HZ: the replay's pass checks it
+    if (options.force_hz) reader.force_hz();
+    reader.set_filter(options.filter);
+    ReplaySurveyor surveyor(false);
+    reader.set_observer(&surveyor);
+    FtraceEvent e;
+    while (reader.next(e)) surveyor.event(e);
+    reader.set_observer(nullptr);
+    return surveyor.survey();
+}
+
+// Text in memory: a pass of its own for what is not given.
+ReplayOptions resolved_for_text(std::string_view text, const std::string& file_name, const ReplayOptions& options) {
+    ReplayOptions resolved = options;
+    if (!resolved.kernel) resolved.kernel = validate::kernel_version_of_text(text, file_name, options.hz);
+    if (!resolved.survey) {
+        FtraceReader reader(text, file_name, options.hz);
+        resolved.survey = survey_pass(reader, options);
+    }
+    return resolved;
 }
 
 } // namespace
 
 ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, const ReplayOptions& options) {
-    if (options.kernel) {
-        FtraceReader reader(text, std::move(file_name), options.hz);
-        return replay_kernel_trace(reader, options);
-    }
-    ReplayOptions resolved = options;
-    resolved.kernel = validate::kernel_version_of_text(text, file_name, options.hz);
+    const ReplayOptions resolved = resolved_for_text(text, file_name, options);
     FtraceReader reader(text, std::move(file_name), options.hz);
     return replay_kernel_trace(reader, resolved);
 }
@@ -509,6 +544,26 @@ ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, c
 ReplayResult replay_kernel_trace(InputFile& in, const ReplayOptions& options) {
     FtraceReader reader(in, options.hz);
     return replay_kernel_trace(reader, options);
+}
+
+void ReplaySurveyor::other_line(std::uint64_t line, std::string_view text) {
+    if (!survey_.timer_migration && is_timer_migration_line(text)) survey_.timer_migration = true;
+    if (!survey_.workload_start && text.find("timersim: workload start") != std::string_view::npos &&
+        text.find("tracing_mark_write:") != std::string_view::npos)
+        survey_.workload_start = line;
+}
+
+void ReplaySurveyor::event(const FtraceEvent& e) {
+    // A CPU no kernel can have is refused by the replay, at its line.
+    for (const std::uint32_t cpu : {e.line_cpu, e.cpu.value_or(0)})
+        if (cpu < validate::kMaxReplayCpus) survey_.cpus = std::max(survey_.cpus, cpu + 1);
+    if (const auto j = e.jiffies(); j && (!survey_.first_jiffies || time_before(*j, *survey_.first_jiffies)))
+        survey_.first_jiffies = *j;
+}
+
+ReplaySurvey survey_kernel_trace(InputFile& in, const ReplayOptions& options) {
+    FtraceReader reader(in, options.hz);
+    return survey_pass(reader, options);
 }
 
 } // namespace timersim

@@ -41,7 +41,7 @@
 #include "wheel/core/jiffies.hpp"
 #include "workloads/traces/input/input_file.hpp"
 #include "workloads/traces/kernel/kernel_version.hpp"
-
+#include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/traces/layouts/trace_filter.hpp"
 
 #include <cstdint>
@@ -183,6 +183,37 @@ struct ReplayResult {
     std::uint64_t migrations = 0;       // pending timers that moved to another CPU's wheel
 };
 
+// What the replay must know of the whole trace before its first event,
+// from a pass over it (ReplaySurveyor): the replay itself reads the trace
+// once, as a stream.
+struct ReplaySurvey {
+    unsigned cpus = 1;                           // one wheel (or three) per CPU up to the highest a kept event names
+    std::optional<Jiffies> first_jiffies;        // the earliest jiffies a kept event shows: our wheels start there
+    bool timer_migration = false;                // a timer_migration (tmigr_*) line anywhere: no remote expiry inferred
+    std::optional<std::uint64_t> workload_start; // the line of the "timersim: workload start" marker
+};
+
+// Gathers a ReplaySurvey from a pass over the trace. Unfiltered, it watches
+// another pass (the one that decides HZ: resolve_ftrace_hz()'s observer);
+// with a filter, survey_kernel_trace() feeds it the events kept.
+class ReplaySurveyor final : public FtraceObserver {
+public:
+    // `watch_events`: take the timer events the observed pass reads (no
+    // filter); otherwise only those given to event().
+    explicit ReplaySurveyor(bool watch_events) : watch_events_(watch_events) {}
+    void timer_event(const FtraceEvent& e) override {
+        if (watch_events_) event(e);
+    }
+    void timer_softirq(const FtraceTimerSoftirq&) override {}
+    void other_line(std::uint64_t line, std::string_view text) override;
+    void event(const FtraceEvent& e);
+    const ReplaySurvey& survey() const noexcept { return survey_; }
+
+private:
+    bool watch_events_;
+    ReplaySurvey survey_;
+};
+
 struct ReplayOptions {
     std::optional<unsigned> hz;     // --hz; else the input's "# hz=N"
     bool force_hz = false;          // --force-hz: hz even where a "# hz=N" line says otherwise
@@ -193,18 +224,22 @@ struct ReplayOptions {
     bool catch_up_runs = true;
     // --cpu, --function, --from/--to: only these events are replayed.
     TraceFilter filter;
-    // The timer events a first pass counted (HzResolution::timer_events),
-    // for reserving; 0: unknown.
-    std::uint64_t expected_timer_events = 0;
     // The recording kernel (resolve_kernel_version() of a first pass).
     // Required for an InputFile; text in memory without it is read once
     // more for its version (refused if it spans two timer designs).
     std::optional<KernelVersionResolution> kernel;
+    // The survey of the trace (ReplaySurvey). Required for an InputFile;
+    // text in memory without it is read once more for it.
+    std::optional<ReplaySurvey> survey;
 };
 
 // Replays `text` (the whole ftrace text), or the text `in` reads (a pass of
 // KernelText). Throws TraceError for malformed input.
 ReplayResult replay_kernel_trace(std::string_view text, std::string file_name, const ReplayOptions& options = {});
 ReplayResult replay_kernel_trace(InputFile& in, const ReplayOptions& options = {});
+// A pass of its own for the survey, with options' filter (--cpu,
+// --function, --from/--to keep fewer events: a pass that watches all of them
+// cannot tell). Throws TraceError.
+ReplaySurvey survey_kernel_trace(InputFile& in, const ReplayOptions& options);
 
 } // namespace timersim

@@ -4,6 +4,7 @@
 
 #include "workloads/traces/input/parse_util.hpp"
 #include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/kernel/kernel_fires.hpp"
 #include "workloads/traces/kernel/remote_inference.hpp"
 
 #include <fmt/format.h>
@@ -20,9 +21,24 @@ namespace timersim::validate {
 
 namespace {
 
-// The lines besides the timer events that validate needs, as the reader
-// passes them: the first "tracing_mark_write:" line holding the workload
-// marker, and the lines that say a CPU's events are missing, in line order.
+// text.find(" " + word): the word found by its first letter, rarer than
+// the spaces that pad a line's task column (a search for the space stops at
+// each of them, and this runs for every line but a timer's).
+std::size_t find_after_space(std::string_view text, std::string_view word) {
+    for (auto at = text.find(word, 1); at != std::string_view::npos; at = text.find(word, at + 1))
+        if (text[at - 1] == ' ') return at - 1;
+    return std::string_view::npos;
+}
+
+bool cpu_after(std::string_view rest, unsigned& cpu) {
+    const auto end = rest.find_first_not_of("0123456789");
+    const std::string_view digits = rest.substr(0, end);
+    return !digits.empty() && std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
+}
+
+// The lines besides the timer events that the replay's pass needs, as the
+// reader passes them: the lines that say a CPU's events are missing, in
+// line order.
 //
 // And, for a 6.9+ trace, which idle CPU's global timers each CPU is expiring
 // remotely: 6.9 tmigr_handle_remote_cpu() prints "tmigr_handle_remote_cpu:
@@ -38,7 +54,6 @@ public:
     }
     void other_line(std::uint64_t line, std::string_view text) override {
         std::uint32_t cpu = 0;
-        if (!timer_migration && is_timer_migration_line(text)) timer_migration = true;
         if (const auto at = find_after_space(text, "tmigr_handle_remote_cpu: cpu="); at != std::string_view::npos) {
             unsigned remote = 0;
             if (other_line_cpu(text.substr(0, at), cpu) && cpu_after(text.substr(at + 30), remote) &&
@@ -47,40 +62,20 @@ public:
                 remote_of[cpu] = remote;
             }
         } else if (text.starts_with("CPU:") && (text.find("[LOST ") != std::string_view::npos ||
-                                         text.find("EVENTS DROPPED]") != std::string_view::npos)) {
+                                                text.find("EVENTS DROPPED]") != std::string_view::npos)) {
             if (cpu_after(text.substr(4), cpu)) lost.push_back(LostMarker{line, cpu, "ring buffer lost events"});
         } else if (text.starts_with("##### CPU ") && text.find("buffer started") != std::string_view::npos) {
             if (cpu_after(text.substr(10), cpu)) lost.push_back(LostMarker{line, cpu, "CPU buffer started"});
-        } else if (!workload_start && text.find("timersim: workload start") != std::string_view::npos &&
-                   text.find("tracing_mark_write:") != std::string_view::npos) {
-            workload_start = line;
         }
     }
 
-    std::vector<LostMarker> lost;
-    std::optional<std::uint64_t> workload_start;
+    std::deque<LostMarker> lost; // read, not yet taken by the replay
     std::vector<std::uint32_t> remote_of; // by CPU: the CPU whose global timers it expires remotely, or kNoCpu
     // Without timer_migration events (6.9+), the remote expiries inferred
     // from the timer events (remote_inference.hpp).
-    bool timer_migration = false;
     RemoteExpiryInference inferred;
 
     std::uint32_t remote_cpu_of(std::uint32_t cpu) const { return cpu < remote_of.size() ? remote_of[cpu] : kNoCpu; }
-
-private:
-    // text.find(" " + word): the word found by its first letter, rarer than
-    // the spaces that pad a line's task column (a search for the space
-    // stops at each of them, and this runs for every line but a timer's).
-    static std::size_t find_after_space(std::string_view text, std::string_view word) {
-        for (auto at = text.find(word, 1); at != std::string_view::npos; at = text.find(word, at + 1))
-            if (text[at - 1] == ' ') return at - 1;
-        return std::string_view::npos;
-    }
-    static bool cpu_after(std::string_view rest, unsigned& cpu) {
-        const auto end = rest.find_first_not_of("0123456789");
-        const std::string_view digits = rest.substr(0, end);
-        return !digits.empty() && std::from_chars(digits.data(), digits.data() + digits.size(), cpu).ec == std::errc{};
-    }
 };
 
 } // namespace
@@ -97,9 +92,193 @@ KernelVersionResolution kernel_version_of_text(std::string_view text, const std:
     return resolve_kernel_version(evidence, std::nullopt, file_name);
 }
 
-ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options, ReplayResult& result) {
+IncarnationIndex IncarnationSlots::allocate() {
+    if (!free_.empty()) {
+        const IncarnationIndex i = free_.back();
+        free_.pop_back();
+        return i;
+    }
+    // Numbers in use at once: the live timers, far below 2^32.
+    if (size_ >= kNoIncarnation) throw std::length_error("IncarnationSlots: more than 2^32 timer objects at once");
+    return static_cast<IncarnationIndex>(size_++);
+}
+
+struct ReplayStream::Impl {
+    Impl(FtraceReader& r, const ReplayOptions& o, ReplayResult& res, IncarnationSlots& s)
+        : reader(r), options(o), result(res), slots(s), survey(*o.survey) {}
+
+    // timer= -> its current timer object, its last event read, its last
+    // function= (a timer keeps its callback: compared, not looked up), and
+    // whether a del_timer of it waits for its next event to be counted.
+    struct TimerState {
+        IncarnationIndex incarnation = 0;
+        EventSeq last_event = kNoEvent;
+        FunctionIndex function = kNoFunction;
+        bool delete_pending = false;
+    };
+
+    FtraceReader& reader;
+    const ReplayOptions& options;
+    ReplayResult& result;
+    IncarnationSlots& slots;
+    const ReplaySurvey& survey;
+    MarkerLines marker_lines;
+    bool infer_remote = false; // a 6.9+ trace without timer_migration events on more than one CPU
+
+    std::deque<Event> window; // window[0] is event front_seq
+    EventSeq front_seq = 0;
+    bool current = false;     // window[0] is being replayed
+    bool end_of_trace = false;
+    std::vector<EventSeq> last_of_cpu; // by CPU: its last event read, or kNoEvent
+    std::unordered_map<std::uint64_t, TimerState> timers;
+    std::deque<std::string> functions; // never moved: function_index's keys are views of them
+    std::unordered_map<std::string_view, FunctionIndex> function_index;
+    std::uint64_t events_read = 0;
+    std::uint64_t inferred_expiries = 0;
+    std::uint64_t inferred_runs = 0;
+
+    Event* in_window(EventSeq seq) {
+        return seq >= front_seq && seq - front_seq < window.size() ? &window[seq - front_seq] : nullptr;
+    }
+
+    FunctionIndex function_of(TimerState& t, std::string_view name) {
+        if (t.function != kNoFunction && functions[t.function] == name) return t.function;
+        auto it = function_index.find(name);
+        if (it == function_index.end()) {
+            functions.emplace_back(name);
+            it = function_index.emplace(functions.back(), static_cast<FunctionIndex>(functions.size() - 1)).first;
+        }
+        return t.function = it->second;
+    }
+
+    // Reads one more timer event into the window: false at the end.
+    bool read_one() {
+        FtraceEvent fe;
+        if (!reader.next(fe)) return false;
+        // One wheel per CPU up to the highest seen: a CPU number no kernel
+        // can have (a corrupt line) must not make millions of them. (And
+        // Event keeps CPUs in 16 bits.)
+        for (const auto& [field, cpu] : {std::pair{"cpu", fe.cpu.value_or(0)}, std::pair{"CPU", fe.line_cpu}}) {
+            if (cpu >= kMaxReplayCpus)
+                throw TraceError(result.file, fe.line, field,
+                                 fmt::format("CPU {} is beyond the {} CPUs a kernel can have (NR_CPUS)", cpu,
+                                             kMaxReplayCpus));
+            if (cpu >= survey.cpus)
+                throw TraceError(result.file, fe.line, field,
+                                 fmt::format("CPU {}, which the first pass over the trace did not see (did the "
+                                             "file change while it was read?)",
+                                             cpu));
+        }
+        // FtraceReader refuses an idx beyond 1023: it fits Event's 16 bits.
+        if (fe.idx && *fe.idx >= Event::kNone16) throw std::logic_error("ReplayStream: idx beyond 16 bits");
+        const EventSeq seq = front_seq + window.size();
+        Event& e = window.emplace_back();
+        ++events_read;
+        e.type = fe.type;
+        e.line = fe.line;
+        e.timestamp_ns = fe.timestamp_ns;
+        e.line_cpu = static_cast<std::uint16_t>(fe.line_cpu);
+        e.timer = fe.timer;
+        const auto [it, added] = timers.try_emplace(e.timer);
+        TimerState& t = it->second;
+        if (!fe.function.empty()) e.function = function_of(t, fe.function);
+        e.expires = fe.expires;
+        e.set_cpu(fe.cpu);
+        e.set_idx(fe.idx);
+        e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
+        e.pinned = (fe.flags & kFtracePinned) != 0;
+        set_remote_cpu(e, fe);
+        e.set_baseclk(fe.baseclk);
+        e.set_jiffies(fe.jiffies());
+        if (added) {
+            ++result.timers;
+        } else if (Event* previous = in_window(t.last_event)) {
+            previous->next_of_timer_read = true;
+            previous->next_of_timer_is_start = e.type == FtraceEventType::timer_start;
+        } else if (t.delete_pending && e.type != FtraceEventType::timer_start) {
+            ++result.kernel_deletes;
+        }
+        t.delete_pending = false;
+        if (added || e.type == FtraceEventType::timer_init) {
+            if (!added) e.previous_incarnation = t.incarnation;
+            t.incarnation = slots.allocate();
+        }
+        t.last_event = seq;
+        e.incarnation = t.incarnation;
+        if (Event* previous = in_window(last_of_cpu[e.line_cpu])) {
+            previous->next_same_cpu = seq;
+            previous->next_same_cpu_read = true;
+        }
+        last_of_cpu[e.line_cpu] = seq;
+        return true;
+    }
+
+    // Before 4.8 no CPU expires another's timers (the classic replay
+    // treats a line of a later kernel's tmigr_handle_remote_cpu as any
+    // other). A 6.9+ trace without any timer_migration event has its remote
+    // expiries inferred, checked as a tmigr_handle_remote_cpu line would
+    // have had them checked; with one, the trace's own lines decide.
+    void set_remote_cpu(Event& e, const FtraceEvent& fe) {
+        if (result.kernel_classic) return;
+        if (!infer_remote) {
+            e.set_remote_cpu(marker_lines.remote_cpu_of(fe.line_cpu));
+            return;
+        }
+        RemoteExpiryInference& infer = marker_lines.inferred;
+        if (e.type == FtraceEventType::timer_init) infer.forget(e.timer);
+        if (e.type == FtraceEventType::timer_start) infer.start(e.timer, fe.cpu, e.deferrable, e.pinned);
+        if (e.type == FtraceEventType::timer_expire_entry) {
+            const RemoteExpiryInference::Expiry x = infer.expiry(e.timer, fe.line_cpu);
+            if (x.remote_of != RemoteExpiryInference::kNone) ++inferred_expiries;
+            inferred_runs += x.opens_run;
+        }
+        e.set_remote_cpu(infer.remote_of(fe.line_cpu));
+    }
+
+    // May `f` (window[0]) be replayed: does the window hold every event its
+    // replay may look at? The events with its timestamp (a later one is
+    // read), and for a timer_cancel the CPU's next event, for a
+    // timer_expire_exit its next two, unless the window already reaches
+    // past the time they could count.
+    bool ready(const Event& f) {
+        if (end_of_trace) return true;
+        const std::uint64_t newest = window.back().timestamp_ns;
+        if (newest <= f.timestamp_ns) return false;
+        const std::uint64_t reached = newest - f.timestamp_ns;
+        switch (f.type) {
+        case FtraceEventType::timer_cancel: return f.next_same_cpu_read || reached > kDetachReachNs;
+        case FtraceEventType::timer_expire_exit: {
+            if (reached > kSameRunGapNs) return true;
+            if (!f.next_same_cpu_read) return false;
+            const Event& n = *in_window(f.next_same_cpu);
+            return n.type != FtraceEventType::timer_cancel || n.next_same_cpu_read;
+        }
+        default: return true;
+        }
+    }
+
+    void finish() {
+        reader.set_observer(nullptr);
+        result.timer_events = events_read;
+        const FtraceReaderStats& read = reader.stats();
+        result.flags_garbled = read.starts_with_flags >= 2 && read.starts_with_dpi == read.starts_with_flags;
+        result.filter = options.filter;
+        result.filter_counts = reader.filter_counts();
+        if (events_read == 0) result.hz = options.hz.value_or(0);
+        if (infer_remote && events_read > 0)
+            result.remote_inferred = RemoteInference{.expiries = inferred_expiries, .runs = inferred_runs};
+        // A del_timer whose timer has no later event: not a requeue.
+        for (const auto& [timer, t] : timers) result.kernel_deletes += t.delete_pending;
+    }
+};
+
+ReplayStream::ReplayStream(FtraceReader& reader, const ReplayOptions& options, ReplayResult& result,
+                           IncarnationSlots& slots)
+    : impl_(options.survey ? std::make_unique<Impl>(reader, options, result, slots)
+                           : throw std::logic_error("ReplayStream: ReplayOptions::survey not given")),
+      markers_(impl_->marker_lines.lost) {
     result.file = reader.file_name();
-    if (!options.kernel) throw std::logic_error("read_replay_input(): ReplayOptions::kernel not resolved");
+    if (!options.kernel) throw std::logic_error("ReplayStream: ReplayOptions::kernel not resolved");
     result.kernel = *options.kernel;
     // The era decides the model: the classic wheel before 4.8 (its slots'
     // order by whether the kernel is before 4.2), the wheel of 4.8 and
@@ -122,133 +301,77 @@ ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options
                                          result.kernel.source.empty() ? "" : " from " + result.kernel.source));
     }
     result.kernel_6_9 = era == KernelTimerEra::pull_model;
-    if (options.force_hz) reader.force_hz();
-    reader.set_filter(options.filter);
-    MarkerLines marker_lines;
-    reader.set_observer(&marker_lines);
-    ReplayInput input;
-    std::vector<Event>& events = input.events;
-    // A filter keeps fewer; more than kMaxEvents is refused below, by line.
-    if (!options.filter.active()) events.reserve(std::min<std::uint64_t>(options.expected_timer_events, kMaxEvents));
-    // timer= -> its current incarnation, the index of its last event and its
-    // last function= (a timer keeps its callback: compared, not looked up)
-    struct TimerState {
-        std::size_t incarnation = 0;
-        std::size_t last_event = 0;
-        FunctionIndex function = kNoFunction;
-    };
-    std::unordered_map<std::uint64_t, TimerState> current;
-    // function= -> its index in input.functions (a handful of callbacks name
-    // most events: look the name up, copy it once).
-    struct NameHash {
-        using is_transparent = void; // find() takes a string_view: no copy to look a name up
-        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-    };
-    std::unordered_map<std::string, FunctionIndex, NameHash, std::equal_to<>> function_index;
-    std::size_t& incarnations = input.incarnations;
-    unsigned cpus = 1;
-    std::uint64_t inferred_expiries = 0;
-    std::uint64_t inferred_runs = 0;
-    FtraceEvent fe;
-    while (reader.next(fe)) {
-        // Events and timer objects are numbered in 32 bits (EventIndex).
-        if (events.size() >= kMaxEvents)
-            throw TraceError(result.file, fe.line, "line",
-                             fmt::format("more than {} timer events: validate a part (--from/--to, --cpu)", kMaxEvents));
-        // One wheel per CPU up to the highest seen: a CPU number no kernel
-        // can have (a corrupt line) must not make millions of them. (And
-        // Event keeps CPUs in 16 bits.)
-        for (const auto& [field, cpu] : {std::pair{"cpu", fe.cpu.value_or(0)}, std::pair{"CPU", fe.line_cpu}})
-            if (cpu >= kMaxReplayCpus)
-                throw TraceError(result.file, fe.line, field,
-                                 fmt::format("CPU {} is beyond the {} CPUs a kernel can have (NR_CPUS)", cpu,
-                                             kMaxReplayCpus));
-        // FtraceReader refuses an idx beyond 1023: it fits Event's 16 bits.
-        if (fe.idx && *fe.idx >= Event::kNone16) throw std::logic_error("read_replay_input(): idx beyond 16 bits");
-        Event e;
-        e.type = fe.type;
-        e.line = fe.line;
-        e.timestamp_ns = fe.timestamp_ns;
-        e.line_cpu = static_cast<std::uint16_t>(fe.line_cpu);
-        e.timer = fe.timer;
-        const auto [it, added] = current.try_emplace(e.timer);
-        if (!fe.function.empty()) {
-            FunctionIndex& last = it->second.function;
-            if (last == kNoFunction || input.functions[last] != fe.function) {
-                auto name = function_index.find(fe.function);
-                if (name == function_index.end()) {
-                    name = function_index.emplace(fe.function, static_cast<FunctionIndex>(input.functions.size()))
-                               .first;
-                    input.functions.emplace_back(fe.function);
-                }
-                last = name->second;
-            }
-            e.function = last;
-        }
-        e.expires = fe.expires;
-        e.set_cpu(fe.cpu);
-        e.set_idx(fe.idx);
-        e.deferrable = (fe.flags & kFtraceDeferrable) != 0;
-        e.pinned = (fe.flags & kFtracePinned) != 0;
-        // Before 4.8 no CPU expires another's timers (the classic replay
-        // treats a line of a later kernel's tmigr_handle_remote_cpu as any other).
-        if (!result.kernel_classic) e.set_remote_cpu(marker_lines.remote_cpu_of(fe.line_cpu));
-        if (result.kernel_6_9) {
-            RemoteExpiryInference& infer = marker_lines.inferred;
-            if (e.type == FtraceEventType::timer_init) infer.forget(e.timer);
-            if (e.type == FtraceEventType::timer_start) infer.start(e.timer, fe.cpu, e.deferrable, e.pinned);
-            if (e.type == FtraceEventType::timer_expire_entry) {
-                const RemoteExpiryInference::Expiry x = infer.expiry(e.timer, fe.line_cpu);
-                if (x.remote_of != RemoteExpiryInference::kNone) ++inferred_expiries;
-                inferred_runs += x.opens_run;
-            }
-            e.set_inferred_remote_cpu(infer.remote_of(fe.line_cpu));
-        }
-        e.set_baseclk(fe.baseclk);
-        e.set_jiffies(fe.jiffies());
-        if (added) ++result.timers;
-        else events[it->second.last_event].next_same_timer = events.size();
-        if (added || e.type == FtraceEventType::timer_init) {
-            if (!added) e.previous_incarnation = it->second.incarnation;
-            it->second.incarnation = incarnations++;
-        }
-        it->second.last_event = events.size();
-        e.incarnation = it->second.incarnation;
-        cpus = std::max(cpus, fe.line_cpu + 1);
-        if (fe.cpu) cpus = std::max(cpus, *fe.cpu + 1);
-        events.push_back(std::move(e));
-    }
-    reader.set_observer(nullptr);
-    result.workload_start_line = marker_lines.workload_start;
-    input.markers = std::move(marker_lines.lost);
-    result.timer_events = events.size();
-    const FtraceReaderStats& read = reader.stats();
-    result.flags_garbled = read.starts_with_flags >= 2 && read.starts_with_dpi == read.starts_with_flags;
-    result.filter = options.filter;
-    result.filter_counts = reader.filter_counts();
-    if (events.empty()) {
-        result.hz = options.hz.value_or(0);
-        return input;
-    }
-    result.hz = reader.hz();
-    result.cpus = cpus;
-    // A 6.9+ trace without any timer_migration event: its remote expiries
-    // are the inferred ones, checked as a tmigr_handle_remote_cpu line
-    // would have had them checked. With one, the trace's own lines decide.
+    const ReplaySurvey& survey = *options.survey;
+    result.workload_start_line = survey.workload_start;
     // On one CPU there is nothing to infer: no other CPU's timers, and no
     // hierarchy to trace (6.9 tmigr_init() returns early with one CPU).
-    if (result.kernel_6_9 && !marker_lines.timer_migration && cpus > 1) {
-        result.remote_inferred = RemoteInference{.expiries = inferred_expiries, .runs = inferred_runs};
-        for (Event& e : events) e.set_remote_cpu(e.inferred_remote_cpu());
-    }
-
-    // next_same_cpu: the index of the next event printed by the same CPU.
-    std::vector<std::size_t> next_of_cpu(cpus, events.size());
-    for (std::size_t i = events.size(); i-- > 0;) {
-        events[i].next_same_cpu = next_of_cpu[events[i].line_cpu];
-        next_of_cpu[events[i].line_cpu] = i;
-    }
-    return input;
+    impl_->infer_remote = result.kernel_6_9 && !survey.timer_migration && survey.cpus > 1;
+    impl_->last_of_cpu.assign(survey.cpus, kNoEvent);
+    if (options.force_hz) reader.force_hz();
+    reader.set_filter(options.filter);
+    reader.set_observer(&impl_->marker_lines);
 }
+
+ReplayStream::~ReplayStream() = default;
+
+bool ReplayStream::primed() {
+    Impl& s = *impl_;
+    if (s.window.empty() && !s.read_one()) {
+        s.end_of_trace = true;
+        s.finish();
+        return false;
+    }
+    s.result.hz = s.reader.hz();
+    s.result.cpus = s.survey.cpus;
+    return true;
+}
+
+Event* ReplayStream::next() {
+    Impl& s = *impl_;
+    if (s.current) {
+        last_ = s.window.front();
+        s.window.pop_front();
+        ++s.front_seq;
+        s.current = false;
+    }
+    for (;;) {
+        if (!s.window.empty() && s.ready(s.window.front())) {
+            s.current = true;
+            return &s.window.front();
+        }
+        if (s.end_of_trace) return nullptr;
+        if (!s.read_one()) {
+            s.end_of_trace = true;
+            s.finish();
+        }
+    }
+}
+
+const Event* ReplayStream::next_same_cpu(const Event& e) const {
+    return e.next_same_cpu_read ? impl_->in_window(e.next_same_cpu) : nullptr;
+}
+
+const Event& ReplayStream::current() const { return impl_->current ? impl_->window.front() : last_; }
+
+Event* ReplayStream::ahead(std::size_t i) { return i < impl_->window.size() ? &impl_->window[i] : nullptr; }
+
+void ReplayStream::count_delete_unless_restarted(const Event& e) {
+    if (e.next_of_timer_read) {
+        impl_->result.kernel_deletes += !e.next_of_timer_is_start;
+        return;
+    }
+    // Every event read, and none of its timer's after it: there is none.
+    if (impl_->end_of_trace) {
+        ++impl_->result.kernel_deletes;
+        return;
+    }
+    // Its next event is not read yet (or there is none): counted when it is
+    // (Impl::read_one()), or at the end (Impl::finish()).
+    impl_->timers.at(e.timer).delete_pending = true;
+}
+
+std::size_t ReplayStream::window() const noexcept { return impl_->window.size(); }
+
+const std::deque<std::string>& ReplayStream::functions() const noexcept { return impl_->functions; }
 
 } // namespace timersim::validate

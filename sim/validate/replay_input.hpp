@@ -1,7 +1,21 @@
 // The first half of the kernel-trace replay (kernel_replay.hpp): the trace's
-// timer_* lines copied out as events, each with its timer object
-// (incarnation) and the next event of its CPU, and the lines that say a
-// CPU lost events. Internal to sim/validate/.
+// timer_* lines read as a stream of events, each with its timer object
+// (incarnation), and the lines that say a CPU lost events. Internal to
+// sim/validate/.
+//
+// The replay looks a little ahead of the event it replays, never far: the
+// same CPU's next two events (is a timer_cancel the detach of an expiry?
+// does a run go on at later jiffies?) and the events printed with the same
+// timestamp (an equal-timestamp reordering across CPUs). ReplayStream keeps
+// a window of events, from the one replayed to the last one read, and hands
+// out the next one once everything it may look at is in the window: an
+// event with a later timestamp, and the CPU's next events or the time past
+// which they would no longer count (kDetachReachNs, kSameRunGapNs). Memory
+// is the window, the timer objects alive and the names, not the trace.
+//
+// Timer objects are numbered by IncarnationSlots: a number ends with the
+// object (the timer_init of its timer= that starts another), and is reused
+// once the replay holds nothing of it.
 #pragma once
 
 #include "sim/validate/kernel_replay.hpp"
@@ -9,6 +23,8 @@
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,12 +32,13 @@
 
 namespace timersim::validate {
 
-// Events and timer objects are numbered in 32 bits: an Event is copied
-// for every timer line of the trace, and its size is validate's memory.
-using EventIndex = std::uint32_t;
-inline constexpr EventIndex kNoIncarnation = 0xFFFFFFFFu;
-inline constexpr EventIndex kNoEvent = 0xFFFFFFFFu;
-inline constexpr std::size_t kMaxEvents = kNoEvent - 1;
+// Timer objects are numbered in 32 bits, reused (IncarnationSlots): the
+// numbers alive at once are the trace's live timers, not its timer_inits.
+using IncarnationIndex = std::uint32_t;
+inline constexpr IncarnationIndex kNoIncarnation = 0xFFFFFFFFu;
+// Events are numbered from the trace's first (ReplayStream::Seq).
+using EventSeq = std::uint64_t;
+inline constexpr EventSeq kNoEvent = ~EventSeq{0};
 // Function names too (there are at most as many as events).
 using FunctionIndex = std::uint32_t;
 inline constexpr FunctionIndex kNoFunction = 0xFFFFFFFFu;
@@ -29,12 +46,18 @@ inline constexpr FunctionIndex kNoFunction = 0xFFFFFFFFu;
 // CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
 inline constexpr std::uint32_t kMaxReplayCpus = 8192;
 
-// One timer_* line, copied out of the reader's buffer: 80 bytes, one for
-// every timer line of the trace. Fields ordered by size, so that it packs;
-// what would be optional is a flag bit or, for numbers bounded below
-// 0xFFFF, that sentinel: a CPU is below kMaxReplayCpus
-// (read_replay_input() refuses others), an idx is 0..1023 (FtraceReader
-// refuses others).
+// How far after a timer_cancel the same CPU's next event is looked for, to
+// tell the detach of an expiry (6.1 expire_timers(): detach_timer() right
+// before call_timer_fn()) from a cancel: a second, where the kernel takes
+// microseconds. A CPU silent for longer after a cancel does not hold the
+// window open.
+inline constexpr std::uint64_t kDetachReachNs = 1'000'000'000;
+
+// One timer_* line, copied out of the reader's buffer. Fields ordered by
+// size, so that it packs; what would be optional is a flag bit or, for
+// numbers bounded below 0xFFFF, that sentinel: a CPU is below
+// kMaxReplayCpus (ReplayStream refuses others), an idx is 0..1023
+// (FtraceReader refuses others).
 struct Event {
     static constexpr std::uint16_t kNone16 = 0xFFFF;
     static constexpr std::uint32_t kNoWideCpu = static_cast<std::uint32_t>(-1); // kNoCpu (timer_bases.hpp)
@@ -43,16 +66,18 @@ struct Event {
     std::uint64_t timestamp_ns = 0;
     std::uint64_t timer = 0;
     Jiffies expires = 0;
-    FunctionIndex function = kNoFunction; // kNoFunction, or an index into ReplayInput::functions
-    EventIndex incarnation = 0;       // which timer object (a timer_init starts a new one)
-    EventIndex previous_incarnation = kNoIncarnation; // a timer_init's: the one it ends, if any
-    EventIndex next_same_cpu = 0;     // index of the next event printed by the same CPU
-    EventIndex next_same_timer = kNoEvent; // index of the next event with the same timer= (any CPU)
+    EventSeq next_same_cpu = kNoEvent; // the next event printed by the same CPU, once read (next_same_cpu_read)
+    FunctionIndex function = kNoFunction; // kNoFunction, or an index into ReplayStream::functions()
+    IncarnationIndex incarnation = 0;       // which timer object (a timer_init starts a new one)
+    IncarnationIndex previous_incarnation = kNoIncarnation; // a timer_init's: the one it ends, if any
     std::uint16_t line_cpu = 0;
     FtraceEventType type = FtraceEventType::timer_init;
     bool deferrable : 1 = false;
     bool pinned : 1 = false;          // flags P (6.9+: the timer goes to BASE_LOCAL)
     bool consumed : 1 = false;        // applied out of print order (an equal-timestamp reordering)
+    bool next_same_cpu_read : 1 = false; // next_same_cpu is set
+    bool next_of_timer_read : 1 = false; // the next event with the same timer= (any CPU) was read:
+    bool next_of_timer_is_start : 1 = false; // ... and it is a timer_start
 
     std::optional<Jiffies> baseclk() const noexcept { return has_baseclk_ ? std::optional(baseclk_) : std::nullopt; }
     std::optional<Jiffies> jiffies() const noexcept { return has_jiffies_ ? std::optional(jiffies_) : std::nullopt; }
@@ -60,11 +85,9 @@ struct Event {
     std::optional<std::uint32_t> idx() const noexcept { return wide(idx_); }
     // Printed while line_cpu ran the remote expiry of this idle CPU's global
     // timers (6.9+: after its tmigr_handle_remote_cpu line, until the end of
-    // that TIMER softirq); kNoWideCpu otherwise.
+    // that TIMER softirq, or as inferred where the trace has no
+    // timer_migration events); kNoWideCpu otherwise.
     std::uint32_t remote_cpu() const noexcept { return wide(remote_cpu_).value_or(kNoWideCpu); }
-    // The same, inferred where the trace has no timer_migration events
-    // (read_replay_input()); used only then.
-    std::uint32_t inferred_remote_cpu() const noexcept { return wide(inferred_remote_cpu_).value_or(kNoWideCpu); }
 
     void set_baseclk(std::optional<Jiffies> v) noexcept {
         has_baseclk_ = v.has_value();
@@ -77,8 +100,7 @@ struct Event {
     // Each below kNone16 (above); a CPU may also be kNoWideCpu.
     void set_cpu(std::optional<std::uint32_t> v) noexcept { cpu_ = narrow(v); }
     void set_idx(std::optional<std::uint32_t> v) noexcept { idx_ = narrow(v); }
-    void set_remote_cpu(std::uint32_t cpu) noexcept { remote_cpu_ = narrow_cpu(cpu); }
-    void set_inferred_remote_cpu(std::uint32_t cpu) noexcept { inferred_remote_cpu_ = narrow_cpu(cpu); }
+    void set_remote_cpu(std::uint32_t cpu) noexcept { remote_cpu_ = cpu == kNoWideCpu ? kNone16 : narrow(cpu); }
 
 private:
     static std::optional<std::uint32_t> wide(std::uint16_t v) noexcept {
@@ -86,9 +108,6 @@ private:
     }
     static std::uint16_t narrow(std::optional<std::uint32_t> v) noexcept {
         return v ? static_cast<std::uint16_t>(*v) : kNone16;
-    }
-    static std::uint16_t narrow_cpu(std::uint32_t cpu) noexcept {
-        return cpu == kNoWideCpu ? kNone16 : static_cast<std::uint16_t>(cpu);
     }
 
     bool has_baseclk_ : 1 = false;    // (these two share the byte of the flags above)
@@ -98,11 +117,9 @@ private:
     std::uint16_t cpu_ = kNone16;
     std::uint16_t idx_ = kNone16;
     std::uint16_t remote_cpu_ = kNone16;
-    std::uint16_t inferred_remote_cpu_ = kNone16;
 };
 static_assert(kMaxReplayCpus < Event::kNone16);
-// One is copied for every timer line: its size is validate's memory, as
-// docs/validation.md, docs/trace-format.md and docs/performance.md give it.
+// One is kept for every event of the window (docs/validation.md).
 static_assert(sizeof(Event) == 80);
 
 // A line that says events are missing: "CPU:N [LOST M EVENTS]" (also
@@ -113,26 +130,102 @@ struct LostMarker {
     std::string what;
 };
 
-struct ReplayInput {
-    std::vector<Event> events;
-    std::vector<LostMarker> markers;
-    std::size_t incarnations = 0; // distinct timer objects (ids 0..incarnations-1)
-    // Every function= seen, once (Event::function indexes it). Not changed
-    // after read_replay_input(): the replay's names are views of these.
-    std::vector<std::string> functions;
+// The numbers of timer objects. The stream takes one for each new object;
+// the replay ends one when the object's timer= starts another (its
+// timer_init replayed), and frees the ended ones it holds nothing of, now
+// and then (sweep()): its state for a number is then reset, and the number
+// serves a later object.
+class IncarnationSlots {
+public:
+    IncarnationIndex allocate();
+    // Numbers handed out so far: the replay's arrays by object are this long.
+    std::size_t size() const noexcept { return size_; }
+    void end(IncarnationIndex i) { ended_.push_back(i); }
+    // Enough ended to be worth a sweep (amortised: at least half as many as
+    // are numbered).
+    bool sweep_due() const noexcept { return ended_.size() >= std::max<std::size_t>(1024, size_ / 2); }
+    // Frees every ended number held(i) is false for, after reset(i).
+    template <class Held, class Reset>
+    void sweep(Held&& held, Reset&& reset) {
+        std::size_t kept = 0;
+        for (const IncarnationIndex i : ended_) {
+            if (held(i)) {
+                ended_[kept++] = i;
+                continue;
+            }
+            reset(i);
+            free_.push_back(i);
+        }
+        ended_.resize(kept);
+    }
+
+private:
+    std::size_t size_ = 0;
+    std::vector<IncarnationIndex> free_;
+    std::vector<IncarnationIndex> ended_;
+};
+
+// The timer events of a trace, in print order, with a window ahead of the
+// one replayed (above). Throws TraceError for a line it refuses.
+class ReplayStream {
+public:
+    // Reads with `reader` (made with options.hz, not yet read: this sets its
+    // filter, observer and --force-hz) and fills result's file, kernel,
+    // kernel_6_9, kernel_classic, classic_oldest_first and
+    // workload_start_line at once; hz, cpus once the first event is read
+    // (primed()); timers, timer_events and the counts of the reader at the
+    // end. options.kernel and options.survey are required
+    // (std::logic_error without).
+    ReplayStream(FtraceReader& reader, const ReplayOptions& options, ReplayResult& result, IncarnationSlots& slots);
+    ~ReplayStream();
+    ReplayStream(const ReplayStream&) = delete;
+    ReplayStream& operator=(const ReplayStream&) = delete;
+
+    // Reads the first event: false if the trace has none (the result is
+    // then complete).
+    bool primed();
+    // The next event to replay (the one before it is done), once the window
+    // holds what it may look at; nullptr at the end of the trace.
+    Event* next();
+    // The event being replayed; after the end, the last one (a note made
+    // then names it).
+    const Event& current() const;
+    // Lost-event markers before line `line`, in line order, each once.
+    template <class F>
+    void take_markers_before(std::uint64_t line, F&& f) {
+        while (!markers_.empty() && markers_.front().line < line) {
+            f(markers_.front());
+            markers_.pop_front();
+        }
+    }
+
+    // The next event printed by e's CPU, if read: e is the current event or
+    // one the window holds.
+    const Event* next_same_cpu(const Event& e) const;
+    // The i-th event after the current one (1: the next), if read.
+    Event* ahead(std::size_t i);
+    // A del_timer our replay applied (timer_cancel e of a pending timer):
+    // counted in result.kernel_deletes unless the next event of its timer=
+    // is a timer_start (then it was the first half of a requeue).
+    void count_delete_unless_restarted(const Event& e);
+
+    // Events read and not yet replayed, the current one included.
+    std::size_t window() const noexcept;
+
+    // Every function= seen, once (Event::function indexes it). Names are
+    // never moved: the replay's views of them stay valid.
+    const std::deque<std::string>& functions() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    std::deque<LostMarker>& markers_;
+    Event last_;
 };
 
 // The recording kernel of ftrace text in memory, from a pass over all of
 // it (kernel_version.hpp), for a replay of text given none.
 KernelVersionResolution kernel_version_of_text(std::string_view text, const std::string& file_name,
                                                std::optional<unsigned> hz);
-
-// Reads every timer_* event `reader` gives (a reader made with options.hz,
-// not yet read; this sets its filter and --force-hz) and fills result's
-// file, kernel, kernel_6_9, kernel_classic, classic_oldest_first, hz, cpus,
-// timers, timer_events and workload_start_line. Throws TraceError, also for
-// a kernel whose timer design it cannot tell (options.kernel is required:
-// std::logic_error without it).
-ReplayInput read_replay_input(FtraceReader& reader, const ReplayOptions& options, ReplayResult& result);
 
 } // namespace timersim::validate

@@ -24,25 +24,15 @@ bool resynced(const ReplayLedger& ledger, unsigned c) {
 
 } // namespace
 
-ReplayLedger make_ledger(const std::vector<Event>& events, const ReplayInput& input, ReplayResult& result,
-                         const ReplayOptions& options) {
+ReplayLedger make_ledger(const ReplayStream& stream, ReplayResult& result, const ReplayOptions& options) {
     ReplayLedger ledger{
-        .result = result, .functions = input.functions, .max_notes_per_class = options.max_notes_per_class};
+        .result = result, .functions = stream.functions(), .max_notes_per_class = options.max_notes_per_class};
     ledger.cpus.resize(result.cpus);
-    ledger.names.resize(input.incarnations);
-    for (const Event& e : events) ledger.names[e.incarnation].timer = e.timer;
     return ledger;
 }
 
-Jiffies first_jiffies(const std::vector<Event>& events, unsigned hz) {
-    Jiffies start = initial_jiffies(hz);
-    bool have_start = false;
-    for (const Event& e : events)
-        if (e.jiffies() && (!have_start || time_before(*e.jiffies(), start))) {
-            start = *e.jiffies();
-            have_start = true;
-        }
-    return start;
+Jiffies first_jiffies(const ReplayOptions& options, unsigned hz) {
+    return options.survey && options.survey->first_jiffies ? *options.survey->first_jiffies : initial_jiffies(hz);
 }
 
 bool boot(const ReplayLedger& ledger, std::uint64_t line) noexcept {
@@ -208,11 +198,10 @@ void check_jiffies_jump(const ReplayLedger& ledger, const Event& e, Jiffies from
                                  from, to));
 }
 
-bool cancel_to_apply(ReplayLedger& ledger, const std::vector<Event>& events, const Event& e, bool known) {
-    if (e.next_same_cpu < events.size()) {
-        const Event& n = events[e.next_same_cpu];
-        if (n.type == FtraceEventType::timer_expire_entry && n.timer == e.timer) return false;
-    }
+bool cancel_to_apply(ReplayLedger& ledger, const ReplayStream& stream, const Event& e, bool known) {
+    if (const Event* n = stream.next_same_cpu(e);
+        n && n->type == FtraceEventType::timer_expire_entry && n->timer == e.timer)
+        return false;
     if (!known) {
         note(ledger, e,
              "timer_cancel of a timer the trace never showed armed (the detach of a lost expiry, or a timer "
@@ -223,17 +212,13 @@ bool cancel_to_apply(ReplayLedger& ledger, const std::vector<Event>& events, con
     return true;
 }
 
-bool next_event_of_timer_is_start(const std::vector<Event>& events, const Event& e) {
-    return e.next_same_timer < events.size() && events[e.next_same_timer].type == FtraceEventType::timer_start;
-}
-
-std::optional<Jiffies> next_expiry_jiffies_on_cpu(const std::vector<Event>& events, const Event& e) {
-    std::size_t i = e.next_same_cpu;
-    if (i < events.size() && events[i].type == FtraceEventType::timer_cancel) i = events[i].next_same_cpu;
-    if (i >= events.size() || events[i].type != FtraceEventType::timer_expire_entry) return std::nullopt;
-    if (events[i].remote_cpu() != e.remote_cpu()) return std::nullopt; // another base's run (6.9+)
-    if (events[i].timestamp_ns - e.timestamp_ns > kSameRunGapNs) return std::nullopt;
-    return events[i].jiffies();
+std::optional<Jiffies> next_expiry_jiffies_on_cpu(const ReplayStream& stream, const Event& e) {
+    const Event* n = stream.next_same_cpu(e);
+    if (n && n->type == FtraceEventType::timer_cancel) n = stream.next_same_cpu(*n);
+    if (!n || n->type != FtraceEventType::timer_expire_entry) return std::nullopt;
+    if (n->remote_cpu() != e.remote_cpu()) return std::nullopt; // another base's run (6.9+)
+    if (n->timestamp_ns - e.timestamp_ns > kSameRunGapNs) return std::nullopt;
+    return n->jiffies();
 }
 
 void sort_lost_by_line(ReplayResult& result) {

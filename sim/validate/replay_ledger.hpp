@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,38 +33,25 @@ struct CpuHistory {
 // A timer object as a report names it: its timer= and last function=.
 struct TimerName {
     std::uint64_t timer = 0;
-    std::string_view function; // ReplayInput::functions holds the text
+    std::string_view function; // ReplayStream::functions() holds the text
 };
 
 struct ReplayLedger {
     ReplayResult& result;
-    const std::vector<std::string>& functions; // ReplayInput::functions
+    const std::deque<std::string>& functions; // ReplayStream::functions()
     std::size_t max_notes_per_class = 0;
     std::vector<CpuHistory> cpus;            // by CPU (result.cpus of them)
-    std::vector<TimerName> names;            // by timer object (Event::incarnation)
+    std::vector<TimerName> names;            // by timer object (Event::incarnation; grown by replay_events())
     std::vector<unsigned> disagreement_cpus; // beside result.disagreements: the CPU of each
 };
 
-// A ledger for the events of `input` (moved out of it or not), of its
-// timer objects, over result.cpus CPUs. input.functions must outlive it.
-ReplayLedger make_ledger(const std::vector<Event>& events, const ReplayInput& input, ReplayResult& result,
-                         const ReplayOptions& options);
+// A ledger for the events `stream` reads, over result.cpus CPUs (the
+// stream primed). The stream must outlive it.
+ReplayLedger make_ledger(const ReplayStream& stream, ReplayResult& result, const ReplayOptions& options);
 
 // The jiffies our wheels start at: the earliest any event shows, else the
 // kernel's INITIAL_JIFFIES.
-Jiffies first_jiffies(const std::vector<Event>& events, unsigned hz);
-
-// f(incarnation, e) for the first timer_start e of each timer object (whose
-// flags are the object's).
-template <class F>
-void for_each_first_start(const std::vector<Event>& events, std::size_t incarnations, F&& f) {
-    std::vector<bool> seen(incarnations, false);
-    for (const Event& e : events) {
-        if (e.type != FtraceEventType::timer_start || seen[e.incarnation]) continue;
-        seen[e.incarnation] = true;
-        f(e.incarnation, e);
-    }
-}
+Jiffies first_jiffies(const ReplayOptions& options, unsigned hz);
 
 // Before the "timersim: workload start" marker?
 bool boot(const ReplayLedger& ledger, std::uint64_t line) noexcept;
@@ -124,16 +112,15 @@ void reclass_as_lost(ReplayLedger& ledger, unsigned c, std::uint64_t from, std::
 void check_jiffies_jump(const ReplayLedger& ledger, const Event& e, Jiffies from, Jiffies to);
 
 // Is timer_cancel e one the model applies? Not the detach of an expiry
-// (__run_timers(): the same CPU's next event is that timer's expiry), nor
-// one of a timer the trace never showed armed (`known`; noted).
-bool cancel_to_apply(ReplayLedger& ledger, const std::vector<Event>& events, const Event& e, bool known);
-// Is the next event of e's timer (any CPU) a timer_start?
-bool next_event_of_timer_is_start(const std::vector<Event>& events, const Event& e);
+// (__run_timers(): the same CPU's next event, within kDetachReachNs, is
+// that timer's expiry), nor one of a timer the trace never showed armed
+// (`known`; noted).
+bool cancel_to_apply(ReplayLedger& ledger, const ReplayStream& stream, const Event& e, bool known);
 // The jiffies of the next expiry of the same run on e's CPU: the CPU's next
 // event past at most its detach (a timer_cancel), if it is an expire_entry
 // of the same base's run at most kSameRunGapNs after e (a later run of the
 // CPU comes a tick or more later).
-std::optional<Jiffies> next_expiry_jiffies_on_cpu(const std::vector<Event>& events, const Event& e);
+std::optional<Jiffies> next_expiry_jiffies_on_cpu(const ReplayStream& stream, const Event& e);
 
 // Checks classed lost when a later line proved it come in line order.
 void sort_lost_by_line(ReplayResult& result);
@@ -141,23 +128,30 @@ void sort_lost_by_line(ReplayResult& result);
 // What the replay of the trace's end calls each CPU's run end with.
 inline constexpr std::string_view kFiredAfterTrace = "our model fired it after the trace's last expiry on that CPU";
 
-// Walks `events` in print order (cursor: the current one), as the kernel
-// printed them: the lost-event markers before each, then the event to the
-// replay (`checker`'s advance_jiffies() to its jiffies, then its on_init(),
-// on_start(), on_cancel(), on_expire_entry() or on_expire_exit()). At the
-// end, checker.end_trace(c) ends each CPU's run, and the checks classed
-// lost come in line order.
+// Walks the stream's events in print order, as the kernel printed them:
+// the lost-event markers before each, then the event to the replay
+// (`checker`'s advance_jiffies() to its jiffies, then its on_init(),
+// on_start(), on_cancel(), on_expire_entry() or on_expire_exit()). Before
+// an event of a timer object numbered anew, checker.grow(n) makes room for
+// n objects; when enough objects have ended, checker.holds(i) tells which
+// the replay still holds and checker.forget(i) resets the others' state
+// before their numbers serve again. At the end, checker.end_trace(c) ends
+// each CPU's run, and the checks classed lost come in line order.
 template <class Checker>
-void replay_events(ReplayLedger& ledger, const std::vector<Event>& events, const std::vector<LostMarker>& markers,
-                   std::size_t& cursor, Checker& checker) {
-    std::size_t marker = 0;
-    for (cursor = 0; cursor < events.size(); ++cursor) {
-        const Event& e = events[cursor];
-        for (; marker < markers.size() && markers[marker].line < e.line; ++marker)
-            if (markers[marker].cpu < ledger.cpus.size())
-                lose_history(ledger, markers[marker].cpu, markers[marker].what, markers[marker].line);
+void replay_events(ReplayLedger& ledger, ReplayStream& stream, IncarnationSlots& slots, Checker& checker) {
+    while (Event* next = stream.next()) {
+        const Event& e = *next;
+        stream.take_markers_before(e.line, [&](const LostMarker& m) {
+            if (m.cpu < ledger.cpus.size()) lose_history(ledger, m.cpu, m.what, m.line);
+        });
         if (e.consumed) continue; // applied earlier, out of print order
-        if (e.function != kNoFunction) ledger.names[e.incarnation].function = ledger.functions[e.function];
+        if (slots.size() > ledger.names.size()) {
+            ledger.names.resize(slots.size());
+            checker.grow(slots.size());
+        }
+        TimerName& name = ledger.names[e.incarnation];
+        name.timer = e.timer;
+        if (e.function != kNoFunction) name.function = ledger.functions[e.function];
         if (const auto j = e.jiffies()) checker.advance_jiffies(*j);
         switch (e.type) {
         case FtraceEventType::timer_init: checker.on_init(e); break;
@@ -166,6 +160,14 @@ void replay_events(ReplayLedger& ledger, const std::vector<Event>& events, const
         case FtraceEventType::timer_expire_entry: checker.on_expire_entry(e); break;
         case FtraceEventType::timer_expire_exit: checker.on_expire_exit(e); break;
         }
+        if (e.type == FtraceEventType::timer_init && e.previous_incarnation != kNoIncarnation)
+            slots.end(e.previous_incarnation);
+        if (slots.sweep_due())
+            slots.sweep([&](IncarnationIndex i) { return checker.holds(i); },
+                        [&](IncarnationIndex i) {
+                            ledger.names[i] = TimerName{};
+                            checker.forget(i);
+                        });
     }
     // The end of the trace ends every run; what our model still fires is
     // a fire the trace does not show.

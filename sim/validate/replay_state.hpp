@@ -17,6 +17,7 @@ namespace timersim::validate {
 // A timer object: one timer= value between two timer_inits (its names:
 // ReplayLedger::names).
 struct Incarnation {
+    bool started = false;             // its first timer_start was replayed
     bool deferrable = false;          // from its first timer_start
     // Replay state.
     bool known = false;               // seen since its timer_init or timer_start

@@ -457,28 +457,64 @@ TEST_CASE("a cancel is a delete unless the timer's next event is a start; a re-i
     CHECK(r.timers == 2);
 }
 
-TEST_CASE("a capture with other events too keeps room for its timer events, not for every line") {
-    // A sched_switch line for every timer line, 2,000 times over: one
-    // Event kept per line would be 4,000 of them.
-    std::string t = kHz250;
-    for (std::uint64_t i = 0; i < 2000; ++i) {
-        const std::uint64_t us = 1'100'000 + i;
-        t += ev(0, us, "sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> "
-                       "next_comm=kworker/0:1 next_pid=42 next_prio=120");
-        if (i % 100 == 0) t += cancel(0, us, "aa");
+// The events a ReplayStream hands out, in order, with the names they
+// index; and the most it held at once.
+struct Streamed {
+    std::vector<validate::Event> events;
+    std::deque<std::string> functions;
+    std::size_t widest_window = 0;
+};
+Streamed stream_events(const std::string& t, const std::string& name, ReplayResult& result) {
+    ReplaySurveyor surveyor(true);
+    const HzResolution first = resolve_ftrace_hz(t, name, {}, HzPassExtras::none, &surveyor);
+    const ReplayOptions options{.kernel = resolve_kernel_version(first.kernel_evidence, {}, name),
+                                .survey = surveyor.survey()};
+    FtraceReader reader(std::string_view(t), name);
+    validate::IncarnationSlots slots;
+    validate::ReplayStream stream(reader, options, result, slots);
+    Streamed out;
+    if (!stream.primed()) return out;
+    while (const validate::Event* e = stream.next()) {
+        out.events.push_back(*e);
+        out.widest_window = std::max(out.widest_window, stream.window());
     }
-    // The first pass (HZ) counts the timer events; the second reserves them.
-    const HzResolution first = resolve_ftrace_hz(t, "mixed", {});
-    CHECK(first.timer_events == 20);
+    out.functions = stream.functions();
+    return out;
+}
+
+TEST_CASE("the stream holds the events the current one may look at, not the trace") {
+    // 2,000 events on two CPUs, a millisecond apart, each CPU busy in turn:
+    // a CPU's next event is never far, and no timestamp repeats.
+    std::string t = kHz250;
+    for (std::uint64_t i = 0; i < 1000; ++i) {
+        const std::uint64_t us = 1'000'000 + 2'000 * i;
+        const unsigned cpu = (i / 10) % 2;
+        t += start(cpu, us, "aa", "tcp_keepalive_timer", 4'294'937'546 + i, 250, 0);
+        t += cancel(cpu, us + 1'000, "aa");
+    }
     ReplayResult result;
-    FtraceReader reader(std::string_view(t), "mixed");
-    const validate::ReplayInput input =
-        validate::read_replay_input(reader,
-                                    ReplayOptions{.expected_timer_events = first.timer_events,
-                                                  .kernel = resolve_kernel_version(first.kernel_evidence, {}, "mixed")},
-                                    result);
-    CHECK(input.events.size() == 20);
-    CHECK(input.events.capacity() == 20);
+    const Streamed s = stream_events(t, "window", result);
+    CHECK(s.events.size() == 2000);
+    CHECK(result.timer_events == 2000);
+    // A cancel waits for its CPU's next event (the detach of an expiry?):
+    // the last of a CPU's run, for the other CPU's 20 and its own next.
+    CHECK(s.widest_window == 22);
+}
+
+TEST_CASE("a silent CPU's last cancel holds the window a second of trace at most") {
+    // CPU 1 cancels once and says nothing more; CPU 0 goes on for 3 s, an
+    // event a jiffy (4 ms at HZ=250).
+    std::string t = kHz250;
+    t += start(1, 1'000'000, "bb", "tcp_keepalive_timer", 4'294'937'546, 250, 0);
+    t += cancel(1, 1'000'010, "bb");
+    for (std::uint64_t i = 0; i < 750; ++i)
+        t += start(0, 1'000'100 + 4'000 * i, "aa", "tcp_keepalive_timer", 4'294'937'546 + i, 250, 0);
+    ReplayResult result;
+    const Streamed s = stream_events(t, "silent", result);
+    CHECK(s.events.size() == 752);
+    // The cancel is handed out once the window reaches a second past it:
+    // itself and 251 events of CPU 0 (the last 1.000090 s after it).
+    CHECK(s.widest_window == 252);
 }
 
 TEST_CASE("an event keeps what its line says in 80 bytes: CPUs, idx, jiffies and names as they were") {
@@ -491,11 +527,8 @@ TEST_CASE("an event keeps what its line says in 80 bytes: CPUs, idx, jiffies and
     t += cancel(3, 1'000'200, "bb");
     t += start(1, 1'000'300, "bb", "delayed_work_timer_fn", 4'294'937'300, 4, 0);
     t += start(1, 1'000'400, "cc", "tcp_keepalive_timer", 4'294'937'300, 4, 0);
-    const HzResolution first = resolve_ftrace_hz(t, "narrow", {});
     ReplayResult result;
-    FtraceReader reader(std::string_view(t), "narrow");
-    const validate::ReplayInput input = validate::read_replay_input(
-        reader, ReplayOptions{.kernel = resolve_kernel_version(first.kernel_evidence, {}, "narrow")}, result);
+    const Streamed input = stream_events(t, "narrow", result);
     REQUIRE(input.events.size() == 5);
     const validate::Event& s = input.events[0];
     CHECK(s.line_cpu == 3);
