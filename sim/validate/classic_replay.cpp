@@ -100,13 +100,20 @@ private:
                     throw std::logic_error("timer ids differ between wheels");
         timers_.resize(n);
     }
+    // The timer objects CPUs hold (a callback running, a fire parked), for
+    // holds() until the next call.
+    void prepare_holds() {
+        held_by_cpus_.clear();
+        for (const ClassicCpu& s : cpus_) {
+            if (s.callback) held_by_cpus_.push_back(static_cast<IncarnationIndex>(*s.callback));
+            if (s.parked) held_by_cpus_.push_back(static_cast<IncarnationIndex>(s.parked->id));
+        }
+        std::sort(held_by_cpus_.begin(), held_by_cpus_.end());
+    }
     // Does our model still hold timer object i (pending, fired and not yet
     // matched, or its callback running)?
     bool holds(IncarnationIndex i) const {
-        if (model_pending(i)) return true;
-        for (const ClassicCpu& s : cpus_)
-            if (s.callback == i || (s.parked && s.parked->id == i)) return true;
-        return false;
+        return model_pending(i) || std::binary_search(held_by_cpus_.begin(), held_by_cpus_.end(), i);
     }
     void forget(IncarnationIndex i) { timers_[i] = ClassicTimer{}; }
 
@@ -426,6 +433,7 @@ private:
     ReplayStream& stream_;
     IncarnationSlots& slots_;
     std::vector<ClassicTimer> timers_;
+    std::vector<IncarnationIndex> held_by_cpus_; // prepare_holds()
     ReplayResult& result_;
     const ReplayOptions& options_;
     ReplayLedger ledger_;

@@ -53,6 +53,7 @@ public:
         for (unsigned w = 0; w < layout_.wheels(); ++w)
             wheels_.push_back(std::make_unique<ModernWheel>(ModernWheel::Config{
                 .hz = result_.hz, .start_jiffies = start, .deferrable_base = layout_.wheel_deferrable_base()}));
+        owners_.resize(wheels_.size());
         cpus_.resize(result_.cpus);
     }
 
@@ -64,23 +65,56 @@ private:
     template <class Checker>
     friend void validate::replay_events(ReplayLedger&, ReplayStream&, IncarnationSlots&, Checker&);
 
-    // Timer objects 0..n-1: each has a timer on every wheel, with the same
-    // number (its flags are set when it is queued: set_flags()).
-    void grow(std::size_t n) {
-        for (std::size_t i = incs_.size(); i < n; ++i)
-            for (auto& w : wheels_)
-                if (w->create() != static_cast<TimerId>(i)) throw std::logic_error("timer ids differ between wheels");
-        incs_.resize(n);
+    // Timer objects 0..n-1 (each gets a timer on a wheel when first queued
+    // there: timer_on()).
+    void grow(std::size_t n) { incs_.resize(n); }
+    // The timer objects CPUs hold (a callback running, a fire parked), for
+    // holds() until the next call.
+    void prepare_holds() {
+        held_by_cpus_.clear();
+        for (const CpuState& s : cpus_) {
+            if (s.callback) held_by_cpus_.push_back(static_cast<IncarnationIndex>(*s.callback));
+            if (s.parked) held_by_cpus_.push_back(static_cast<IncarnationIndex>(s.parked->id));
+        }
+        std::sort(held_by_cpus_.begin(), held_by_cpus_.end());
     }
     // Does our model still hold timer object i (pending, fired and not yet
     // matched, or its callback running)?
     bool holds(IncarnationIndex i) const {
-        if (model_pending(i)) return true;
-        for (const CpuState& s : cpus_)
-            if (s.callback == i || (s.parked && s.parked->id == i)) return true;
-        return false;
+        return model_pending(i) || std::binary_search(held_by_cpus_.begin(), held_by_cpus_.end(), i);
     }
-    void forget(IncarnationIndex i) { incs_[i] = Incarnation{}; }
+    void forget(IncarnationIndex i) {
+        drop_timer(incs_[i]);
+        incs_[i] = Incarnation{};
+    }
+
+    // The timer of object i on wheel w, made there (and the one on its
+    // previous wheel freed) if it has none: a wheel holds timers for the
+    // objects queued on it, not for every object of the trace (a CPU's
+    // wheels cost nothing until it queues a timer). Not pending elsewhere.
+    TimerId timer_on(IncarnationIndex i, unsigned w) {
+        Incarnation& inc = incs_[i];
+        if (inc.wheel == w && inc.timer != kNoTimer) return inc.timer;
+        drop_timer(inc);
+        inc.wheel = w;
+        inc.timer = wheels_[w]->create();
+        std::vector<IncarnationIndex>& owners = owners_[w];
+        if (owners.size() <= inc.timer) owners.resize(inc.timer + 1, validate::kNoIncarnation);
+        owners[inc.timer] = i;
+        return inc.timer;
+    }
+    void drop_timer(Incarnation& inc) {
+        if (inc.timer == kNoTimer) return;
+        wheels_[*inc.wheel]->destroy(inc.timer);
+        owners_[*inc.wheel][inc.timer] = validate::kNoIncarnation;
+        inc.timer = kNoTimer;
+    }
+    // A fire of wheel w, its id the timer object's (FiredTimer::id is the
+    // wheel's timer; the replay speaks of objects).
+    std::optional<FiredTimer> of_object(std::optional<FiredTimer> f, unsigned w) const {
+        if (f) f->id = owners_[w][f->id];
+        return f;
+    }
 
     // Jiffies only move forward (equal-timestamp reorderings across CPUs may
     // show one going back: keep the max). The kernel's tick raises
@@ -115,7 +149,7 @@ private:
                 ++result_.empty_softirq_runs;
                 wheel(w).run_softirq([&](const FiredTimer& f) {
                     // Cannot happen: nothing was due.
-                    model_only_fire(f, layout_.cpu_of(w), "an empty catch-up run fired it");
+                    model_only_fire(*of_object(f, w), layout_.cpu_of(w), "an empty catch-up run fired it");
                 });
             }
         }
@@ -162,7 +196,7 @@ private:
 
     bool model_pending(std::size_t i) const {
         const Incarnation& inc = incs_[i];
-        return inc.wheel && wheels_[*inc.wheel]->is_pending(static_cast<TimerId>(i));
+        return inc.timer != kNoTimer && wheels_[*inc.wheel]->is_pending(inc.timer);
     }
 
     // The CPU whose wheel a check is about: the target CPU of a timer_start,
@@ -186,7 +220,7 @@ private:
         // A new timer object; the previous one at this address must be idle.
         if (const std::size_t i = e.previous_incarnation; i != validate::kNoIncarnation && model_pending(i)) {
             note_init_of_pending(ledger_, e);
-            wheel(*incs_[i].wheel).cancel(static_cast<TimerId>(i));
+            wheel(*incs_[i].wheel).cancel(incs_[i].timer);
         }
         Incarnation& inc = incs_[e.incarnation];
         inc.known = true;
@@ -201,7 +235,6 @@ private:
             inc.started = true;
             inc.deferrable = e.deferrable;
         }
-        const auto id = static_cast<TimerId>(e.incarnation);
         const std::optional<std::uint32_t> cpu = e.cpu(), idx = e.idx();
         const std::optional<Jiffies> jiffies = e.jiffies();
         if (!cpu || !idx || !jiffies) {
@@ -233,7 +266,7 @@ private:
                 if (old_cpu != k)
                     lose_history(ledger_, old_cpu, "start of a pending timer without its timer_cancel", e.line);
             }
-            wheel(*inc.wheel).cancel(id);
+            wheel(*inc.wheel).cancel(inc.timer);
         }
         if (inc.model_fired)
             note_restart_after_model_fire(ledger_, e, "jiffies", inc.model_fired->jiffies, inc.model_fired->line);
@@ -243,7 +276,7 @@ private:
         inc.cancelled = false;
         inc.known = true;
         const unsigned to = layout_.start_wheel(k, inc.deferrable, e.pinned);
-        inc.wheel = to;
+        const TimerId id = timer_on(e.incarnation, to);
         inc.start_line = e.line;
         ModernWheel& w = wheel(to);
         w.set_flags(id, TimerFlags{.deferrable = inc.deferrable});
@@ -276,7 +309,7 @@ private:
         // Not the detach in expire_timers() (6.1).
         if (!cancel_to_apply(ledger_, stream_, e, inc.known)) return;
         if (model_pending(e.incarnation)) {
-            wheel(*inc.wheel).cancel(static_cast<TimerId>(e.incarnation));
+            wheel(*inc.wheel).cancel(inc.timer);
             inc.cancelled = true;
             stream_.count_delete_unless_restarted(e);
             return;
@@ -326,7 +359,7 @@ private:
             return f;
         }
         if (s.run) {
-            if (auto f = s.run->resume()) return f;
+            if (auto f = s.run->resume()) return of_object(f, s.run->current_wheel());
             s.run.reset();
         }
         if (!may_start) return std::nullopt;
@@ -338,7 +371,7 @@ private:
         s.run_jiffies = jiffies_;
         s.run_line = stream_.current().line;
         ++result_.model_softirq_runs;
-        if (auto f = s.run->start()) return f;
+        if (auto f = s.run->start()) return of_object(f, s.run->current_wheel());
         s.run.reset();
         return std::nullopt;
     }
@@ -354,7 +387,7 @@ private:
         CpuState& s = cpus_.at(c);
         enter_expiry(ledger_, e, s.callback);
         Incarnation& inc = incs_[e.incarnation];
-        const auto id = static_cast<TimerId>(e.incarnation);
+        const auto object = static_cast<TimerId>(e.incarnation); // as FiredTimer::id gives it (of_object())
         if (e.remote_cpu() != s.run_remote) {
             // 6.9 run_timer_softirq(): the CPU's own bases are done before
             // tmigr_handle_remote() expires an idle CPU's global base, and a
@@ -372,12 +405,14 @@ private:
             unknown(ledger_, result_.expiry, "expiry of a timer the trace never showed armed");
             return;
         }
-        if (s.parked && s.parked->id == id) {
-            // Our run already fired it after the previous callback returned.
+        if (s.parked && s.parked->id == object) {
+            // Our run already fired it after the previous callback returned
+            // (since queued on another wheel, if at all: not pending there).
             const FiredTimer fired = *s.parked;
             s.parked.reset();
             s.callback = e.incarnation;
-            check_fired(e, fired, kernel_clk, now, wheel(s.parked_wheel).placement(id));
+            check_fired(e, fired, kernel_clk, now,
+                        inc.wheel == s.parked_wheel ? wheel(s.parked_wheel).placement(inc.timer) : Placement{});
             return;
         }
         if (!model_pending(e.incarnation)) {
@@ -398,16 +433,17 @@ private:
             return;
         }
         if (!layout_.run_of(c, s.run_remote).contains(*inc.wheel)) {
-            const Placement p = wheel(*inc.wheel).placement(id);
+            const Placement p = wheel(*inc.wheel).placement(inc.timer);
             disagree(result_.expiry, e, ReplayCheck::expiry,
                      fmt::format("pending on {} in bucket {} (clock {})", layout_.describe(*inc.wheel), p.slot,
                                  p.bucket_expiry),
                      kernel_view(kernel_clk, now), ReplayCause::other_cpu);
-            wheel(*inc.wheel).cancel(id);
+            wheel(*inc.wheel).cancel(inc.timer);
             s.callback = e.incarnation;
             return;
         }
         ModernWheel& w = wheel(*inc.wheel);
+        const TimerId id = inc.timer;
         const Placement p = w.placement(id);
         if (time_after(p.bucket_expiry, now)) {
             disagree(result_.expiry, e, ReplayCheck::expiry,
@@ -423,7 +459,7 @@ private:
         bool may_start = true;
         std::optional<FiredTimer> fired;
         while (auto f = next_model_fire(c, may_start)) {
-            if (f->id == id) {
+            if (f->id == object) {
                 fired = f;
                 break;
             }
@@ -474,7 +510,8 @@ private:
         // on another CPU during the callback), the run goes on at those.
         if (s.run && !s.parked) {
             if (const auto next = next_expiry_jiffies_on_cpu(stream_, e)) advance_jiffies(*next);
-            if (auto f = s.run->resume()) {
+            std::optional<FiredTimer> fired = s.run->resume(); // before current_wheel(): it moves the run on
+            if (auto f = of_object(fired, s.run->current_wheel())) {
                 s.parked = f;
                 s.parked_wheel = s.run->current_wheel();
             } else
@@ -490,6 +527,8 @@ private:
     ReplayLedger ledger_;
     BaseLayout layout_;
     std::vector<std::unique_ptr<ModernWheel>> wheels_; // layout_.wheels(): by CPU, or by CPU and base
+    std::vector<std::vector<IncarnationIndex>> owners_; // by wheel, by its timer: the timer object it stands for
+    std::vector<IncarnationIndex> held_by_cpus_;        // prepare_holds()
     std::vector<CpuState> cpus_;
     Jiffies jiffies_ = 0;
 };

@@ -133,8 +133,8 @@ inline constexpr std::string_view kFiredAfterTrace = "our model fired it after t
 // (`checker`'s advance_jiffies() to its jiffies, then its on_init(),
 // on_start(), on_cancel(), on_expire_entry() or on_expire_exit()). Before
 // an event of a timer object numbered anew, checker.grow(n) makes room for
-// n objects; when enough objects have ended, checker.holds(i) tells which
-// the replay still holds and checker.forget(i) resets the others' state
+// n objects; when enough objects have ended, checker.prepare_holds() then
+// checker.holds(i) tell which the replay still holds and checker.forget(i) resets the others' state
 // before their numbers serve again. At the end, checker.end_trace(c) ends
 // each CPU's run, and the checks classed lost come in line order.
 template <class Checker>
@@ -162,12 +162,14 @@ void replay_events(ReplayLedger& ledger, ReplayStream& stream, IncarnationSlots&
         }
         if (e.type == FtraceEventType::timer_init && e.previous_incarnation != kNoIncarnation)
             slots.end(e.previous_incarnation);
-        if (slots.sweep_due())
+        if (slots.sweep_due()) {
+            checker.prepare_holds();
             slots.sweep([&](IncarnationIndex i) { return checker.holds(i); },
                         [&](IncarnationIndex i) {
                             ledger.names[i] = TimerName{};
                             checker.forget(i);
                         });
+        }
     }
     // The end of the trace ends every run; what our model still fires is
     // a fire the trace does not show.
