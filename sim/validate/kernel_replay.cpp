@@ -68,16 +68,7 @@ private:
     // Timer objects 0..n-1 (each gets a timer on a wheel when first queued
     // there: timer_on()).
     void grow(std::size_t n) { incs_.resize(n); }
-    // The timer objects CPUs hold (a callback running, a fire parked), for
-    // holds() until the next call.
-    void prepare_holds() {
-        held_by_cpus_.clear();
-        for (const CpuState& s : cpus_) {
-            if (s.callback) held_by_cpus_.push_back(static_cast<IncarnationIndex>(*s.callback));
-            if (s.parked) held_by_cpus_.push_back(static_cast<IncarnationIndex>(s.parked->id));
-        }
-        std::sort(held_by_cpus_.begin(), held_by_cpus_.end());
-    }
+    void prepare_holds() { validate::collect_held_by_cpus(cpus_, held_by_cpus_); }
     // Does our model still hold timer object i (pending, fired and not yet
     // matched, or its callback running)?
     bool holds(IncarnationIndex i) const {

@@ -10,6 +10,7 @@
 #include "sim/validate/replay_input.hpp"
 #include "wheel/core/jiffies.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -127,6 +128,19 @@ void sort_lost_by_line(ReplayResult& result);
 
 // What the replay of the trace's end calls each CPU's run end with.
 inline constexpr std::string_view kFiredAfterTrace = "our model fired it after the trace's last expiry on that CPU";
+
+// The timer objects a replay's CPUs hold besides its wheels (a callback
+// running, a fire of our run parked until the kernel shows it), sorted:
+// `held` for a sweep of ended objects (replay_events()).
+template <class Cpu>
+void collect_held_by_cpus(const std::vector<Cpu>& cpus, std::vector<IncarnationIndex>& held) {
+    held.clear();
+    for (const Cpu& s : cpus) {
+        if (s.callback) held.push_back(static_cast<IncarnationIndex>(*s.callback));
+        if (s.parked) held.push_back(static_cast<IncarnationIndex>(s.parked->id));
+    }
+    std::sort(held.begin(), held.end());
+}
 
 // Walks the stream's events in print order, as the kernel printed them:
 // the lost-event markers before each, then the event to the replay

@@ -51,22 +51,29 @@ using namespace timersim::test;
 
 namespace {
 
-// `cycles` timer objects on one CPU, each armed and deleted: a timer_init
-// of one of 64 addresses (a new object; the address's previous one ends),
-// a timer_start with the idx 6.1 computes, a timer_cancel. A jiffy (4 ms at
-// HZ=250) a cycle.
+// Cycle i of a trace on one CPU, at HZ=250 (4 ms a jiffy): its time, one
+// of 64 timer addresses, the jiffies at its start.
+struct Cycle {
+    std::uint64_t us;
+    std::string timer;
+    Jiffies jiffies;
+};
+Cycle cycle(std::uint64_t i, Jiffies jiffies_per_cycle) {
+    return Cycle{1'000'000 + 4'000 * jiffies_per_cycle * i, fmt::format("{:x}", 0x1000 + i % 64),
+                 4'294'937'296 + jiffies_per_cycle * i};
+}
+
+// `cycles` timer objects, each armed and deleted: a timer_init (a new
+// object; the address's previous one ends), a timer_start with the idx 6.1
+// computes, a timer_cancel.
 std::string objects_trace(std::uint64_t cycles) {
     std::string t = kHz250;
-    constexpr Jiffies base = 4'294'937'296;
     for (std::uint64_t i = 0; i < cycles; ++i) {
-        const std::uint64_t us = 1'000'000 + 4'000 * i;
-        const std::string timer = fmt::format("{:x}", 0x1000 + i % 64);
-        const Jiffies jiffies = base + i;
-        const Jiffies expires = jiffies + 10 + i % 1000;
-        const unsigned idx = modern::calc_wheel_index(expires, jiffies, modern::depth_for_hz(250)).idx;
-        t += init(0, us, timer);
-        t += start(0, us + 1, timer, "process_timeout", expires, expires - jiffies, idx);
-        t += cancel(0, us + 2, timer);
+        const Cycle c = cycle(i, 1);
+        const Jiffies expires = c.jiffies + 10 + i % 1000;
+        const unsigned idx = modern::calc_wheel_index(expires, c.jiffies, modern::depth_for_hz(250)).idx;
+        t += init(0, c.us, c.timer) + start(0, c.us + 1, c.timer, "process_timeout", expires, expires - c.jiffies, idx) +
+             cancel(0, c.us + 2, c.timer);
     }
     return t;
 }
@@ -115,20 +122,15 @@ namespace {
 // runs, so a sweep of ended objects right after that init must keep it.
 std::string callbacks_trace(std::uint64_t cycles) {
     std::string t = kHz250;
-    constexpr Jiffies base = 4'294'937'296;
     for (std::uint64_t i = 0; i < cycles; ++i) {
         // Armed for the next jiffy, in the bucket of the one after (6.1
         // calc_index() rounds up), which runs 8 ms later.
-        const std::uint64_t us = 1'000'000 + 12'000 * i;
-        const std::string timer = fmt::format("{:x}", 0x1000 + i % 64);
-        const Jiffies jiffies = base + 3 * i;
-        const modern::WheelIndex at = modern::calc_wheel_index(jiffies + 1, jiffies, modern::depth_for_hz(250));
-        t += init(0, us, timer);
-        t += start(0, us + 1, timer, "process_timeout", jiffies + 1, 1, at.idx);
-        t += cancel(0, us + 8'000, timer);
-        t += expire_entry(0, us + 8'001, timer, "process_timeout", at.bucket_expiry, at.bucket_expiry);
-        t += init(0, us + 8'002, timer);
-        t += expire_exit(0, us + 8'003, timer);
+        const Cycle c = cycle(i, 3);
+        const modern::WheelIndex at = modern::calc_wheel_index(c.jiffies + 1, c.jiffies, modern::depth_for_hz(250));
+        t += init(0, c.us, c.timer) + start(0, c.us + 1, c.timer, "process_timeout", c.jiffies + 1, 1, at.idx) +
+             cancel(0, c.us + 8'000, c.timer) +
+             expire_entry(0, c.us + 8'001, c.timer, "process_timeout", at.bucket_expiry, at.bucket_expiry) +
+             init(0, c.us + 8'002, c.timer) + expire_exit(0, c.us + 8'003, c.timer);
     }
     return t;
 }
