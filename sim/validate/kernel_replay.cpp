@@ -539,27 +539,34 @@ ReplayResult replay_kernel_trace(FtraceReader& reader, const ReplayOptions& opti
 }
 
 // A survey of the events `reader` keeps (options' filter), from a pass of
-// its own.
-ReplaySurvey survey_pass(FtraceReader& reader, const ReplayOptions& options) {
+// its own; `also` observes the same pass (every line, the filter's drops
+// included).
+ReplaySurvey survey_pass(FtraceReader& reader, const ReplayOptions& options, FtraceObserver* also = nullptr) {
     reader.allow_unknown_hz(); // the survey needs no HZ: the replay's pass checks it
     if (options.force_hz) reader.force_hz();
     reader.set_filter(options.filter);
     ReplaySurveyor surveyor(false);
-    reader.set_observer(&surveyor);
+    FtraceObserverTee observers{&surveyor, also};
+    reader.set_observer(&observers);
     FtraceEvent e;
     while (reader.next(e)) surveyor.event(e);
     reader.set_observer(nullptr);
     return surveyor.survey();
 }
 
-// Text in memory: a pass of its own for what is not given.
+// Text in memory: one pass of its own for what is not given (the kernel's
+// version from every event, the survey from the kept ones).
 ReplayOptions resolved_for_text(std::string_view text, const std::string& file_name, const ReplayOptions& options) {
+    if (options.kernel && options.survey) return options;
     ReplayOptions resolved = options;
-    if (!resolved.kernel) resolved.kernel = validate::kernel_version_of_text(text, file_name, options.hz);
-    if (!resolved.survey) {
-        FtraceReader reader(text, file_name, options.hz);
-        resolved.survey = survey_pass(reader, options);
+    KernelVersionEvidence evidence;
+    FtraceReader reader(text, file_name, options.hz);
+    const ReplaySurvey survey = survey_pass(reader, options, options.kernel ? nullptr : &evidence);
+    if (!resolved.kernel) {
+        evidence.finish(reader.stats());
+        resolved.kernel = resolve_kernel_version(evidence, std::nullopt, file_name);
     }
+    if (!resolved.survey) resolved.survey = survey;
     return resolved;
 }
 

@@ -80,18 +80,6 @@ public:
 
 } // namespace
 
-KernelVersionResolution kernel_version_of_text(std::string_view text, const std::string& file_name,
-                                               std::optional<unsigned> hz) {
-    KernelVersionEvidence evidence;
-    FtraceReader pass(text, file_name, hz);
-    pass.allow_unknown_hz();
-    pass.set_observer(&evidence);
-    FtraceEvent e;
-    while (pass.next(e)) {}
-    evidence.finish(pass.stats());
-    return resolve_kernel_version(evidence, std::nullopt, file_name);
-}
-
 IncarnationIndex IncarnationSlots::allocate() {
     if (!free_.empty()) {
         const IncarnationIndex i = free_.back();

@@ -223,9 +223,4 @@ private:
     Event last_;
 };
 
-// The recording kernel of ftrace text in memory, from a pass over all of
-// it (kernel_version.hpp), for a replay of text given none.
-KernelVersionResolution kernel_version_of_text(std::string_view text, const std::string& file_name,
-                                               std::optional<unsigned> hz);
-
 } // namespace timersim::validate
