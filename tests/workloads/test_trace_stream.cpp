@@ -6,6 +6,9 @@
 #include "sim/machine/engine_run.hpp"
 #include "workloads/traces/input/input_file.hpp"
 #include "workloads/traces/layouts/trace_writer.hpp"
+#include "workloads/traces/input/trace_error.hpp"
+#include "workloads/traces/replay/loaded_trace_data.hpp"
+#include "workloads/traces/replay/shared_pass.hpp"
 #include "workloads/traces/replay/trace_replay.hpp"
 
 #include "test_data_dir.hpp"
@@ -14,11 +17,15 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace timersim;
 
@@ -154,5 +161,97 @@ TEST_CASE("a trace changed after its load stops the replay that reads it again")
         FAIL("the replay read a changed file");
     } catch (const InputError& e) {
         CHECK(std::string(e.what()) == file.path + ": changed while being read");
+    }
+}
+
+namespace {
+
+using trace_store::StoredEvent;
+
+// Every event of a pass of a reader of its own, chunk by chunk, letting go
+// of each as it goes; the first error it meets.
+struct ReadAll {
+    std::vector<StoredEvent> events;
+    std::exception_ptr error;
+};
+void read_all(SharedPass::Reader& reader, std::size_t count, ReadAll& out) {
+    try {
+        for (std::size_t k = 0; k * SharedPass::kChunk < count; ++k) {
+            const auto chunk = reader.chunk(k);
+            out.events.insert(out.events.end(), chunk->begin(), chunk->end());
+            reader.release(k + 1);
+        }
+    } catch (...) {
+        out.error = std::current_exception();
+    }
+}
+
+bool same_events(const std::vector<StoredEvent>& a, const std::vector<StoredEvent>& b) {
+    static_assert(sizeof(StoredEvent) == 32); // no padding: compared bytewise
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(StoredEvent)) == 0;
+}
+
+} // namespace
+
+TEST_CASE("replays reading at the same time share one pass over the input") {
+    TempFile file("shared");
+    write_trace(file.path, 300'000); // 74 chunks: past what the pass keeps, and past how far one may lead
+    const auto trace = load(file.path, TraceKind::timersim, 0);
+    const LoadedTrace::Data& data = trace->data();
+    REQUIRE(data.count == 300'000);
+    std::vector<StoredEvent> expected;
+    {
+        const auto source = data.reopen();
+        TraceEvent e;
+        while (source->next(e)) expected.push_back(trace_store::stored_event(e));
+    }
+    std::atomic<int> opened = 0;
+    const TraceReopener counting = [&] {
+        ++opened;
+        return data.reopen();
+    };
+    SharedPasses passes;
+    SharedPass::Reader a = passes.join(counting, data.count, data.file);
+    SharedPass::Reader b = passes.join(counting, data.count, data.file);
+    ReadAll got_a, got_b;
+    std::thread ta([&] { read_all(a, data.count, got_a); });
+    std::thread tb([&] { read_all(b, data.count, got_b); });
+    ta.join();
+    tb.join();
+    CHECK_FALSE(got_a.error);
+    CHECK_FALSE(got_b.error);
+    CHECK(same_events(got_a.events, expected));
+    CHECK(same_events(got_b.events, expected));
+    CHECK(opened == 1);
+    CHECK(passes.counts().passes == 1);
+    CHECK(passes.counts().joined == 1);
+    // Past its first chunk, the pass takes no one else: a replay starting
+    // now reads a pass of its own.
+    SharedPass::Reader c = passes.join(counting, data.count, data.file);
+    ReadAll got_c;
+    read_all(c, data.count, got_c);
+    CHECK(same_events(got_c.events, expected));
+    CHECK(opened == 2);
+    CHECK(passes.counts().passes == 2);
+}
+
+TEST_CASE("an input that ends early stops every reader of the shared pass") {
+    TempFile file("short");
+    write_trace(file.path, 50'000);
+    const auto trace = load(file.path, TraceKind::timersim, 0);
+    const LoadedTrace::Data& data = trace->data();
+    // The pass is told of more events than the input gives.
+    SharedPasses passes;
+    const std::size_t count = data.count + 10'000;
+    SharedPass::Reader a = passes.join(data.reopen, count, data.file);
+    SharedPass::Reader b = passes.join(data.reopen, count, data.file);
+    ReadAll got_a, got_b;
+    std::thread ta([&] { read_all(a, count, got_a); });
+    std::thread tb([&] { read_all(b, count, got_b); });
+    ta.join();
+    tb.join();
+    for (const ReadAll* got : {&got_a, &got_b}) {
+        REQUIRE(got->error);
+        CHECK_THROWS_AS(std::rethrow_exception(got->error), TraceError);
     }
 }

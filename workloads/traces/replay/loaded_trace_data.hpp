@@ -23,6 +23,9 @@
 #include <vector>
 
 namespace timersim {
+
+class SharedPasses; // shared_pass.hpp
+
 namespace trace_store {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
@@ -85,6 +88,8 @@ struct LoadedTrace::Data {
     // this (event_cursor.hpp). Empty while they are kept.
     TraceReopener reopen;
     bool events_kept() const noexcept { return !reopen; }
+    // With reopen: the passes the replays share (shared_pass.hpp).
+    std::shared_ptr<SharedPasses> passes;
     TraceFilter filter;
     TraceFilterCounts filter_counts;
     // --costs-from-trace: the costs, and each timer's callback cost (by

@@ -1,6 +1,7 @@
 // Reading a trace into memory (LoadedTrace, workloads/traces/replay/trace_replay.hpp):
 // any trace's events (trace_source.hpp), in one pass into LoadedTrace::Data.
 #include "workloads/traces/replay/loaded_trace_data.hpp"
+#include "workloads/traces/replay/shared_pass.hpp"
 
 #include "workloads/traces/replay/trace_source.hpp"
 
@@ -148,7 +149,10 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
     }
     summary.header = source->header();
     // Too many to keep: each replay reads them again (event_cursor.hpp).
-    if (!keep) data->reopen = source->reopener();
+    if (!keep) {
+        data->reopen = source->reopener();
+        data->passes = std::make_shared<SharedPasses>();
+    }
     if (kind == TraceKind::ftrace) {
         data->unmodelled_kernel = unmodelled_kernel(data->summary.kernel);
         data->kernel_6_9 = data->summary.kernel.era() == KernelTimerEra::pull_model;
