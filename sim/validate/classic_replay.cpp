@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -47,8 +48,10 @@ struct ClassicTimer {
 
 struct ClassicCpu {
     std::unique_ptr<ClassicWheel> wheel;
-    // Its pending timers by expires: how far an empty catch-up may go.
-    std::set<std::pair<Jiffies, TimerId>> pending;
+    // Its pending timers by expires, then by when the trace first showed
+    // them (IncarnationSlots::birth()): how far an empty catch-up may go,
+    // and the order replace_far_behind() queues them again in.
+    std::set<std::tuple<Jiffies, std::uint64_t, TimerId>> pending;
     bool in_run = false;                 // our softirq run is in progress
     std::optional<FiredTimer> parked;    // fired after the last callback returned, not yet matched
     Jiffies parked_now = 0;              // the now= of the kernel run it was fired in
@@ -122,7 +125,7 @@ private:
         ClassicTimer& t = timers_[i];
         if (!model_pending(i)) return;
         cpus_[*t.cpu].wheel->cancel(static_cast<TimerId>(i));
-        cpus_[*t.cpu].pending.erase({t.expires, static_cast<TimerId>(i)});
+        cpus_[*t.cpu].pending.erase({t.expires, slots_.birth(static_cast<IncarnationIndex>(i)), static_cast<TimerId>(i)});
     }
 
     // Jiffies only move forward. A wheel not in a run catches up as a
@@ -143,8 +146,8 @@ private:
             }
             if (options_.catch_up_runs && !s.in_run && !s.parked) {
                 Jiffies stop = target;
-                if (!s.pending.empty() && time_before_eq(s.pending.begin()->first, target))
-                    stop = s.pending.begin()->first - 1;
+                if (!s.pending.empty() && time_before_eq(std::get<0>(*s.pending.begin()), target))
+                    stop = std::get<0>(*s.pending.begin()) - 1;
                 if (time_after_eq(stop, w.jiffies()) && time_after_eq(stop, w.timer_jiffies())) {
                     w.set_jiffies(stop);
                     ++result_.empty_softirq_runs;
@@ -167,11 +170,11 @@ private:
         if (s.parked) model_only_fire(*s.parked, c, s.parked_now, "its run ended at a jump of jiffies");
         s.parked.reset();
         s.in_run = false;
-        const std::vector<std::pair<Jiffies, TimerId>> queued(s.pending.begin(), s.pending.end());
-        for (const auto& [expires, id] : queued) s.wheel->cancel(id);
+        const std::vector<std::tuple<Jiffies, std::uint64_t, TimerId>> queued(s.pending.begin(), s.pending.end());
+        for (const auto& [expires, birth, id] : queued) s.wheel->cancel(id);
         s.wheel->set_jiffies(target);
         s.wheel->run_softirq([](const FiredTimer&) {}); // empty: its clock moves to jiffies at once
-        for (const auto& [expires, id] : queued) s.wheel->arm(id, expires);
+        for (const auto& [expires, birth, id] : queued) s.wheel->arm(id, expires);
         lose_history(ledger_, c, "our wheel more than 2^20 jiffies behind the trace: its timers re-placed",
                      stream_.current().line);
     }
@@ -229,7 +232,7 @@ private:
         const auto id = static_cast<TimerId>(e.incarnation);
         wheel(k).set_flags(id, TimerFlags{.deferrable = t.deferrable});
         wheel(k).arm(id, e.expires);
-        cpus_[k].pending.insert({e.expires, id});
+        cpus_[k].pending.insert({e.expires, slots_.birth(e.incarnation), id});
     }
 
     void on_cancel(const Event& e) {
@@ -251,7 +254,9 @@ private:
     }
 
     // A fire of our run: the timer leaves the CPU's pending set.
-    void fired_in_model(const FiredTimer& f, unsigned c) { cpus_[c].pending.erase({f.expires, f.id}); }
+    void fired_in_model(const FiredTimer& f, unsigned c) {
+        cpus_[c].pending.erase({f.expires, slots_.birth(static_cast<IncarnationIndex>(f.id)), f.id});
+    }
 
     // The next timer our softirq on CPU c fires: the parked one, else the
     // run's next, else (if may_start) the first of a new run.

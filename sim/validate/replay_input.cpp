@@ -81,14 +81,18 @@ public:
 } // namespace
 
 IncarnationIndex IncarnationSlots::allocate() {
+    IncarnationIndex i = 0;
     if (!free_.empty()) {
-        const IncarnationIndex i = free_.back();
+        i = free_.back();
         free_.pop_back();
-        return i;
+    } else {
+        // Numbers in use at once: the live timers, far below 2^32.
+        if (size_ >= kNoIncarnation) throw std::length_error("IncarnationSlots: more than 2^32 timer objects at once");
+        i = static_cast<IncarnationIndex>(size_++);
+        birth_.push_back(0);
     }
-    // Numbers in use at once: the live timers, far below 2^32.
-    if (size_ >= kNoIncarnation) throw std::length_error("IncarnationSlots: more than 2^32 timer objects at once");
-    return static_cast<IncarnationIndex>(size_++);
+    birth_[i] = born_++;
+    return i;
 }
 
 struct ReplayStream::Impl {

@@ -140,6 +140,10 @@ public:
     IncarnationIndex allocate();
     // Numbers handed out so far: the replay's arrays by object are this long.
     std::size_t size() const noexcept { return size_; }
+    // How many objects were numbered before the one numbered i now: the
+    // order the trace first shows them in (as the numbers were, before any
+    // served twice).
+    std::uint64_t birth(IncarnationIndex i) const noexcept { return birth_[i]; }
     void end(IncarnationIndex i) { ended_.push_back(i); }
     // Enough ended to be worth a sweep (amortised: at least half as many as
     // are numbered).
@@ -161,6 +165,8 @@ public:
 
 private:
     std::size_t size_ = 0;
+    std::uint64_t born_ = 0;
+    std::vector<std::uint64_t> birth_; // by number
     std::vector<IncarnationIndex> free_;
     std::vector<IncarnationIndex> ended_;
 };

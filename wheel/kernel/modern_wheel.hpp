@@ -64,7 +64,7 @@ public:
         bool pending = false;
         bool live : 1 = false;
         bool deferrable : 1 = false;
-        std::uint8_t base : 1 = base_std; // fixed at create(): TIMER_DEFERRABLE and the config decide it
+        std::uint8_t base : 1 = base_std; // set by create() and set_flags(): TIMER_DEFERRABLE and the config decide it
     };
     static_assert(sizeof(Node) == 16);
 

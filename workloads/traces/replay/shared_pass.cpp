@@ -42,9 +42,10 @@ std::shared_ptr<const SharedPass::Chunk> SharedPass::chunk(std::size_t reader, s
         }
         reading_ = true;
         lock.unlock();
-        auto next = std::make_shared<Chunk>();
+        std::shared_ptr<Chunk> next;
         std::exception_ptr error;
         try {
+            next = std::make_shared<Chunk>();
             if (!source_) source_ = reopen_();
             const std::size_t end = std::min(count_, (k + 1) * kChunk);
             next->reserve(end - std::min(end, k * kChunk));

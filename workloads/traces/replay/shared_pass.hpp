@@ -5,8 +5,9 @@
 // chunk first parsing it.
 //
 //   SharedPasses passes;                    // one per loaded trace
-//   SharedPass::Reader r = passes.join(reopen);
-//   const auto& chunk = r.chunk(0);         // events 0 .. kChunk-1
+//   SharedPass::Reader r = passes.join(reopen, count, file);
+//   const auto chunk = r.chunk(0);          // events 0 .. kChunk-1
+//   r.release(1);                           // done with chunk 0
 //
 // Memory stays bounded: a chunk is let go once every reader has passed it
 // (the first kKept chunks stay until the pass reads more, for replays that
