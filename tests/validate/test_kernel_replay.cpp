@@ -422,6 +422,24 @@ TEST_CASE("a CPU number no kernel can have is the trace's error at its line, not
     CHECK_THROWS_AS(replay_kernel_trace(t, "cpus.trace"), TraceError);
 }
 
+TEST_CASE("a CPU the first pass did not see is the trace's error at its line (the file changed between passes)") {
+    // The survey says one CPU: a file that grew another between the passes.
+    std::string t = kHz250;
+    t += init(0, 1'000'000, "aa");
+    t += init(1, 1'000'001, "bb");
+    ReplayOptions options;
+    options.survey = ReplaySurvey{.cpus = 1};
+    try {
+        replay_kernel_trace(t, "grown.trace", options);
+        FAIL("no error");
+    } catch (const TraceError& e) {
+        CHECK(e.line() == 3);
+        CHECK(e.field() == "CPU");
+        CHECK(std::string(e.what()).find("CPU 1, which the first pass over the trace did not see") !=
+              std::string::npos);
+    }
+}
+
 TEST_CASE("jiffies jumping by more than 2^32 between two events is the trace's error, not minutes of replay") {
     // Found by fuzzing: now=111111114294892582 after jiffies 4294892580 made
     // our wheels run one __run_timers() round per 2^30 jiffies crossed.
