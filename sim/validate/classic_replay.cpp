@@ -219,7 +219,6 @@ private:
             cancel_in_model(e.incarnation);
         }
         if (t.model_fired) note_restart_after_model_fire(ledger_, e, "step", t.model_fired->step, t.model_fired->line);
-        if (t.cancelled && t.known) ++result_.kernel_requeues;
         if (t.cpu && *t.cpu != k && t.cancelled) ++result_.migrations;
         t.model_fired.reset();
         t.cancelled = false;
@@ -238,11 +237,12 @@ private:
     void on_cancel(const Event& e) {
         ClassicTimer& t = timers_[e.incarnation];
         // Not the detach in __run_timers() (3.6 detach_expired_timer()).
-        if (!cancel_to_apply(ledger_, stream_, e, t.known)) return;
+        const std::optional<CancelMeaning> meaning = cancel_to_apply(ledger_, stream_, e, t.known);
+        if (!meaning) return;
         if (model_pending(e.incarnation)) {
             cancel_in_model(e.incarnation);
             t.cancelled = true;
-            stream_.count_delete_unless_restarted(e);
+            count_applied_cancel(ledger_, *meaning);
             return;
         }
         if (t.model_fired)

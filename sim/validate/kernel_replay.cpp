@@ -244,6 +244,9 @@ private:
                      fmt::format("the timer_cancel at line {} (same timestamp, another CPU) came first", tied->line),
                      "equal-timestamp reordering");
                 inc.cancelled = true;
+                // Another CPU's: a del_timer (a requeue's two lines come
+                // from one CPU).
+                count_applied_cancel(ledger_, CancelMeaning::del_timer);
             } else {
                 // 6.1 __mod_timer() -> detach_if_pending() always traces the
                 // detach: its timer_cancel was lost, and with it whatever
@@ -261,7 +264,6 @@ private:
         }
         if (inc.model_fired)
             note_restart_after_model_fire(ledger_, e, "jiffies", inc.model_fired->jiffies, inc.model_fired->line);
-        if (inc.cancelled && inc.known) ++result_.kernel_requeues;
         if (inc.wheel && layout_.cpu_of(*inc.wheel) != k && inc.cancelled) ++result_.migrations;
         inc.model_fired.reset();
         inc.cancelled = false;
@@ -298,11 +300,12 @@ private:
     void on_cancel(const Event& e) {
         Incarnation& inc = incs_[e.incarnation];
         // Not the detach in expire_timers() (6.1).
-        if (!cancel_to_apply(ledger_, stream_, e, inc.known)) return;
+        const std::optional<CancelMeaning> meaning = cancel_to_apply(ledger_, stream_, e, inc.known);
+        if (!meaning) return;
         if (model_pending(e.incarnation)) {
             wheel(*inc.wheel).cancel(inc.timer);
             inc.cancelled = true;
-            stream_.count_delete_unless_restarted(e);
+            count_applied_cancel(ledger_, *meaning);
             return;
         }
         if (inc.model_fired)

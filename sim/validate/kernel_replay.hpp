@@ -178,8 +178,10 @@ struct ReplayResult {
     std::uint64_t model_fires = 0;       // fires of our model the kernel did not match
     std::uint64_t empty_softirq_runs = 0; // catch-up runs for a stale next_expiry (nothing due)
     std::uint64_t catch_up_steps = 0;     // jiffies the catch-up stopped at (not every jiffy passed)
-    std::uint64_t kernel_requeues = 0;  // cancel + start pairs applied as mod_timer
-    std::uint64_t kernel_deletes = 0;   // cancels applied as del_timer
+    // Cancels of pending timers the model applied, by what they were
+    // (cancel_meaning.hpp): the first half of a mod_timer, a del_timer.
+    std::uint64_t kernel_requeues = 0;
+    std::uint64_t kernel_deletes = 0;
     std::uint64_t migrations = 0;       // pending timers that moved to another CPU's wheel
 };
 

@@ -99,14 +99,11 @@ struct ReplayStream::Impl {
     Impl(FtraceReader& r, const ReplayOptions& o, ReplayResult& res, IncarnationSlots& s)
         : reader(r), options(o), result(res), slots(s), survey(*o.survey) {}
 
-    // timer= -> its current timer object, its last event read, its last
-    // function= (a timer keeps its callback: compared, not looked up), and
-    // whether a del_timer of it waits for its next event to be counted.
+    // timer= -> its current timer object and its last function= (a timer
+    // keeps its callback: compared, not looked up).
     struct TimerState {
         IncarnationIndex incarnation = 0;
-        EventSeq last_event = kNoEvent;
         FunctionIndex function = kNoFunction;
-        bool delete_pending = false;
     };
 
     FtraceReader& reader;
@@ -182,20 +179,11 @@ struct ReplayStream::Impl {
         set_remote_cpu(e, fe);
         e.set_baseclk(fe.baseclk);
         e.set_jiffies(fe.jiffies());
-        if (added) {
-            ++result.timers;
-        } else if (Event* previous = in_window(t.last_event)) {
-            previous->next_of_timer_read = true;
-            previous->next_of_timer_is_start = e.type == FtraceEventType::timer_start;
-        } else if (t.delete_pending && e.type != FtraceEventType::timer_start) {
-            ++result.kernel_deletes;
-        }
-        t.delete_pending = false;
+        if (added) ++result.timers;
         if (added || e.type == FtraceEventType::timer_init) {
             if (!added) e.previous_incarnation = t.incarnation;
             t.incarnation = slots.allocate();
         }
-        t.last_event = seq;
         e.incarnation = t.incarnation;
         if (Event* previous = in_window(last_of_cpu[e.line_cpu])) {
             previous->next_same_cpu = seq;
@@ -259,8 +247,6 @@ struct ReplayStream::Impl {
         if (events_read == 0) result.hz = options.hz.value_or(0);
         if (infer_remote && events_read > 0)
             result.remote_inferred = RemoteInference{.expiries = inferred_expiries, .runs = inferred_runs};
-        // A del_timer whose timer has no later event: not a requeue.
-        for (const auto& [timer, t] : timers) result.kernel_deletes += t.delete_pending;
     }
 };
 
@@ -346,21 +332,6 @@ const Event* ReplayStream::next_same_cpu(const Event& e) const {
 const Event& ReplayStream::current() const { return impl_->current ? impl_->window.front() : last_; }
 
 Event* ReplayStream::ahead(std::size_t i) { return i < impl_->window.size() ? &impl_->window[i] : nullptr; }
-
-void ReplayStream::count_delete_unless_restarted(const Event& e) {
-    if (e.next_of_timer_read) {
-        impl_->result.kernel_deletes += !e.next_of_timer_is_start;
-        return;
-    }
-    // Every event read, and none of its timer's after it: there is none.
-    if (impl_->end_of_trace) {
-        ++impl_->result.kernel_deletes;
-        return;
-    }
-    // Its next event is not read yet (or there is none): counted when it is
-    // (Impl::read_one()), or at the end (Impl::finish()).
-    impl_->timers.at(e.timer).delete_pending = true;
-}
 
 std::size_t ReplayStream::window() const noexcept { return impl_->window.size(); }
 

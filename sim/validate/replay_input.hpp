@@ -20,6 +20,7 @@
 
 #include "sim/validate/kernel_replay.hpp"
 #include "wheel/core/jiffies.hpp"
+#include "workloads/traces/kernel/cancel_meaning.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <cstdint>
@@ -46,13 +47,6 @@ inline constexpr FunctionIndex kNoFunction = 0xFFFFFFFFu;
 // CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
 inline constexpr std::uint32_t kMaxReplayCpus = 8192;
 
-// How far after a timer_cancel the same CPU's next event is looked for, to
-// tell the detach of an expiry (6.1 expire_timers(): detach_timer() right
-// before call_timer_fn()) from a cancel: a second, where the kernel takes
-// microseconds. A CPU silent for longer after a cancel does not hold the
-// window open.
-inline constexpr std::uint64_t kDetachReachNs = 1'000'000'000;
-
 // One timer_* line, copied out of the reader's buffer. Fields ordered by
 // size, so that it packs; what would be optional is a flag bit or, for
 // numbers bounded below 0xFFFF, that sentinel: a CPU is below
@@ -76,8 +70,6 @@ struct Event {
     bool pinned : 1 = false;          // flags P (6.9+: the timer goes to BASE_LOCAL)
     bool consumed : 1 = false;        // applied out of print order (an equal-timestamp reordering)
     bool next_same_cpu_read : 1 = false; // next_same_cpu is set
-    bool next_of_timer_read : 1 = false; // the next event with the same timer= (any CPU) was read:
-    bool next_of_timer_is_start : 1 = false; // ... and it is a timer_start
 
     std::optional<Jiffies> baseclk() const noexcept { return has_baseclk_ ? std::optional(baseclk_) : std::nullopt; }
     std::optional<Jiffies> jiffies() const noexcept { return has_jiffies_ ? std::optional(jiffies_) : std::nullopt; }
@@ -210,11 +202,6 @@ public:
     const Event* next_same_cpu(const Event& e) const;
     // The i-th event after the current one (1: the next), if read.
     Event* ahead(std::size_t i);
-    // A del_timer our replay applied (timer_cancel e of a pending timer):
-    // counted in result.kernel_deletes unless the next event of its timer=
-    // is a timer_start (then it was the first half of a requeue).
-    void count_delete_unless_restarted(const Event& e);
-
     // Events read and not yet replayed, the current one included.
     std::size_t window() const noexcept;
 

@@ -198,18 +198,24 @@ void check_jiffies_jump(const ReplayLedger& ledger, const Event& e, Jiffies from
                                  from, to));
 }
 
-bool cancel_to_apply(ReplayLedger& ledger, const ReplayStream& stream, const Event& e, bool known) {
-    if (const Event* n = stream.next_same_cpu(e);
-        n && n->type == FtraceEventType::timer_expire_entry && n->timer == e.timer)
-        return false;
+std::optional<CancelMeaning> cancel_to_apply(ReplayLedger& ledger, const ReplayStream& stream, const Event& e,
+                                             bool known) {
+    const Event* n = stream.next_same_cpu(e);
+    const CancelNeighbour next = n ? CancelNeighbour{n->type, n->timer, n->timestamp_ns} : CancelNeighbour{};
+    const CancelMeaning meaning = cancel_meaning({e.type, e.timer, e.timestamp_ns}, n ? &next : nullptr);
+    if (meaning == CancelMeaning::expiry_detach) return std::nullopt;
     if (!known) {
         note(ledger, e,
              "timer_cancel of a timer the trace never showed armed (the detach of a lost expiry, or a timer "
              "armed before tracing)",
              "unknown history: cancel of a timer the trace never showed armed");
-        return false;
+        return std::nullopt;
     }
-    return true;
+    return meaning;
+}
+
+void count_applied_cancel(ReplayLedger& ledger, CancelMeaning meaning) {
+    ++(meaning == CancelMeaning::requeue ? ledger.result.kernel_requeues : ledger.result.kernel_deletes);
 }
 
 std::optional<Jiffies> next_expiry_jiffies_on_cpu(const ReplayStream& stream, const Event& e) {

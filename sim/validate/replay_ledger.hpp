@@ -112,11 +112,15 @@ void reclass_as_lost(ReplayLedger& ledger, unsigned c, std::uint64_t from, std::
 // throws TraceError naming e's line.
 void check_jiffies_jump(const ReplayLedger& ledger, const Event& e, Jiffies from, Jiffies to);
 
-// Is timer_cancel e one the model applies? Not the detach of an expiry
-// (__run_timers(): the same CPU's next event, within kDetachReachNs, is
-// that timer's expiry), nor one of a timer the trace never showed armed
-// (`known`; noted).
-bool cancel_to_apply(ReplayLedger& ledger, const ReplayStream& stream, const Event& e, bool known);
+// Is timer_cancel e one the model applies, and what is it? Not the detach
+// of an expiry (cancel_meaning(), as every replay of a kernel trace reads
+// it), nor one of a timer the trace never showed armed (`known`; noted):
+// then nothing. Else the first half of a requeue, or a del_timer.
+std::optional<CancelMeaning> cancel_to_apply(ReplayLedger& ledger, const ReplayStream& stream, const Event& e,
+                                             bool known);
+// Counts a cancel the model applied to a pending timer, by what it is
+// (result.kernel_requeues, kernel_deletes).
+void count_applied_cancel(ReplayLedger& ledger, CancelMeaning meaning);
 // The jiffies of the next expiry of the same run on e's CPU: the CPU's next
 // event past at most its detach (a timer_cancel), if it is an expire_entry
 // of the same base's run at most kSameRunGapNs after e (a later run of the

@@ -5,6 +5,7 @@
 // deferrable base's clock in the middle of a late run.
 #include "sim/validate/kernel_replay.hpp"
 #include "sim/validate/replay_input.hpp"
+#include "workloads/traces/kernel/ftrace_import.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
 #include "workloads/traces/input/trace_error.hpp"
 
@@ -14,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -22,6 +24,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 using namespace timersim;
 using namespace timersim::test; // hand-made kernel trace lines (kernel_trace_lines.hpp)
@@ -455,9 +459,10 @@ TEST_CASE("jiffies jumping by more than 2^32 between two events is the trace's e
     }
 }
 
-TEST_CASE("a cancel is a delete unless the timer's next event is a start; a re-init ends a pending incarnation") {
+TEST_CASE("a cancel is a requeue when its CPU next starts the timer again, else a delete; a re-init ends a pending "
+          "incarnation") {
     std::string t = kHz250;
-    // aa: cancel, then another timer's events, then a start of aa: a requeue, not a delete.
+    // aa: cancel, then another CPU's event, then CPU 0 starts aa: a requeue, not a delete.
     t += start(0, 1'000'000, "aa", "tcp_write_timer", 4294900100, 100, 113);
     t += cancel(0, 1'010'000, "aa");
     t += start(1, 1'010'001, "bb", "process_timeout", 4294900200, 198, 126);
@@ -473,6 +478,76 @@ TEST_CASE("a cancel is a delete unless the timer's next event is a start; a re-i
     CHECK(r.notes_by_class.at("init of a pending timer") == 1);
     CHECK(r.idx.agree == 3);
     CHECK(r.timers == 2);
+}
+
+// The import's counts of what the timer_cancel lines of `text` were.
+FtraceImportStats import_stats(const std::string& text, const std::string& name) {
+    FtraceReader reader(std::string_view(text), name);
+    FtraceImporter importer(reader);
+    TraceEvent e;
+    while (importer.next(e)) {
+    }
+    return importer.stats();
+}
+
+TEST_CASE("validate and the import read each timer_cancel the same way (cancel_meaning)") {
+    // HZ=250 from jiffies 4294900000 at 1 s: the jiffies a start at `us` shows.
+    const auto jiffies_at = [](std::uint64_t us) { return Jiffies{4294900000} + (us - 1'000'000) / 4'000; };
+    const auto start_at = [&](unsigned cpu, std::uint64_t us, std::string_view timer) {
+        return start(cpu, us, timer, "process_timeout", jiffies_at(us) + 1000, 1000, 0);
+    };
+    std::vector<std::pair<std::uint64_t, std::string>> lines;
+    const auto add = [&](std::uint64_t us, std::string line) { lines.emplace_back(us, std::move(line)); };
+    // aa: in the bucket of jiffy +6 (idx 38); the softirq detaches it at
+    // 1.030 s, and is preempted 18.7 ms before the callback's
+    // timer_expire_entry: an expiry.
+    const Jiffies j0 = jiffies_at(1'000'000);
+    add(1'000'000, start(0, 1'000'000, "aa", "process_timeout", j0 + 5, 5, 38));
+    add(1'030'000, cancel(0, 1'030'000, "aa"));
+    add(1'048'700, expire_entry(0, 1'048'700, "aa", "process_timeout", jiffies_at(1'048'700), j0 + 6));
+    add(1'048'710, expire_exit(0, 1'048'710, "aa"));
+    // bb: cancel and start 2 us apart on CPU 1: a requeue (mod_timer).
+    add(1'001'000, start_at(1, 1'001'000, "bb"));
+    add(1'002'000, cancel(1, 1'002'000, "bb"));
+    add(1'002'002, start_at(1, 1'002'002, "bb"));
+    // cc: CPU 1 starts it again 20 ms after the cancel: a delete, then an arm.
+    add(1'003'000, start_at(1, 1'003'000, "cc"));
+    add(1'004'000, cancel(1, 1'004'000, "cc"));
+    add(1'024'000, start_at(1, 1'024'000, "cc"));
+    // dd: CPU 0 starts ee between dd's cancel and start: a delete, then an arm.
+    add(1'005'000, start_at(0, 1'005'000, "dd"));
+    add(1'006'000, cancel(0, 1'006'000, "dd"));
+    add(1'006'500, start_at(0, 1'006'500, "ee"));
+    add(1'007'000, start_at(0, 1'007'000, "dd"));
+    std::sort(lines.begin(), lines.end());
+    std::string t = kHz250;
+    for (const auto& [us, line] : lines) t += line;
+
+    const FtraceImportStats imported = import_stats(t, "cancels");
+    CHECK(imported.expiry_detaches == 1);
+    CHECK(imported.requeues == 1);
+    CHECK(imported.cancels == 2);
+    const ReplayResult r = replay_kernel_trace(t, "cancels");
+    CHECK(r.kernel_requeues == 1);
+    CHECK(r.kernel_deletes == 2);
+    CHECK(r.expiry.agree == 1); // aa: fired by our model at the kernel's run, not cancelled
+}
+
+TEST_CASE("on every committed capture validate and the import find the same requeues and deletes") {
+    std::size_t captures = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(kKernel)) {
+        const std::string name = entry.path().filename().string();
+        if (!name.ends_with(".trace.xz")) continue;
+        CAPTURE(name);
+        ++captures;
+        const std::string text = test::read_xz(entry.path());
+        const FtraceImportStats imported = import_stats(text, name);
+        const ReplayResult r = replay_kernel_trace(text, name);
+        CHECK(imported.requeues > 0);
+        CHECK(r.kernel_requeues == imported.requeues);
+        CHECK(r.kernel_deletes == imported.cancels);
+    }
+    CHECK(captures >= 10);
 }
 
 // The events a ReplayStream hands out, in order, with the names they

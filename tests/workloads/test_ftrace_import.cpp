@@ -2,6 +2,7 @@
 // format the kernel and trace-cmd print, the kernel's tracing habits turned
 // back into arm/modify/cancel (tests/data/ftrace/), and the malformed inputs of
 // tests/data/bad-ftrace/.
+#include "workloads/traces/kernel/cancel_meaning.hpp"
 #include "workloads/traces/kernel/ftrace_import.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
 #include "workloads/traces/kernel/kernel_clock.hpp"
@@ -228,6 +229,50 @@ TEST_CASE("timer_expire_entry keeps now and baseclk; old kernels have no baseclk
     CHECK(!events[2].jiffies());
     CHECK(events[3].type == FtraceEventType::timer_init);
     CHECK(events[4].type == FtraceEventType::timer_cancel);
+}
+
+TEST_CASE("cancel_meaning reads a timer_cancel from its CPU's next timer event") {
+    const CancelNeighbour cancel{FtraceEventType::timer_cancel, 0xaa, 5'000'000'000};
+    const auto next = [&](FtraceEventType type, std::uint64_t timer, std::uint64_t after_ns) {
+        return CancelNeighbour{type, timer, cancel.timestamp_ns + after_ns};
+    };
+    using enum FtraceEventType;
+    CHECK(cancel_meaning(cancel, nullptr) == CancelMeaning::del_timer); // the CPU traced nothing more
+    // The timer's expiry: detached, then its callback, up to a second later.
+    const CancelNeighbour entry = next(timer_expire_entry, 0xaa, kDetachReachNs);
+    CHECK(cancel_meaning(cancel, &entry) == CancelMeaning::expiry_detach);
+    const CancelNeighbour late_entry = next(timer_expire_entry, 0xaa, kDetachReachNs + 1);
+    CHECK(cancel_meaning(cancel, &late_entry) == CancelMeaning::del_timer);
+    // Another timer's expiry: this cancel was a del_timer.
+    const CancelNeighbour other_entry = next(timer_expire_entry, 0xbb, 1'000);
+    CHECK(cancel_meaning(cancel, &other_entry) == CancelMeaning::del_timer);
+    // mod_timer(): the start under the same lock, within 10 ms (or the
+    // reach given).
+    const CancelNeighbour restart = next(timer_start, 0xaa, kRequeueReachNs);
+    CHECK(cancel_meaning(cancel, &restart) == CancelMeaning::requeue);
+    CHECK(cancel_meaning(cancel, &restart, CancelReach{.requeue_ns = kRequeueReachNs - 1}) == CancelMeaning::del_timer);
+    const CancelNeighbour late_restart = next(timer_start, 0xaa, kRequeueReachNs + 1);
+    CHECK(cancel_meaning(cancel, &late_restart) == CancelMeaning::del_timer);
+    const CancelNeighbour reinit = next(timer_init, 0xaa, 1'000);
+    CHECK(cancel_meaning(cancel, &reinit) == CancelMeaning::del_timer);
+    // A next line stamped before the cancel (a clock that stepped back) is
+    // taken as no gap, not as 2^64 ns.
+    const CancelNeighbour earlier{timer_expire_entry, 0xaa, cancel.timestamp_ns - 1};
+    CHECK(cancel_meaning(cancel, &earlier) == CancelMeaning::expiry_detach);
+}
+
+TEST_CASE("a detach whose callback starts 18.7 ms later is an expiry; with another event of its CPU between, a cancel") {
+    const std::string start = "timer_start: timer=a function=f expires=4294967400 [timeout=100] cpu=0 idx=1 flags=";
+    const std::string entry = "timer_expire_entry: timer=a function=f now=4294967405 baseclk=4294967400";
+    const std::string other = "timer_start: timer=b function=g expires=4294967500 [timeout=200] cpu=0 idx=2 flags=";
+    // The committed 6.1 capture has one: its softirq preempted between the two.
+    const std::string preempted =
+        import_text(line("1.000000", start) + line("1.400000", "timer_cancel: timer=a") + line("1.418700", entry), 250);
+    CHECK(preempted.find("cancel") == std::string::npos);
+    const std::string between = import_text(line("1.000000", start) + line("1.400000", "timer_cancel: timer=a") +
+                                                line("1.400500", other) + line("1.418700", entry),
+                                            250);
+    CHECK(between.find("\n400000000 cancel 0x000000000000000a cpu=1\n") != std::string::npos);
 }
 
 TEST_CASE("cancel and start far apart, or on other CPUs, are a cancel and an arm") {

@@ -5,6 +5,7 @@
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include "workloads/traces/input/parse_util.hpp"
+#include "workloads/traces/kernel/cancel_meaning.hpp"
 #include "workloads/traces/layouts/key_index.hpp"
 
 #include <algorithm>
@@ -39,11 +40,17 @@ enum class Pending : std::uint8_t { unseen, pending, idle };
 struct TimerState {
     std::uint64_t pointer = 0;
     Pending state = Pending::unseen;
-    bool held = false;            // a timer_cancel of this timer awaits its meaning
-    std::uint32_t held_cpu = 0;
-    std::uint64_t held_time = 0;  // relative ns
-    std::uint64_t held_seq = 0;   // its slot in the output queue
-    std::uint64_t held_serial = 0; // its place among held_cpu's timer events (Impl::cpu_serial)
+};
+
+// A CPU's timer_cancel whose meaning (cancel_meaning.hpp) awaits that CPU's
+// next timer event. Its timer is taken as idle meanwhile: it is after every
+// meaning but a requeue, whose timer_start makes it pending again.
+struct HeldCancel {
+    std::uint32_t timer = 0;     // TimerState index
+    std::uint64_t pointer = 0;
+    std::uint64_t time_ns = 0;   // the trace's
+    std::uint64_t seq = 0;       // its slot in the output queue
+    bool was_pending = false;    // a del_timer() of a timer the replay has (else dropped)
 };
 
 // ready: an event to hand out; held: a timer_cancel awaiting its meaning;
@@ -131,8 +138,7 @@ struct FtraceImporter::Impl {
     std::string label_buffer;
     OutQueue queue;
     std::unordered_map<std::uint32_t, OpenCallback> callbacks; // by CPU
-    // By CPU: the timer events it traced so far (those the reader kept).
-    std::unordered_map<std::uint32_t, std::uint64_t> cpu_serial;
+    std::unordered_map<std::uint32_t, HeldCancel> held; // by CPU
     std::uint64_t callback_serial = 0;
     char token[2 + 16 + 1] = {};
     char cb_token[2 + 16 + 1] = {};
@@ -212,19 +218,17 @@ struct FtraceImporter::Impl {
         out.label = label_id(e);
     }
 
-    // The held timer_cancel of `s` was a del_timer().
-    void resolve_as_cancel(TimerState& s) {
-        OutEvent& h = queue.at(s.held_seq);
-        if (s.state == Pending::pending) {
-            h.slot = Slot::ready;
-            h.kind = TraceEventKind::cancel;
-            s.state = Pending::idle;
+    // The timer_cancel `h` was a del_timer().
+    void resolve_as_cancel(const HeldCancel& h) {
+        OutEvent& out = queue.at(h.seq);
+        if (h.was_pending) {
+            out.slot = Slot::ready;
+            out.kind = TraceEventKind::cancel;
             ++stats.cancels;
         } else {
-            h.slot = Slot::dropped; // armed before the trace began: the replay never had it
+            out.slot = Slot::dropped; // armed before the trace began: the replay never had it
             ++stats.dropped_cancels;
         }
-        s.held = false;
     }
 
     // timer_expire_entry: the callback of `timer` starts on `cpu` (a callback
@@ -300,40 +304,38 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
     if (!pre_trace_armed) arm_pre_trace(rel);
     const std::uint32_t ti = timer_index(e.timer);
     TimerState& s = timers[ti];
-    const std::uint64_t serial = ++cpu_serial[e.line_cpu];
 
-    if (s.held) {
-        const bool paired = e.line_cpu == s.held_cpu && rel - s.held_time <= pair_window_ns;
-        // 6.1 __mod_timer(): detach_if_pending() and internal_add_timer()
-        // run under the base lock with interrupts off, so the CPU traces no
-        // other timer event between them. A start after other events of
-        // its CPU is a del_timer() followed by a new arm, not one modify.
-        const bool adjacent = serial == s.held_serial + 1;
-        if (paired && adjacent && e.type == FtraceEventType::timer_start) {
+    // The CPU's cancel before this event: what was it?
+    if (const auto h = held.find(e.line_cpu); h != held.end()) {
+        const HeldCancel c = h->second;
+        held.erase(h);
+        const CancelNeighbour next{e.type, e.timer, e.timestamp_ns};
+        switch (cancel_meaning({FtraceEventType::timer_cancel, c.pointer, c.time_ns}, &next,
+                               CancelReach{.requeue_ns = pair_window_ns})) {
+        case CancelMeaning::requeue: {
             // mod_timer() moving a pending timer: detach (cancel) + enqueue (start).
-            OutEvent& h = queue.at(s.held_seq);
-            h.slot = Slot::ready;
-            h.kind = TraceEventKind::modify;
-            fill_arm(h, e);
-            if (h.cb == OutEvent::kNoTimer) mark_callback(h, e.line_cpu, s.held_seq);
-            s.held = false;
+            OutEvent& out = queue.at(c.seq);
+            out.slot = Slot::ready;
+            out.kind = TraceEventKind::modify;
+            fill_arm(out, e);
+            if (out.cb == OutEvent::kNoTimer) mark_callback(out, e.line_cpu, c.seq);
             s.state = Pending::pending;
             ++stats.modifies;
             ++stats.requeues;
             return;
         }
-        if (paired && e.type == FtraceEventType::timer_expire_entry) {
+        case CancelMeaning::expiry_detach:
             // The run loop's detach before the callback: an expiry.
-            queue.at(s.held_seq).slot = Slot::dropped;
-            s.held = false;
-            s.state = Pending::idle;
+            queue.at(c.seq).slot = Slot::dropped;
             ++stats.expiries;
             ++stats.expiry_detaches;
             push_run(e, ti, rel);
             open_callback(e.line_cpu, ti, rel);
             return;
+        case CancelMeaning::del_timer:
+            resolve_as_cancel(c);
+            break;
         }
-        resolve_as_cancel(s);
     }
 
     switch (e.type) {
@@ -371,11 +373,8 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
         // queued on another): the cancel is that CPU's work.
         out.cpu = e.line_cpu;
         mark_callback(out, e.line_cpu, queue.tail());
-        s.held_seq = queue.push(out);
-        s.held = true;
-        s.held_cpu = e.line_cpu;
-        s.held_time = rel;
-        s.held_serial = serial;
+        held[e.line_cpu] = HeldCancel{ti, e.timer, e.timestamp_ns, queue.push(out), s.state == Pending::pending};
+        s.state = Pending::idle;
         return;
     }
     case FtraceEventType::timer_expire_entry:
@@ -402,8 +401,11 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
                 continue;
             }
             if (f.slot == Slot::held) {
-                if (!eof && latest - f.time_ns <= pair_window_ns) break;
-                resolve_as_cancel(timers[f.timer]);
+                // Its CPU traced nothing within the detach's reach.
+                if (!eof && latest - f.time_ns <= kDetachReachNs) break;
+                const auto h = held.find(*f.cpu);
+                resolve_as_cancel(h->second);
+                held.erase(h);
                 continue;
             }
             if (f.cb_pending) {

@@ -8,6 +8,7 @@
 //     gives no event (the simulator decides when timers fire);
 //   * mod_timer() on a pending timer that changes bucket traces timer_cancel
 //     then timer_start on the same CPU: one `modify`;
+//     (which a timer_cancel is, cancel_meaning.hpp says, for validate too)
 //   * mod_timer() that keeps the timer in its bucket traces nothing, so
 //     nothing is emitted;
 //   * a timer_cancel that is neither is a del_timer(): a `cancel`, unless the
@@ -18,10 +19,11 @@
 //     timer_expire_entry and timer_expire_exit come from that callback: the
 //     events get cb= that timer.
 //
-// A timer_cancel is held until the same timer's next event on the same CPU
-// (or until the trace has moved on by pair_window_ns), so the converted
-// events stay in time order; memory is the timer map plus the events inside
-// that window.
+// A timer_cancel is held until its CPU's next timer event (or until the
+// trace has moved on by kDetachReachNs), so the converted events stay in
+// time order; memory is the timer map plus the events inside that window.
+// pair_window_ns is the requeue's reach (CancelReach::requeue_ns) and how
+// long a callback waits for its timer_expire_exit.
 #pragma once
 
 #include "workloads/traces/kernel/kernel_clock.hpp"
