@@ -216,7 +216,7 @@ private:
         rank_none = 5
     };
     // Where a running softirq stopped: before a callback, or at a pass end.
-    enum class Phase : std::uint8_t { idle, fire, pass_end };
+    enum class Phase : std::uint8_t { idle, fire, resume, pass_end };
     struct Key {
         std::uint64_t time = UINT64_MAX; // when it happens
         std::uint64_t due = UINT64_MAX;  // when it was due (an action waits for its CPU's softirq)

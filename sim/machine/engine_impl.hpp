@@ -35,7 +35,9 @@
 //                 tick's own time, TIMER_SOFTIRQ is raised if due, and the
 //                 queue's run loop, which reads jiffies live like 6.1
 //                 __run_timers(), may then run newly due buckets in the same
-//                 pass. irq_exit() does nothing there (in_interrupt()).
+//                 pass (a callback that ran past a tick lets it in before
+//                 the loop's next turn). irq_exit() does nothing there
+//                 (in_interrupt()).
 //   ksoftirqd     runs ksoftirqd_delay_ns after it was woken.
 //   actions       workload steps (arm, cancel, or a call into the workload)
 //                 at given ns, each on its Action::cpu. An action due while

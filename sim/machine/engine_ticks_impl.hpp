@@ -267,6 +267,18 @@ void Engine<Q>::softirq_step(CpuState& c) {
             c.phase = Phase::pass_end;
             return;
         }
+        // 6.1 __run_timers() reads jiffies at each turn of its loop: a
+        // callback that ran past a tick (any CPU's: jiffies is global)
+        // lets that tick in first, and the run goes on at the jiffies it
+        // moved to, newly due buckets and the deferrable base included.
+        if (tick_time_ns(jiffies_ - start_jiffies_ + 1, config_.hz) <= c.clock_ns) {
+            c.phase = Phase::resume;
+            return;
+        }
+        queue_step(c, true);
+        return;
+    }
+    if (c.phase == Phase::resume) {
         queue_step(c, true);
         return;
     }

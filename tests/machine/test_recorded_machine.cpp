@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -33,7 +34,12 @@ constexpr Jiffies kJ0 = 0xfffedb08; // INITIAL_JIFFIES at HZ=250
 
 struct Recorder final : Workload {
     std::vector<FireRecord> fired;
+    std::uint64_t long_callback_ns = 0; // the first fire's callback, if set
     void on_fire(Sim&, const FireRecord& r) override { fired.push_back(r); }
+    std::optional<std::uint64_t> callback_cost_ns(const FireRecord&) const override {
+        if (fired.size() == 1 && long_callback_ns) return long_callback_ns;
+        return std::nullopt;
+    }
 };
 
 // A fire on `cpu` of the bucket whose clock was `baseclk`.
@@ -71,11 +77,12 @@ struct Timed {
 };
 template <class Q>
 std::vector<Jiffies> fire_jiffies(Q queue, std::shared_ptr<const RecordedMachine> recording,
-                                  const std::vector<Timed>& timers) {
+                                  const std::vector<Timed>& timers, std::uint64_t first_callback_ns = 0) {
     EngineConfig config{.hz = kHz};
     config.recorded = std::move(recording);
     Engine<Q> engine(queue, config);
     Recorder rec;
+    rec.long_callback_ns = first_callback_ns;
     engine.set_workload(&rec);
     for (const Timed& t : timers) {
         const TimerId id = engine.create_timer(TimerFlags{.deferrable = t.deferrable});
@@ -164,6 +171,20 @@ TEST_CASE("a due tick without a recorded run asks as the kernel's idle entry doe
     CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), recording(),
                        {{kJ0 + 5, false, tick_time_ns(3, kHz)},
                         {kJ0 + 70, false, 0, tick_time_ns(10, kHz) + 1'000}}) == std::vector<Jiffies>{kJ0 + 72});
+}
+
+TEST_CASE("a callback that runs past ticks: the run goes on at the jiffies it moved to, deferrable base included") {
+    // The run at J0+20 fires a timer (expires J0+18) whose callback takes
+    // 10 ms: jiffies moves to J0+22 meanwhile. A deferrable timer due at
+    // J0+21 (expires J0+20) fires in that run, at J0+22, as 6.1
+    // __run_timers() reads jiffies at each turn and run_timer_softirq() runs
+    // the deferrable base after the standard one, rather than waiting for
+    // the next recorded run (J0+50).
+    CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), recording(), {{kJ0 + 18}, {kJ0 + 20, true}},
+                       10'000'000) == std::vector<Jiffies>{kJ0 + 20, kJ0 + 22});
+    // With a short callback it waits for J0+50.
+    CHECK(fire_jiffies(ModernWheel(ModernWheel::Config{.hz = kHz}), recording(), {{kJ0 + 18}, {kJ0 + 20, true}}) ==
+          std::vector<Jiffies>{kJ0 + 20, kJ0 + 50});
 }
 
 TEST_CASE("a deferrable timer never wakes the CPU: it waits for the next recorded run") {
