@@ -282,7 +282,7 @@ private:
     void queue_step(CpuState& c, bool resume);
     template <class Take>
     void remote_steps(CpuState& c, Take& take, bool resume);
-    void find_remote_targets(CpuState& c);
+    void find_remote_targets(CpuState& c, std::vector<std::uint32_t>& out);
     bool remote_work_due(CpuState& c);
     void after_queue_step(CpuState& c);
     void softirq_step(CpuState& c);

@@ -188,6 +188,9 @@ struct Engine<Q>::CpuState {
     // global base this pass runs after its own (tmigr_handle_remote()), the
     // next of them to run, and the one running now (kNoRemoteCpu: none).
     std::vector<std::uint32_t> remote_targets;
+    // remote_work_due()'s list: a tick inside a run must not change the
+    // list its walk is going through.
+    std::vector<std::uint32_t> remote_due_targets;
     std::size_t remote_next = 0;
     std::uint32_t remote_cpu = kNoRemoteCpu;
     // A timer of this CPU's global base whose callback another CPU runs

@@ -94,7 +94,7 @@ void Engine<Q>::start_pass(CpuState& c) {
         // expiry at a time. With the bound spent the handler has nothing to do.
         charge(c, config_.costs.softirq_entry_ns);
         if constexpr (RemoteExpiry<Q>) {
-            find_remote_targets(c);
+            find_remote_targets(c, c.remote_targets);
             c.remote_next = 0;
             c.remote_cpu = kNoRemoteCpu;
         }
@@ -163,8 +163,8 @@ void Engine<Q>::remote_steps(CpuState& c, Take& take, bool resume) {
     }
 }
 
-// Whose global base CPU c runs after its own in this TIMER softirq. On the
-// recorded machine, the ones the trace shows it ran then (its
+// Whose global base CPU c runs after its own in this TIMER softirq, into
+// `out`. On the recorded machine, the ones the trace shows it ran then (its
 // tmigr_handle_remote_cpu lines). On the simulated machine with NOHZ idle,
 // a stand-in for the hierarchy (docs/machine.md), whose groups
 // (hierarchy_, migration_hierarchy.hpp) are the kernel's for the CPUs and
@@ -175,12 +175,12 @@ void Engine<Q>::remote_steps(CpuState& c, Take& take, bool resume) {
 // CPUs, above it every CPU of a child group whose ticks are all stopped.
 // Without NOHZ no CPU is idle.
 template <TimerQueue Q>
-void Engine<Q>::find_remote_targets(CpuState& c) {
-    c.remote_targets.clear();
+void Engine<Q>::find_remote_targets(CpuState& c, std::vector<std::uint32_t>& out) {
+    out.clear();
     const unsigned x = index_of(c);
     if (config_.recorded) {
         for (const RecordedMachine::RemoteRun& r : config_.recorded->remote_runs_at(x, jiffies_))
-            if (r.cpu < cpus_.size() && r.cpu != x) c.remote_targets.push_back(r.cpu);
+            if (r.cpu < cpus_.size() && r.cpu != x) out.push_back(r.cpu);
         return;
     }
     if (!config_.nohz_idle || hierarchy_.levels.empty()) return;
@@ -201,7 +201,7 @@ void Engine<Q>::find_remote_targets(CpuState& c) {
             if (x >= first && x < end) continue; // its own child: the levels below
             if (child && any_tick_runs(first, end)) continue; // that group's own migrator runs it
             for (unsigned y = first; y < end; ++y)
-                if (cpus_[y].tick_stopped) c.remote_targets.push_back(y);
+                if (cpus_[y].tick_stopped) out.push_back(y);
         }
         index = g.parent;
     }
@@ -212,8 +212,8 @@ template <TimerQueue Q>
 bool Engine<Q>::remote_work_due(CpuState& c) {
     if constexpr (RemoteExpiry<Q>) {
         if (!config_.recorded && !config_.nohz_idle) return false;
-        find_remote_targets(c);
-        for (const std::uint32_t y : c.remote_targets) {
+        find_remote_targets(c, c.remote_due_targets);
+        for (const std::uint32_t y : c.remote_due_targets) {
             sync(cpus_[y]);
             if (cpus_[y].queue->remote_due()) return true;
         }
