@@ -99,10 +99,11 @@ struct ReplayStream::Impl {
     Impl(FtraceReader& r, const ReplayOptions& o, ReplayResult& res, IncarnationSlots& s)
         : reader(r), options(o), result(res), slots(s), survey(*o.survey) {}
 
-    // timer= -> its current timer object and its last function= (a timer
-    // keeps its callback: compared, not looked up).
+    // timer= -> its current timer object, its last event read and its last
+    // function= (a timer keeps its callback: compared, not looked up).
     struct TimerState {
         IncarnationIndex incarnation = 0;
+        EventSeq last_event = kNoEvent;
         FunctionIndex function = kNoFunction;
     };
 
@@ -179,11 +180,18 @@ struct ReplayStream::Impl {
         set_remote_cpu(e, fe);
         e.set_baseclk(fe.baseclk);
         e.set_jiffies(fe.jiffies());
-        if (added) ++result.timers;
+        if (added) {
+            ++result.timers;
+        } else if (Event* previous = in_window(t.last_event)) {
+            previous->next_of_timer_read = true;
+            if (previous->type == FtraceEventType::timer_cancel)
+                previous->next_of_timer_detaches = detaches_for(neighbour(*previous), neighbour(e));
+        }
         if (added || e.type == FtraceEventType::timer_init) {
             if (!added) e.previous_incarnation = t.incarnation;
             t.incarnation = slots.allocate();
         }
+        t.last_event = seq;
         e.incarnation = t.incarnation;
         if (Event* previous = in_window(last_of_cpu[e.line_cpu])) {
             previous->next_same_cpu = seq;
@@ -217,16 +225,17 @@ struct ReplayStream::Impl {
 
     // May `f` (window[0]) be replayed: does the window hold every event its
     // replay may look at? The events with its timestamp (a later one is
-    // read), and for a timer_cancel the CPU's next event, for a
-    // timer_expire_exit its next two, unless the window already reaches
-    // past the time they could count.
+    // read), and for a timer_cancel its timer's next event (with the CPU's
+    // next, if that comes first), for a timer_expire_exit the CPU's next
+    // two, unless the window already reaches past the time they could
+    // count.
     bool ready(const Event& f) {
         if (end_of_trace) return true;
         const std::uint64_t newest = window.back().timestamp_ns;
         if (newest <= f.timestamp_ns) return false;
         const std::uint64_t reached = newest - f.timestamp_ns;
         switch (f.type) {
-        case FtraceEventType::timer_cancel: return f.next_same_cpu_read || reached > kDetachReachNs;
+        case FtraceEventType::timer_cancel: return f.next_of_timer_read || reached > kDetachReachNs;
         case FtraceEventType::timer_expire_exit: {
             if (reached > kSameRunGapNs) return true;
             if (!f.next_same_cpu_read) return false;

@@ -10,7 +10,8 @@
 // a window of events, from the one replayed to the last one read, and hands
 // out the next one once everything it may look at is in the window: an
 // event with a later timestamp, and the CPU's next events or the time past
-// which they would no longer count (kDetachReachNs, kSameRunGapNs). Memory
+// which they would no longer count (kDetachReachNs, kSameRunGapNs). A
+// timer_cancel waits for its timer's next event (cancel_meaning.hpp). Memory
 // is the window, the timer objects alive and the names, not the trace.
 //
 // Timer objects are numbered by IncarnationSlots: a number ends with the
@@ -70,6 +71,8 @@ struct Event {
     bool pinned : 1 = false;          // flags P (6.9+: the timer goes to BASE_LOCAL)
     bool consumed : 1 = false;        // applied out of print order (an equal-timestamp reordering)
     bool next_same_cpu_read : 1 = false; // next_same_cpu is set
+    bool next_of_timer_read : 1 = false; // the next event with the same timer= (any CPU) was read:
+    bool next_of_timer_detaches : 1 = false; // ... and it makes this timer_cancel an expiry's detach (detaches_for())
 
     std::optional<Jiffies> baseclk() const noexcept { return has_baseclk_ ? std::optional(baseclk_) : std::nullopt; }
     std::optional<Jiffies> jiffies() const noexcept { return has_jiffies_ ? std::optional(jiffies_) : std::nullopt; }
@@ -113,6 +116,9 @@ private:
 static_assert(kMaxReplayCpus < Event::kNone16);
 // One is kept for every event of the window (docs/validation.md).
 static_assert(sizeof(Event) == 80);
+
+// What cancel_meaning.hpp's rules read of an event.
+inline CancelNeighbour neighbour(const Event& e) noexcept { return {e.type, e.timer, e.timestamp_ns, e.line_cpu}; }
 
 // A line that says events are missing: "CPU:N [LOST M EVENTS]" (also
 // "[M EVENTS DROPPED]") or "##### CPU N buffer started ####".

@@ -200,10 +200,12 @@ void check_jiffies_jump(const ReplayLedger& ledger, const Event& e, Jiffies from
 
 std::optional<CancelMeaning> cancel_to_apply(ReplayLedger& ledger, const ReplayStream& stream, const Event& e,
                                              bool known) {
+    // The timer's next event was judged when it was read (the stream holds
+    // the cancel until then, or until it is out of reach).
+    if (e.next_of_timer_read && e.next_of_timer_detaches) return std::nullopt;
     const Event* n = stream.next_same_cpu(e);
-    const CancelNeighbour next = n ? CancelNeighbour{n->type, n->timer, n->timestamp_ns} : CancelNeighbour{};
-    const CancelMeaning meaning = cancel_meaning({e.type, e.timer, e.timestamp_ns}, n ? &next : nullptr);
-    if (meaning == CancelMeaning::expiry_detach) return std::nullopt;
+    const CancelNeighbour next = n ? neighbour(*n) : CancelNeighbour{};
+    const CancelMeaning meaning = cancel_meaning(neighbour(e), n ? &next : nullptr, nullptr);
     if (!known) {
         note(ledger, e,
              "timer_cancel of a timer the trace never showed armed (the detach of a lost expiry, or a timer "

@@ -480,10 +480,13 @@ TEST_CASE("a cancel is a requeue when its CPU next starts the timer again, else 
     CHECK(r.timers == 2);
 }
 
-// The import's counts of what the timer_cancel lines of `text` were.
+// The import's counts of what the timer_cancel lines of `text` were, as
+// run imports it (the timers armed before the trace armed at its start).
 FtraceImportStats import_stats(const std::string& text, const std::string& name) {
+    HzResolution resolved = resolve_ftrace_hz(text, name, {});
     FtraceReader reader(std::string_view(text), name);
     FtraceImporter importer(reader);
+    importer.arm_before_trace(std::move(resolved.pre_trace_fires));
     TraceEvent e;
     while (importer.next(e)) {
     }
@@ -499,11 +502,12 @@ TEST_CASE("validate and the import read each timer_cancel the same way (cancel_m
     std::vector<std::pair<std::uint64_t, std::string>> lines;
     const auto add = [&](std::uint64_t us, std::string line) { lines.emplace_back(us, std::move(line)); };
     // aa: in the bucket of jiffy +6 (idx 38); the softirq detaches it at
-    // 1.030 s, and is preempted 18.7 ms before the callback's
-    // timer_expire_entry: an expiry.
+    // 1.030 s, an interrupt arms ff, and the softirq is preempted 18.7 ms
+    // before the callback's timer_expire_entry: an expiry.
     const Jiffies j0 = jiffies_at(1'000'000);
     add(1'000'000, start(0, 1'000'000, "aa", "process_timeout", j0 + 5, 5, 38));
     add(1'030'000, cancel(0, 1'030'000, "aa"));
+    add(1'030'005, start_at(0, 1'030'005, "ff"));
     add(1'048'700, expire_entry(0, 1'048'700, "aa", "process_timeout", jiffies_at(1'048'700), j0 + 6));
     add(1'048'710, expire_exit(0, 1'048'710, "aa"));
     // bb: cancel and start 2 us apart on CPU 1: a requeue (mod_timer).
@@ -576,21 +580,24 @@ Streamed stream_events(const std::string& t, const std::string& name, ReplayResu
 }
 
 TEST_CASE("the stream holds the events the current one may look at, not the trace") {
-    // 2,000 events on two CPUs, a millisecond apart, each CPU busy in turn:
-    // a CPU's next event is never far, and no timestamp repeats.
+    // 2,000 events on two CPUs, a millisecond apart, each CPU busy in turn
+    // with its own timer (aa on CPU 0, bb on CPU 1): a timer's next event
+    // is never far, and no timestamp repeats.
     std::string t = kHz250;
     for (std::uint64_t i = 0; i < 1000; ++i) {
         const std::uint64_t us = 1'000'000 + 2'000 * i;
         const unsigned cpu = (i / 10) % 2;
-        t += start(cpu, us, "aa", "tcp_keepalive_timer", 4'294'937'546 + i, 250, 0);
-        t += cancel(cpu, us + 1'000, "aa");
+        const char* timer = cpu == 0 ? "aa" : "bb";
+        t += start(cpu, us, timer, "tcp_keepalive_timer", 4'294'937'546 + i, 250, 0);
+        t += cancel(cpu, us + 1'000, timer);
     }
     ReplayResult result;
     const Streamed s = stream_events(t, "window", result);
     CHECK(s.events.size() == 2000);
     CHECK(result.timer_events == 2000);
-    // A cancel waits for its CPU's next event (the detach of an expiry?):
-    // the last of a CPU's run, for the other CPU's 20 and its own next.
+    // A cancel waits for its timer's next event (is it the timer's
+    // expiry?): the last of a CPU's run, for the other CPU's 20 and its
+    // timer's next start.
     CHECK(s.widest_window == 22);
 }
 

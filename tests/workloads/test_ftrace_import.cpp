@@ -231,37 +231,41 @@ TEST_CASE("timer_expire_entry keeps now and baseclk; old kernels have no baseclk
     CHECK(events[4].type == FtraceEventType::timer_cancel);
 }
 
-TEST_CASE("cancel_meaning reads a timer_cancel from its CPU's next timer event") {
-    const CancelNeighbour cancel{FtraceEventType::timer_cancel, 0xaa, 5'000'000'000};
-    const auto next = [&](FtraceEventType type, std::uint64_t timer, std::uint64_t after_ns) {
-        return CancelNeighbour{type, timer, cancel.timestamp_ns + after_ns};
+TEST_CASE("cancel_meaning: a detach by the timer's next event, a requeue by the CPU's next") {
+    const CancelNeighbour cancel{FtraceEventType::timer_cancel, 0xaa, 5'000'000'000, 1};
+    const auto at = [&](FtraceEventType type, std::uint64_t timer, std::uint64_t after_ns, std::uint32_t cpu = 1) {
+        return CancelNeighbour{type, timer, cancel.timestamp_ns + after_ns, cpu};
     };
     using enum FtraceEventType;
-    CHECK(cancel_meaning(cancel, nullptr) == CancelMeaning::del_timer); // the CPU traced nothing more
-    // The timer's expiry: detached, then its callback, up to a second later.
-    const CancelNeighbour entry = next(timer_expire_entry, 0xaa, kDetachReachNs);
-    CHECK(cancel_meaning(cancel, &entry) == CancelMeaning::expiry_detach);
-    const CancelNeighbour late_entry = next(timer_expire_entry, 0xaa, kDetachReachNs + 1);
-    CHECK(cancel_meaning(cancel, &late_entry) == CancelMeaning::del_timer);
-    // Another timer's expiry: this cancel was a del_timer.
-    const CancelNeighbour other_entry = next(timer_expire_entry, 0xbb, 1'000);
-    CHECK(cancel_meaning(cancel, &other_entry) == CancelMeaning::del_timer);
-    // mod_timer(): the start under the same lock, within 10 ms (or the
-    // reach given).
-    const CancelNeighbour restart = next(timer_start, 0xaa, kRequeueReachNs);
-    CHECK(cancel_meaning(cancel, &restart) == CancelMeaning::requeue);
-    CHECK(cancel_meaning(cancel, &restart, CancelReach{.requeue_ns = kRequeueReachNs - 1}) == CancelMeaning::del_timer);
-    const CancelNeighbour late_restart = next(timer_start, 0xaa, kRequeueReachNs + 1);
-    CHECK(cancel_meaning(cancel, &late_restart) == CancelMeaning::del_timer);
-    const CancelNeighbour reinit = next(timer_init, 0xaa, 1'000);
-    CHECK(cancel_meaning(cancel, &reinit) == CancelMeaning::del_timer);
+    CHECK(cancel_meaning(cancel, nullptr, nullptr) == CancelMeaning::del_timer); // nothing more shown
+    // The timer's expiry on the same CPU, up to a second later, whatever
+    // that CPU printed between: its detach.
+    const CancelNeighbour entry = at(timer_expire_entry, 0xaa, kDetachReachNs);
+    const CancelNeighbour other = at(timer_start, 0xbb, 1'000);
+    CHECK(cancel_meaning(cancel, &other, &entry) == CancelMeaning::expiry_detach);
+    CHECK(cancel_meaning(cancel, &entry, &entry) == CancelMeaning::expiry_detach);
+    const CancelNeighbour late_entry = at(timer_expire_entry, 0xaa, kDetachReachNs + 1);
+    CHECK(cancel_meaning(cancel, &other, &late_entry) == CancelMeaning::del_timer);
+    const CancelNeighbour entry_elsewhere = at(timer_expire_entry, 0xaa, 1'000, 0);
+    CHECK(cancel_meaning(cancel, &other, &entry_elsewhere) == CancelMeaning::del_timer);
+    // mod_timer(): the start is the CPU's very next event, within 10 ms (or
+    // the reach given).
+    const CancelNeighbour restart = at(timer_start, 0xaa, kRequeueReachNs);
+    CHECK(cancel_meaning(cancel, &restart, &restart) == CancelMeaning::requeue);
+    CHECK(cancel_meaning(cancel, &restart, &restart, CancelReach{.requeue_ns = kRequeueReachNs - 1}) ==
+          CancelMeaning::del_timer);
+    const CancelNeighbour late_restart = at(timer_start, 0xaa, kRequeueReachNs + 1);
+    CHECK(cancel_meaning(cancel, &late_restart, &late_restart) == CancelMeaning::del_timer);
+    CHECK(cancel_meaning(cancel, &other, &restart) == CancelMeaning::del_timer); // not the CPU's next
+    const CancelNeighbour reinit = at(timer_init, 0xaa, 1'000);
+    CHECK(cancel_meaning(cancel, &reinit, &reinit) == CancelMeaning::del_timer);
     // A next line stamped before the cancel (a clock that stepped back) is
     // taken as no gap, not as 2^64 ns.
-    const CancelNeighbour earlier{timer_expire_entry, 0xaa, cancel.timestamp_ns - 1};
-    CHECK(cancel_meaning(cancel, &earlier) == CancelMeaning::expiry_detach);
+    const CancelNeighbour earlier{timer_expire_entry, 0xaa, cancel.timestamp_ns - 1, 1};
+    CHECK(cancel_meaning(cancel, &earlier, &earlier) == CancelMeaning::expiry_detach);
 }
 
-TEST_CASE("a detach whose callback starts 18.7 ms later is an expiry; with another event of its CPU between, a cancel") {
+TEST_CASE("a detach whose callback starts 18.7 ms later, or after another event of its CPU, is an expiry") {
     const std::string start = "timer_start: timer=a function=f expires=4294967400 [timeout=100] cpu=0 idx=1 flags=";
     const std::string entry = "timer_expire_entry: timer=a function=f now=4294967405 baseclk=4294967400";
     const std::string other = "timer_start: timer=b function=g expires=4294967500 [timeout=200] cpu=0 idx=2 flags=";
@@ -269,10 +273,21 @@ TEST_CASE("a detach whose callback starts 18.7 ms later is an expiry; with anoth
     const std::string preempted =
         import_text(line("1.000000", start) + line("1.400000", "timer_cancel: timer=a") + line("1.418700", entry), 250);
     CHECK(preempted.find("cancel") == std::string::npos);
+    // expire_timers() drops the base lock with interrupts on before the
+    // callback: an interrupt's mod_timer() of another timer comes between.
     const std::string between = import_text(line("1.000000", start) + line("1.400000", "timer_cancel: timer=a") +
-                                                line("1.400500", other) + line("1.418700", entry),
+                                                line("1.400010", other) + line("1.418700", entry),
                                             250);
-    CHECK(between.find("\n400000000 cancel 0x000000000000000a cpu=1\n") != std::string::npos);
+    CHECK(between.find("cancel") == std::string::npos);
+    CHECK(between.find("\n400010000 arm 0x000000000000000b") != std::string::npos);
+    // The expiry on another CPU, or more than a second later: the cancel
+    // was a del_timer() (and the expiry that of a timer armed unseen).
+    const std::string elsewhere = import_text(
+        line("1.000000", start) + line("1.400000", "timer_cancel: timer=a") + line("1.418700", entry, 2), 250);
+    CHECK(elsewhere.find("\n400000000 cancel 0x000000000000000a cpu=1\n") != std::string::npos);
+    const std::string late = import_text(
+        line("1.000000", start) + line("1.400000", "timer_cancel: timer=a") + line("2.400001", entry), 250);
+    CHECK(late.find("\n400000000 cancel 0x000000000000000a cpu=1\n") != std::string::npos);
 }
 
 TEST_CASE("cancel and start far apart, or on other CPUs, are a cancel and an arm") {

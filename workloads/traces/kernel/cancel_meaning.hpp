@@ -3,23 +3,25 @@
 // call, and the line does not say which:
 //
 //   expiry_detach  the run loop detaching a timer it is about to fire
-//                  (6.1 expire_timers(), 3.6 __run_timers()): the same CPU
-//                  next traces that timer's timer_expire_entry;
+//                  (6.1 expire_timers(), 3.6 __run_timers()): the timer's
+//                  next event is its timer_expire_entry on the same CPU.
+//                  Other events of that CPU may come between: the base lock
+//                  is dropped with interrupts enabled before call_timer_fn(),
+//                  and the softirq may be preempted there;
 //   requeue        mod_timer() of a pending timer moving it to another
 //                  bucket (6.1 __mod_timer(): detach_if_pending(), then
 //                  enqueue_timer() under the same lock, interrupts off):
-//                  the same CPU next traces that timer's timer_start;
-//   del_timer      anything else: a user's cancel.
+//                  the same CPU's very next event is that timer's
+//                  timer_start;
+//   del_timer      anything else: a user's cancel (a del_timer() leaves the
+//                  timer idle: it cannot expire before a timer_start).
 //
-// The meaning is read from the CPU's next timer event alone: nothing else
-// that CPU traces can come between, and a replay that reads further (the
-// timer's next event on any CPU) would take a cancel followed by another
-// CPU's work on the timer for something it is not. Every replay of a kernel
-// trace (run, compare, step through the import; validate) reads a cancel
-// with cancel_meaning(), so they agree on which cancels are a user's.
+// Every replay of a kernel trace (run, compare, step through the import;
+// validate; the import's timers armed before the trace and the recorded
+// machine's held CPUs) reads a cancel by these rules, so they agree on which
+// cancels are a user's.
 //
-//   const CancelMeaning m = cancel_meaning(cancel, next_on_cpu);
-//   if (m == CancelMeaning::expiry_detach) ...  // not a cancel: an expiry follows
+//   switch (cancel_meaning(cancel, next_on_cpu, next_of_timer)) ...
 #pragma once
 
 #include "workloads/traces/layouts/ftrace_reader.hpp"
@@ -30,22 +32,22 @@ namespace timersim {
 
 enum class CancelMeaning : std::uint8_t { expiry_detach, requeue, del_timer };
 
-// How long after a timer_cancel its CPU's next event still tells what the
-// cancel was. In expire_timers() the detach and the callback's
-// timer_expire_entry are microseconds apart, but the softirq may be
-// preempted between them (the committed 6.1 capture has one 18.7 ms
-// apart); a second. A CPU silent for longer leaves the cancel a del_timer.
+// How long after a timer_cancel its timer's expire_entry still makes it the
+// detach. In expire_timers() the two are microseconds apart unless the
+// softirq is preempted between them (the committed 6.1 capture has one
+// 18.7 ms apart); a second. Past that the cancel is a del_timer.
 inline constexpr std::uint64_t kDetachReachNs = 1'000'000'000;
 // How long the requeue's two lines may be apart: they are traced under one
 // lock with interrupts off, microseconds apart. A start traced later is a
 // new arm after a del_timer().
 inline constexpr std::uint64_t kRequeueReachNs = 10'000'000;
 
-// The part of a timer event the rule reads.
+// The part of a timer event the rules read.
 struct CancelNeighbour {
     FtraceEventType type = FtraceEventType::timer_init;
     std::uint64_t timer = 0;
     std::uint64_t timestamp_ns = 0;
+    std::uint32_t cpu = 0; // the CPU that printed it
 };
 
 // How far apart each pair may be (the kernel's, above, unless a test or
@@ -55,17 +57,37 @@ struct CancelReach {
     std::uint64_t requeue_ns = kRequeueReachNs;
 };
 
-// `cancel` is a timer_cancel; `next_on_cpu`, the next timer event the same
-// CPU traced, or null if it traced none (within reach.detach_ns, or at
-// all).
+namespace cancel_detail {
+// A next line stamped before the cancel (a clock that stepped back) is no
+// gap, not 2^64 ns.
+inline std::uint64_t gap(const CancelNeighbour& from, const CancelNeighbour& to) noexcept {
+    return to.timestamp_ns > from.timestamp_ns ? to.timestamp_ns - from.timestamp_ns : 0;
+}
+} // namespace cancel_detail
+
+// `next_of_timer`, the timer's next event (any CPU), shows the cancel was
+// the detach of its expiry.
+inline bool detaches_for(const CancelNeighbour& cancel, const CancelNeighbour& next_of_timer,
+                         CancelReach reach = {}) noexcept {
+    return next_of_timer.type == FtraceEventType::timer_expire_entry && next_of_timer.timer == cancel.timer &&
+           next_of_timer.cpu == cancel.cpu && cancel_detail::gap(cancel, next_of_timer) <= reach.detach_ns;
+}
+
+// `next_on_cpu`, the next timer event the cancel's CPU printed, shows it was
+// the first half of a requeue.
+inline bool requeues_with(const CancelNeighbour& cancel, const CancelNeighbour& next_on_cpu,
+                          CancelReach reach = {}) noexcept {
+    return next_on_cpu.type == FtraceEventType::timer_start && next_on_cpu.timer == cancel.timer &&
+           next_on_cpu.cpu == cancel.cpu && cancel_detail::gap(cancel, next_on_cpu) <= reach.requeue_ns;
+}
+
+// `cancel` is a timer_cancel; `next_on_cpu`, the next timer event its CPU
+// printed, and `next_of_timer`, its timer's next event, each null if there
+// is none (or none is known within reach).
 inline CancelMeaning cancel_meaning(const CancelNeighbour& cancel, const CancelNeighbour* next_on_cpu,
-                                    CancelReach reach = {}) noexcept {
-    if (!next_on_cpu || next_on_cpu->timer != cancel.timer) return CancelMeaning::del_timer;
-    const std::uint64_t gap =
-        next_on_cpu->timestamp_ns > cancel.timestamp_ns ? next_on_cpu->timestamp_ns - cancel.timestamp_ns : 0;
-    if (next_on_cpu->type == FtraceEventType::timer_expire_entry && gap <= reach.detach_ns)
-        return CancelMeaning::expiry_detach;
-    if (next_on_cpu->type == FtraceEventType::timer_start && gap <= reach.requeue_ns) return CancelMeaning::requeue;
+                                    const CancelNeighbour* next_of_timer, CancelReach reach = {}) noexcept {
+    if (next_on_cpu && requeues_with(cancel, *next_on_cpu, reach)) return CancelMeaning::requeue;
+    if (next_of_timer && detaches_for(cancel, *next_of_timer, reach)) return CancelMeaning::expiry_detach;
     return CancelMeaning::del_timer;
 }
 

@@ -40,17 +40,16 @@ enum class Pending : std::uint8_t { unseen, pending, idle };
 struct TimerState {
     std::uint64_t pointer = 0;
     Pending state = Pending::unseen;
-};
-
-// A CPU's timer_cancel whose meaning (cancel_meaning.hpp) awaits that CPU's
-// next timer event. Its timer is taken as idle meanwhile: it is after every
-// meaning but a requeue, whose timer_start makes it pending again.
-struct HeldCancel {
-    std::uint32_t timer = 0;     // TimerState index
-    std::uint64_t pointer = 0;
-    std::uint64_t time_ns = 0;   // the trace's
-    std::uint64_t seq = 0;       // its slot in the output queue
-    bool was_pending = false;    // a del_timer() of a timer the replay has (else dropped)
+    // A timer_cancel of this timer awaits its meaning (cancel_meaning.hpp):
+    // the timer's next event says. The timer is taken as idle meanwhile, as
+    // it is after every meaning but a requeue, whose timer_start makes it
+    // pending again.
+    bool held = false;
+    bool held_was_pending = false; // a del_timer() of a timer the replay has (else dropped)
+    std::uint32_t held_cpu = 0;
+    std::uint64_t held_time = 0;   // the trace's timestamp
+    std::uint64_t held_seq = 0;    // its slot in the output queue
+    std::uint64_t held_serial = 0; // its place among held_cpu's timer events (Impl::cpu_serial)
 };
 
 // ready: an event to hand out; held: a timer_cancel awaiting its meaning;
@@ -121,7 +120,7 @@ private:
 } // namespace
 
 struct FtraceImporter::Impl {
-    Impl(FtraceReader& r, std::uint64_t window) : reader(r), pair_window_ns(window) {}
+    Impl(FtraceReader& r, std::uint64_t window) : reader(r), pair_window_ns(std::min(window, kDetachReachNs)) {}
 
     FtraceReader& reader;
     std::uint64_t pair_window_ns;
@@ -138,7 +137,8 @@ struct FtraceImporter::Impl {
     std::string label_buffer;
     OutQueue queue;
     std::unordered_map<std::uint32_t, OpenCallback> callbacks; // by CPU
-    std::unordered_map<std::uint32_t, HeldCancel> held; // by CPU
+    // By CPU: the timer events it traced so far (those the reader kept).
+    std::unordered_map<std::uint32_t, std::uint64_t> cpu_serial;
     std::uint64_t callback_serial = 0;
     char token[2 + 16 + 1] = {};
     char cb_token[2 + 16 + 1] = {};
@@ -218,10 +218,10 @@ struct FtraceImporter::Impl {
         out.label = label_id(e);
     }
 
-    // The timer_cancel `h` was a del_timer().
-    void resolve_as_cancel(const HeldCancel& h) {
-        OutEvent& out = queue.at(h.seq);
-        if (h.was_pending) {
+    // The held timer_cancel of `s` was a del_timer().
+    void resolve_as_cancel(TimerState& s) {
+        OutEvent& out = queue.at(s.held_seq);
+        if (s.held_was_pending) {
             out.slot = Slot::ready;
             out.kind = TraceEventKind::cancel;
             ++stats.cancels;
@@ -229,6 +229,7 @@ struct FtraceImporter::Impl {
             out.slot = Slot::dropped; // armed before the trace began: the replay never had it
             ++stats.dropped_cancels;
         }
+        s.held = false;
     }
 
     // timer_expire_entry: the callback of `timer` starts on `cpu` (a callback
@@ -305,20 +306,23 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
     const std::uint32_t ti = timer_index(e.timer);
     TimerState& s = timers[ti];
 
-    // The CPU's cancel before this event: what was it?
-    if (const auto h = held.find(e.line_cpu); h != held.end()) {
-        const HeldCancel c = h->second;
-        held.erase(h);
-        const CancelNeighbour next{e.type, e.timer, e.timestamp_ns};
-        switch (cancel_meaning({FtraceEventType::timer_cancel, c.pointer, c.time_ns}, &next,
+    const std::uint64_t serial = ++cpu_serial[e.line_cpu];
+
+    // The timer's next event after its cancel: what was the cancel?
+    if (s.held) {
+        const CancelNeighbour cancel{FtraceEventType::timer_cancel, e.timer, s.held_time, s.held_cpu};
+        const CancelNeighbour next{e.type, e.timer, e.timestamp_ns, e.line_cpu};
+        const bool next_on_cpu = e.line_cpu == s.held_cpu && serial == s.held_serial + 1;
+        switch (cancel_meaning(cancel, next_on_cpu ? &next : nullptr, &next,
                                CancelReach{.requeue_ns = pair_window_ns})) {
         case CancelMeaning::requeue: {
             // mod_timer() moving a pending timer: detach (cancel) + enqueue (start).
-            OutEvent& out = queue.at(c.seq);
+            OutEvent& out = queue.at(s.held_seq);
             out.slot = Slot::ready;
             out.kind = TraceEventKind::modify;
             fill_arm(out, e);
-            if (out.cb == OutEvent::kNoTimer) mark_callback(out, e.line_cpu, c.seq);
+            if (out.cb == OutEvent::kNoTimer) mark_callback(out, e.line_cpu, s.held_seq);
+            s.held = false;
             s.state = Pending::pending;
             ++stats.modifies;
             ++stats.requeues;
@@ -326,14 +330,15 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
         }
         case CancelMeaning::expiry_detach:
             // The run loop's detach before the callback: an expiry.
-            queue.at(c.seq).slot = Slot::dropped;
+            queue.at(s.held_seq).slot = Slot::dropped;
+            s.held = false;
             ++stats.expiries;
             ++stats.expiry_detaches;
             push_run(e, ti, rel);
             open_callback(e.line_cpu, ti, rel);
             return;
         case CancelMeaning::del_timer:
-            resolve_as_cancel(c);
+            resolve_as_cancel(s);
             break;
         }
     }
@@ -373,7 +378,12 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
         // queued on another): the cancel is that CPU's work.
         out.cpu = e.line_cpu;
         mark_callback(out, e.line_cpu, queue.tail());
-        held[e.line_cpu] = HeldCancel{ti, e.timer, e.timestamp_ns, queue.push(out), s.state == Pending::pending};
+        s.held_seq = queue.push(out);
+        s.held = true;
+        s.held_was_pending = s.state == Pending::pending;
+        s.held_cpu = e.line_cpu;
+        s.held_time = e.timestamp_ns;
+        s.held_serial = serial;
         s.state = Pending::idle;
         return;
     }
@@ -401,11 +411,9 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
                 continue;
             }
             if (f.slot == Slot::held) {
-                // Its CPU traced nothing within the detach's reach.
-                if (!eof && latest - f.time_ns <= kDetachReachNs) break;
-                const auto h = held.find(*f.cpu);
-                resolve_as_cancel(h->second);
-                held.erase(h);
+                // Its timer showed nothing more within the detach's reach.
+                if (!eof && (latest < f.time_ns || latest - f.time_ns <= kDetachReachNs)) break;
+                resolve_as_cancel(timers[f.timer]);
                 continue;
             }
             if (f.cb_pending) {

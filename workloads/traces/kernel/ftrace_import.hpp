@@ -19,11 +19,11 @@
 //     timer_expire_entry and timer_expire_exit come from that callback: the
 //     events get cb= that timer.
 //
-// A timer_cancel is held until its CPU's next timer event (or until the
-// trace has moved on by kDetachReachNs), so the converted events stay in
-// time order; memory is the timer map plus the events inside that window.
-// pair_window_ns is the requeue's reach (CancelReach::requeue_ns) and how
-// long a callback waits for its timer_expire_exit.
+// A timer_cancel is held until its timer's next event (or until the trace
+// has moved on by kDetachReachNs), so the converted events stay in time
+// order; memory is the timer map plus the events inside that window.
+// pair_window_ns is the requeue's reach (CancelReach::requeue_ns, at most
+// kDetachReachNs) and how long a callback waits for its timer_expire_exit.
 #pragma once
 
 #include "workloads/traces/kernel/kernel_clock.hpp"

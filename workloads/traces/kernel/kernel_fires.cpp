@@ -94,10 +94,13 @@ void KernelFireCollector::note_next_in_run(const FtraceEvent& e) {
 }
 
 void KernelFireCollector::note_unfired(const FtraceEvent& e) {
-    // A cancel followed by anything but the timer's expire_entry was a
-    // cancel: its timer went unfired.
+    // A cancel that was not its expiry's detach (cancel_meaning.hpp): its
+    // timer went unfired.
     if (const auto c = cancelled_.find(e.timer); c != cancelled_.end()) {
-        if (e.type != FtraceEventType::timer_expire_entry && may_prove_hold(c->second)) unfired_.push_back(c->second);
+        const auto& [unfired, cancel] = c->second;
+        if (!detaches_for(cancel, CancelNeighbour{e.type, e.timer, e.timestamp_ns, e.line_cpu}) &&
+            may_prove_hold(unfired))
+            unfired_.push_back(unfired);
         cancelled_.erase(c);
     }
     switch (e.type) {
@@ -116,7 +119,8 @@ void KernelFireCollector::note_unfired(const FtraceEvent& e) {
     }
     case FtraceEventType::timer_cancel:
         if (const auto q = queued_.find(e.timer); q != queued_.end()) {
-            cancelled_[e.timer] = KernelUnfired{q->second.cpu, q->second.bucket_expiry, e.timestamp_ns};
+            cancelled_[e.timer] = {KernelUnfired{q->second.cpu, q->second.bucket_expiry, e.timestamp_ns},
+                                   CancelNeighbour{e.type, e.timer, e.timestamp_ns, e.line_cpu}};
             queued_.erase(q);
         }
         return;
@@ -128,7 +132,7 @@ void KernelFireCollector::note_unfired(const FtraceEvent& e) {
 std::vector<KernelUnfired> KernelFireCollector::unfired() const {
     std::vector<KernelUnfired> all = unfired_;
     for (const auto& [timer, c] : cancelled_)
-        if (may_prove_hold(c)) all.push_back(c);
+        if (may_prove_hold(c.first)) all.push_back(c.first);
     std::sort(all.begin(), all.end(), [](const KernelUnfired& a, const KernelUnfired& b) { return a.cancel_ns < b.cancel_ns; });
     return all;
 }

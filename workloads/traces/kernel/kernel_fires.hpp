@@ -11,6 +11,7 @@
 #pragma once
 
 #include "wheel/core/jiffies.hpp"
+#include "workloads/traces/kernel/cancel_meaning.hpp"
 #include "workloads/traces/kernel/kernel_clock.hpp"
 #include "workloads/traces/kernel/remote_inference.hpp"
 #include "workloads/traces/kernel/spilled_chunks.hpp"
@@ -217,7 +218,9 @@ private:
     // on a 4.8+ wheel), while pending; and its cancel, until its next event
     // tells whether that cancel was an expiry's detach.
     std::unordered_map<std::uint64_t, KernelUnfired> queued_;
-    std::unordered_map<std::uint64_t, KernelUnfired> cancelled_;
+    // By timer: its cancel (and the CPU that printed it) awaiting the
+    // timer's next event, which says whether it was a detach.
+    std::unordered_map<std::uint64_t, std::pair<KernelUnfired, CancelNeighbour>> cancelled_;
     std::vector<KernelUnfired> unfired_;
     const KernelClock* clock_ = nullptr;
     bool may_prove_hold(const KernelUnfired& u) const noexcept { return !clock_ || unfired_holds_from(u, *clock_); }

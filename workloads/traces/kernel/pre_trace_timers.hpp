@@ -1,7 +1,8 @@
 // Timers armed before a kernel trace began, found by what the trace shows
 // of them first: their expiry. A timer whose first event is its
 // timer_expire_entry (or the timer_cancel of its expiry's detach, then the
-// entry: 6.1 expire_timers() -> detach_timer() traces the cancel) was
+// entry: 6.1 expire_timers() -> detach_timer() traces the cancel; which
+// cancel is a detach, cancel_meaning.hpp says) was
 // queued before the recording started; the trace never shows its arm.
 //
 //   PreTraceTimers pre;                 // an FtraceObserver on the HZ pass
@@ -16,6 +17,7 @@
 #pragma once
 
 #include "wheel/core/jiffies.hpp"
+#include "workloads/traces/kernel/cancel_meaning.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
 #include <cstdint>
@@ -43,8 +45,11 @@ public:
 
 private:
     // By pointer: decided (any first event but a cancel), or its first event
-    // was a cancel, which the next event of the timer explains.
-    enum class First : std::uint8_t { decided, cancel };
+    // was a cancel (`cancel`), which the next event of the timer explains.
+    struct First {
+        bool decided = true;
+        CancelNeighbour cancel;
+    };
     std::unordered_map<std::uint64_t, First> seen_;
     std::vector<PreTraceFire> fires_;
 };

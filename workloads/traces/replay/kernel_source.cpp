@@ -85,8 +85,9 @@ public:
         }
         return header_;
     }
-    // The importer holds events up to its pair window, so this is the line
-    // read last, at most that window past the event.
+    // The importer holds events while a cancel waits for its timer's next
+    // event (up to kDetachReachNs, cancel_meaning.hpp), so this is the line
+    // read last, at most a second of trace past the event.
     std::uint64_t line() const override { return pass_.reader().line(); }
     std::uint64_t skipped_lines() const override { return pass_.reader().stats().other_events; }
     const TraceFilterCounts& filter_counts() const override { return pass_.reader().filter_counts(); }
