@@ -29,7 +29,7 @@ struct ClassicTimer {
     bool started = false;             // its first timer_start was replayed
     bool deferrable = false;          // from its first timer_start (4.2-4.7 show it)
     bool known = false;               // seen armed since its timer_init
-    bool cancelled = false;           // a timer_cancel since its last timer_start
+    bool requeued = false;            // its last timer_cancel was a requeue's detach (cancel_meaning.hpp)
     bool cascaded = false;            // a cascade moved it since its last timer_start
     bool cpu_shown = false;           // its last timer_start named the target CPU (4.2-4.7)
     std::optional<unsigned> cpu;      // the wheel our model last queued it on
@@ -198,7 +198,7 @@ private:
         }
         ClassicTimer& t = timers_[e.incarnation];
         t.known = true;
-        t.cancelled = false;
+        t.requeued = false;
     }
 
     void on_start(const Event& e) {
@@ -219,9 +219,9 @@ private:
             cancel_in_model(e.incarnation);
         }
         if (t.model_fired) note_restart_after_model_fire(ledger_, e, "step", t.model_fired->step, t.model_fired->line);
-        if (t.cpu && *t.cpu != k && t.cancelled) ++result_.migrations;
+        if (t.cpu && *t.cpu != k && t.requeued) ++result_.migrations;
         t.model_fired.reset();
-        t.cancelled = false;
+        t.requeued = false;
         t.known = true;
         t.cascaded = false;
         t.cpu = k;
@@ -241,7 +241,7 @@ private:
         if (!meaning) return;
         if (model_pending(e.incarnation)) {
             cancel_in_model(e.incarnation);
-            t.cancelled = true;
+            t.requeued = *meaning == CancelMeaning::requeue;
             count_applied_cancel(ledger_, *meaning);
             return;
         }
@@ -250,7 +250,7 @@ private:
         else
             note_cancel_not_pending(ledger_, e);
         t.model_fired.reset();
-        t.cancelled = true;
+        t.requeued = *meaning == CancelMeaning::requeue;
     }
 
     // A fire of our run: the timer leaves the CPU's pending set.

@@ -215,7 +215,7 @@ private:
         }
         Incarnation& inc = incs_[e.incarnation];
         inc.known = true;
-        inc.cancelled = false;
+        inc.requeued = false;
     }
 
     void on_start(const Event& e) {
@@ -243,7 +243,7 @@ private:
                 note(ledger_, e,
                      fmt::format("the timer_cancel at line {} (same timestamp, another CPU) came first", tied->line),
                      "equal-timestamp reordering");
-                inc.cancelled = true;
+                inc.requeued = false;
                 // Another CPU's: a del_timer (a requeue's two lines come
                 // from one CPU).
                 count_applied_cancel(ledger_, CancelMeaning::del_timer);
@@ -264,9 +264,9 @@ private:
         }
         if (inc.model_fired)
             note_restart_after_model_fire(ledger_, e, "jiffies", inc.model_fired->jiffies, inc.model_fired->line);
-        if (inc.wheel && layout_.cpu_of(*inc.wheel) != k && inc.cancelled) ++result_.migrations;
+        if (inc.wheel && layout_.cpu_of(*inc.wheel) != k && inc.requeued) ++result_.migrations;
         inc.model_fired.reset();
-        inc.cancelled = false;
+        inc.requeued = false;
         inc.known = true;
         const unsigned to = layout_.start_wheel(k, inc.deferrable, e.pinned);
         const TimerId id = timer_on(e.incarnation, to);
@@ -304,7 +304,7 @@ private:
         if (!meaning) return;
         if (model_pending(e.incarnation)) {
             wheel(*inc.wheel).cancel(inc.timer);
-            inc.cancelled = true;
+            inc.requeued = *meaning == CancelMeaning::requeue;
             count_applied_cancel(ledger_, *meaning);
             return;
         }
@@ -313,7 +313,7 @@ private:
         else
             note_cancel_not_pending(ledger_, e);
         inc.model_fired.reset();
-        inc.cancelled = true;
+        inc.requeued = *meaning == CancelMeaning::requeue;
     }
 
     // A timer_cancel of e's timer printed after e by another CPU with the

@@ -182,7 +182,7 @@ struct ReplayResult {
     // (cancel_meaning.hpp): the first half of a mod_timer, a del_timer.
     std::uint64_t kernel_requeues = 0;
     std::uint64_t kernel_deletes = 0;
-    std::uint64_t migrations = 0;       // pending timers that moved to another CPU's wheel
+    std::uint64_t migrations = 0;       // pending timers a requeue moved to another CPU's wheel
 };
 
 // What the replay must know of the whole trace before its first event,

@@ -23,7 +23,7 @@ struct Incarnation {
     bool known = false;               // seen since its timer_init or timer_start
     std::optional<unsigned> wheel;    // the CPU wheel our model last queued it on
     TimerId timer = kNoTimer;         // its timer on that wheel (while it has one)
-    bool cancelled = false;           // a timer_cancel since its last timer_start
+    bool requeued = false;            // its last timer_cancel was a requeue's detach (cancel_meaning.hpp)
     std::uint64_t start_line = 0;     // its last timer_start that our model queued
     struct EarlyFire {
         std::uint64_t line;

@@ -523,17 +523,27 @@ TEST_CASE("validate and the import read each timer_cancel the same way (cancel_m
     add(1'006'000, cancel(0, 1'006'000, "dd"));
     add(1'006'500, start_at(0, 1'006'500, "ee"));
     add(1'007'000, start_at(0, 1'007'000, "dd"));
+    // a1: queued on CPU 0, requeued by CPU 1 onto its own base: a
+    // migration. a2: cancelled by CPU 1, armed there 20 ms later: a delete
+    // and an arm, not a migration.
+    add(1'008'000, start_at(0, 1'008'000, "a1"));
+    add(1'009'000, cancel(1, 1'009'000, "a1"));
+    add(1'009'002, start_at(1, 1'009'002, "a1"));
+    add(1'010'000, start_at(0, 1'010'000, "a2"));
+    add(1'011'000, cancel(1, 1'011'000, "a2"));
+    add(1'031'000, start_at(1, 1'031'000, "a2"));
     std::sort(lines.begin(), lines.end());
     std::string t = kHz250;
     for (const auto& [us, line] : lines) t += line;
 
     const FtraceImportStats imported = import_stats(t, "cancels");
     CHECK(imported.expiry_detaches == 1);
-    CHECK(imported.requeues == 1);
-    CHECK(imported.cancels == 2);
+    CHECK(imported.requeues == 2);
+    CHECK(imported.cancels == 3);
     const ReplayResult r = replay_kernel_trace(t, "cancels");
-    CHECK(r.kernel_requeues == 1);
-    CHECK(r.kernel_deletes == 2);
+    CHECK(r.kernel_requeues == 2);
+    CHECK(r.kernel_deletes == 3);
+    CHECK(r.migrations == 1);
     CHECK(r.expiry.agree == 1); // aa: fired by our model at the kernel's run, not cancelled
 }
 
