@@ -105,6 +105,9 @@ struct ReplayStream::Impl {
         IncarnationIndex incarnation = 0;
         EventSeq last_event = kNoEvent;
         FunctionIndex function = kNoFunction;
+        // The idx= of its last timer_start, while the trace shows it pending
+        // (no cancel or expiry since): what its cancel was queued at.
+        std::uint16_t queued_idx = Event::kNone16;
     };
 
     FtraceReader& reader;
@@ -192,6 +195,7 @@ struct ReplayStream::Impl {
             t.incarnation = slots.allocate();
         }
         t.last_event = seq;
+        track_queued_idx(t, e);
         e.incarnation = t.incarnation;
         if (Event* previous = in_window(last_of_cpu[e.line_cpu])) {
             previous->next_same_cpu = seq;
@@ -199,6 +203,23 @@ struct ReplayStream::Impl {
         }
         last_of_cpu[e.line_cpu] = seq;
         return true;
+    }
+
+    // The idx= a timer_cancel's timer was queued at (cancel_meaning.hpp),
+    // kept as FtraceImporter keeps it: set by a timer_start, given up by a
+    // timer_cancel or timer_expire_entry.
+    static void track_queued_idx(TimerState& t, Event& e) noexcept {
+        switch (e.type) {
+        case FtraceEventType::timer_start:
+            t.queued_idx = e.idx() ? static_cast<std::uint16_t>(*e.idx()) : Event::kNone16;
+            return;
+        case FtraceEventType::timer_cancel:
+            e.set_queued_idx(t.queued_idx);
+            t.queued_idx = Event::kNone16;
+            return;
+        case FtraceEventType::timer_expire_entry: t.queued_idx = Event::kNone16; return;
+        default: return;
+        }
     }
 
     // Before 4.8 no CPU expires another's timers (the classic replay

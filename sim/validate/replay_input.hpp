@@ -78,6 +78,11 @@ struct Event {
     std::optional<Jiffies> jiffies() const noexcept { return has_jiffies_ ? std::optional(jiffies_) : std::nullopt; }
     std::optional<std::uint32_t> cpu() const noexcept { return wide(cpu_); }
     std::optional<std::uint32_t> idx() const noexcept { return wide(idx_); }
+    // A timer_cancel's: the idx= its timer was queued at, if the trace
+    // shows it pending (its last timer_start since its last cancel or
+    // expiry); kNone16 otherwise.
+    std::uint16_t queued_idx() const noexcept { return queued_idx_; }
+    void set_queued_idx(std::uint16_t v) noexcept { queued_idx_ = v; }
     // Printed while line_cpu ran the remote expiry of this idle CPU's global
     // timers (6.9+: after its tmigr_handle_remote_cpu line, until the end of
     // that TIMER softirq, or as inferred where the trace has no
@@ -112,13 +117,20 @@ private:
     std::uint16_t cpu_ = kNone16;
     std::uint16_t idx_ = kNone16;
     std::uint16_t remote_cpu_ = kNone16;
+    std::uint16_t queued_idx_ = kNone16;
 };
 static_assert(kMaxReplayCpus < Event::kNone16);
 // One is kept for every event of the window (docs/validation.md).
 static_assert(sizeof(Event) == 80);
 
 // What cancel_meaning.hpp's rules read of an event.
-inline CancelNeighbour neighbour(const Event& e) noexcept { return {e.type, e.timer, e.timestamp_ns, e.line_cpu}; }
+inline CancelNeighbour neighbour(const Event& e) noexcept {
+    static_assert(Event::kNone16 == CancelNeighbour::kNoIdx);
+    const std::uint16_t idx = e.type == FtraceEventType::timer_cancel ? e.queued_idx()
+                              : e.idx()                                 ? static_cast<std::uint16_t>(*e.idx())
+                                                                        : CancelNeighbour::kNoIdx;
+    return {e.type, e.timer, e.timestamp_ns, e.line_cpu, idx};
+}
 
 // A line that says events are missing: "CPU:N [LOST M EVENTS]" (also
 // "[M EVENTS DROPPED]") or "##### CPU N buffer started ####".

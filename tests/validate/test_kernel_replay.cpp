@@ -466,7 +466,7 @@ TEST_CASE("a cancel is a requeue when its CPU next starts the timer again, else 
     t += start(0, 1'000'000, "aa", "tcp_write_timer", 4294900100, 100, 113);
     t += cancel(0, 1'010'000, "aa");
     t += start(1, 1'010'001, "bb", "process_timeout", 4294900200, 198, 126);
-    t += start(0, 1'010'002, "aa", "tcp_write_timer", 4294900100, 98, 113);
+    t += start(0, 1'010'002, "aa", "tcp_write_timer", 4294900200, 198, 126);
     // bb: cancelled, and its next event is a timer_init: a delete.
     t += cancel(1, 1'020'000, "bb");
     t += init(1, 1'020'001, "bb");
@@ -499,6 +499,10 @@ TEST_CASE("validate and the import read each timer_cancel the same way (cancel_m
     const auto start_at = [&](unsigned cpu, std::uint64_t us, std::string_view timer) {
         return start(cpu, us, timer, "process_timeout", jiffies_at(us) + 1000, 1000, 0);
     };
+    // A requeue's start: into another bucket (idx=1, not 0).
+    const auto moved_at = [&](unsigned cpu, std::uint64_t us, std::string_view timer) {
+        return start(cpu, us, timer, "process_timeout", jiffies_at(us) + 2000, 2000, 1);
+    };
     std::vector<std::pair<std::uint64_t, std::string>> lines;
     const auto add = [&](std::uint64_t us, std::string line) { lines.emplace_back(us, std::move(line)); };
     // aa: in the bucket of jiffy +6 (idx 38); the softirq detaches it at
@@ -513,7 +517,7 @@ TEST_CASE("validate and the import read each timer_cancel the same way (cancel_m
     // bb: cancel and start 2 us apart on CPU 1: a requeue (mod_timer).
     add(1'001'000, start_at(1, 1'001'000, "bb"));
     add(1'002'000, cancel(1, 1'002'000, "bb"));
-    add(1'002'002, start_at(1, 1'002'002, "bb"));
+    add(1'002'002, moved_at(1, 1'002'002, "bb"));
     // cc: CPU 1 starts it again 20 ms after the cancel: a delete, then an arm.
     add(1'003'000, start_at(1, 1'003'000, "cc"));
     add(1'004'000, cancel(1, 1'004'000, "cc"));
@@ -528,10 +532,16 @@ TEST_CASE("validate and the import read each timer_cancel the same way (cancel_m
     // and an arm, not a migration.
     add(1'008'000, start_at(0, 1'008'000, "a1"));
     add(1'009'000, cancel(1, 1'009'000, "a1"));
-    add(1'009'002, start_at(1, 1'009'002, "a1"));
+    add(1'009'002, moved_at(1, 1'009'002, "a1"));
     add(1'010'000, start_at(0, 1'010'000, "a2"));
     add(1'011'000, cancel(1, 1'011'000, "a2"));
     add(1'031'000, start_at(1, 1'031'000, "a2"));
+    // a3: cancelled and started again at once by CPU 1, back into the bucket
+    // it was in (idx=0): mod_timer() would have traced nothing, so it was
+    // del_timer() then add_timer(): a delete, and no migration.
+    add(1'012'000, start_at(0, 1'012'000, "a3"));
+    add(1'013'000, cancel(1, 1'013'000, "a3"));
+    add(1'013'002, start_at(1, 1'013'002, "a3"));
     std::sort(lines.begin(), lines.end());
     std::string t = kHz250;
     for (const auto& [us, line] : lines) t += line;
@@ -539,10 +549,10 @@ TEST_CASE("validate and the import read each timer_cancel the same way (cancel_m
     const FtraceImportStats imported = import_stats(t, "cancels");
     CHECK(imported.expiry_detaches == 1);
     CHECK(imported.requeues == 2);
-    CHECK(imported.cancels == 3);
+    CHECK(imported.cancels == 4);
     const ReplayResult r = replay_kernel_trace(t, "cancels");
     CHECK(r.kernel_requeues == 2);
-    CHECK(r.kernel_deletes == 3);
+    CHECK(r.kernel_deletes == 4);
     CHECK(r.migrations == 1);
     CHECK(r.expiry.agree == 1); // aa: fired by our model at the kernel's run, not cancelled
 }

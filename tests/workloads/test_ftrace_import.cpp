@@ -292,10 +292,17 @@ TEST_CASE("a detach whose callback starts 18.7 ms later, or after another event 
 
 TEST_CASE("cancel and start far apart, or on other CPUs, are a cancel and an arm") {
     const std::string start = "timer_start: timer=a function=f expires=4294967400 [timeout=100] cpu=0 idx=1 flags=";
+    // The requeue's start: another bucket.
+    const std::string moved = "timer_start: timer=a function=f expires=4294967500 [timeout=200] cpu=0 idx=2 flags=";
     // Same CPU, 2 ms apart: still one mod_timer() (window 10 ms).
-    CHECK(import_text(line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") + line("1.003000", start),
+    CHECK(import_text(line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") + line("1.003000", moved),
                       250)
               .find("1000000 modify 0x000000000000000a") != std::string::npos);
+    // Back into the bucket it was in (idx=1 again): mod_timer() would have
+    // left it there untraced, so the pair was del_timer() then add_timer().
+    const std::string same_bucket =
+        import_text(line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") + line("1.001001", start), 250);
+    CHECK(same_bucket.find("1000000 cancel 0x000000000000000a cpu=1\n1001000 arm ") != std::string::npos);
     // Same CPU, 20 ms apart: del_timer() then add_timer().
     const std::string apart =
         import_text(line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") + line("1.021000", start), 250);
@@ -306,7 +313,7 @@ TEST_CASE("cancel and start far apart, or on other CPUs, are a cancel and an arm
     CHECK(other.find("1000000 cancel 0x000000000000000a cpu=1\n1001000 arm ") != std::string::npos);
     // A narrower window turns the 2 ms pair into cancel + arm.
     const std::string narrow = import_text(
-        line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") + line("1.003000", start), 250, 1000000);
+        line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") + line("1.003000", moved), 250, 1000000);
     CHECK(narrow.find("1000000 cancel 0x000000000000000a cpu=1\n3000000 arm ") != std::string::npos);
 }
 
@@ -314,16 +321,17 @@ TEST_CASE("a cancel and a start with another timer event of that CPU between the
     // 6.1 __mod_timer() traces its detach and its enqueue under the base
     // lock with interrupts off: nothing else of that CPU's comes between.
     const std::string start = "timer_start: timer=a function=f expires=4294967400 [timeout=100] cpu=0 idx=1 flags=";
+    const std::string moved = "timer_start: timer=a function=f expires=4294967500 [timeout=200] cpu=0 idx=2 flags=";
     const std::string other = "timer_start: timer=b function=g expires=4294967500 [timeout=200] cpu=0 idx=2 flags=";
     const std::string between = import_text(line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") +
-                                                line("1.001500", other) + line("1.002000", start),
+                                                line("1.001500", other) + line("1.002000", moved),
                                             250);
     CHECK(between.find("1000000 cancel 0x000000000000000a cpu=1\n") != std::string::npos);
     CHECK(between.find("2000000 arm 0x000000000000000a") != std::string::npos);
     CHECK(between.find("modify") == std::string::npos);
     // Another CPU's event between them does not count: still one modify.
     const std::string elsewhere = import_text(line("1.000000", start) + line("1.001000", "timer_cancel: timer=a") +
-                                                  line("1.001500", other, 2) + line("1.002000", start),
+                                                  line("1.001500", other, 2) + line("1.002000", moved),
                                               250);
     CHECK(elsewhere.find("1000000 modify 0x000000000000000a") != std::string::npos);
 }

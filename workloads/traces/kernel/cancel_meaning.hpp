@@ -12,7 +12,12 @@
 //                  bucket (6.1 __mod_timer(): detach_if_pending(), then
 //                  enqueue_timer() under the same lock, interrupts off):
 //                  the same CPU's very next event is that timer's
-//                  timer_start;
+//                  timer_start, at another idx= than the timer was queued
+//                  at. At the same idx, mod_timer() would have found it in
+//                  its bucket and traced nothing (`idx ==
+//                  timer_get_idx(timer)`): the pair was del_timer() then
+//                  add_timer(), as workqueue's mod_delayed_work() does, and
+//                  the timer goes to the adding CPU's base;
 //   del_timer      anything else: a user's cancel (a del_timer() leaves the
 //                  timer idle: it cannot expire before a timer_start).
 //
@@ -48,6 +53,10 @@ struct CancelNeighbour {
     std::uint64_t timer = 0;
     std::uint64_t timestamp_ns = 0;
     std::uint32_t cpu = 0; // the CPU that printed it
+    // A timer_start's idx=; a timer_cancel's, the idx= its timer was
+    // queued at (its last timer_start's, if pending); kNoIdx if unknown.
+    std::uint16_t idx = kNoIdx;
+    static constexpr std::uint16_t kNoIdx = 0xFFFF;
 };
 
 // How far apart each pair may be (the kernel's, above, unless a test or
@@ -77,8 +86,10 @@ inline bool detaches_for(const CancelNeighbour& cancel, const CancelNeighbour& n
 // the first half of a requeue.
 inline bool requeues_with(const CancelNeighbour& cancel, const CancelNeighbour& next_on_cpu,
                           CancelReach reach = {}) noexcept {
+    const bool same_bucket = cancel.idx != CancelNeighbour::kNoIdx && cancel.idx == next_on_cpu.idx;
     return next_on_cpu.type == FtraceEventType::timer_start && next_on_cpu.timer == cancel.timer &&
-           next_on_cpu.cpu == cancel.cpu && cancel_detail::gap(cancel, next_on_cpu) <= reach.requeue_ns;
+           next_on_cpu.cpu == cancel.cpu && cancel_detail::gap(cancel, next_on_cpu) <= reach.requeue_ns &&
+           !same_bucket;
 }
 
 // `cancel` is a timer_cancel; `next_on_cpu`, the next timer event its CPU

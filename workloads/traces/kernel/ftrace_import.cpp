@@ -29,6 +29,12 @@ void pointer_token(char (&out)[2 + 16 + 1], std::uint64_t pointer) noexcept {
     out[18] = '\0';
 }
 
+// A timer_start's idx= as cancel_meaning.hpp reads it (FtraceReader
+// refuses an idx beyond 1023).
+std::uint16_t idx_of(const FtraceEvent& e) noexcept {
+    return e.idx ? static_cast<std::uint16_t>(*e.idx) : CancelNeighbour::kNoIdx;
+}
+
 // Heterogeneous lookup: find a std::string key by a string_view.
 struct StringHash {
     using is_transparent = void;
@@ -50,6 +56,8 @@ struct TimerState {
     std::uint64_t held_time = 0;   // the trace's timestamp
     std::uint64_t held_seq = 0;    // its slot in the output queue
     std::uint64_t held_serial = 0; // its place among held_cpu's timer events (Impl::cpu_serial)
+    std::uint16_t held_idx = CancelNeighbour::kNoIdx;   // the idx= it was queued at when cancelled
+    std::uint16_t queued_idx = CancelNeighbour::kNoIdx; // its last timer_start's idx=
 };
 
 // ready: an event to hand out; held: a timer_cancel awaiting its meaning;
@@ -310,8 +318,8 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
 
     // The timer's next event after its cancel: what was the cancel?
     if (s.held) {
-        const CancelNeighbour cancel{FtraceEventType::timer_cancel, e.timer, s.held_time, s.held_cpu};
-        const CancelNeighbour next{e.type, e.timer, e.timestamp_ns, e.line_cpu};
+        const CancelNeighbour cancel{FtraceEventType::timer_cancel, e.timer, s.held_time, s.held_cpu, s.held_idx};
+        const CancelNeighbour next{e.type, e.timer, e.timestamp_ns, e.line_cpu, idx_of(e)};
         const bool next_on_cpu = e.line_cpu == s.held_cpu && serial == s.held_serial + 1;
         switch (cancel_meaning(cancel, next_on_cpu ? &next : nullptr, &next,
                                CancelReach{.requeue_ns = pair_window_ns})) {
@@ -324,6 +332,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
             if (out.cb == OutEvent::kNoTimer) mark_callback(out, e.line_cpu, s.held_seq);
             s.held = false;
             s.state = Pending::pending;
+            s.queued_idx = idx_of(e);
             ++stats.modifies;
             ++stats.requeues;
             return;
@@ -365,6 +374,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
             ++stats.arms;
         }
         s.state = Pending::pending;
+        s.queued_idx = idx_of(e);
         mark_callback(out, e.line_cpu, queue.tail());
         queue.push(out);
         return;
@@ -384,6 +394,7 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
         s.held_cpu = e.line_cpu;
         s.held_time = e.timestamp_ns;
         s.held_serial = serial;
+        s.held_idx = s.state == Pending::pending ? s.queued_idx : CancelNeighbour::kNoIdx;
         s.state = Pending::idle;
         return;
     }
