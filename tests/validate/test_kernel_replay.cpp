@@ -637,7 +637,7 @@ TEST_CASE("a silent CPU's last cancel holds the window a second of trace at most
     CHECK(s.widest_window == 252);
 }
 
-TEST_CASE("an event keeps what its line says in 80 bytes: CPUs, idx, jiffies and names as they were") {
+TEST_CASE("an event keeps what its line says in 88 bytes: CPUs, idx, jiffies and names as they were") {
     // The highest CPU and idx the input takes (NR_CPUS 8192; FtraceReader's
     // idx 0..1023) and a baseclk of 0, which is a value, not none.
     std::string t = kHz250;
@@ -665,7 +665,7 @@ TEST_CASE("an event keeps what its line says in 80 bytes: CPUs, idx, jiffies and
     CHECK_FALSE(x.idx());
     const validate::Event& c = input.events[2];
     CHECK_FALSE(c.jiffies());
-    CHECK(c.function == validate::kNoFunction);
+    CHECK(c.function == kNoFunction);
     // Each name once; the events name it by its index.
     REQUIRE(input.functions.size() == 2);
     CHECK(input.functions[s.function] == "tcp_keepalive_timer");
