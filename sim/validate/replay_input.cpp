@@ -53,8 +53,9 @@ KernelStreamOptions open_for_replay(FtraceReader& reader, const ReplayOptions& o
     reader.set_filter(options.filter);
     return KernelStreamOptions{.file = result.file,
                                .cpus = survey.cpus,
-                               .classic = result.kernel_classic,
-                               .infer_remote = infers_remote(result, survey)};
+                               .remote = result.kernel_classic      ? RemoteMarks::none
+                                         : infers_remote(result, survey) ? RemoteMarks::inferred
+                                                                         : RemoteMarks::from_lines};
 }
 
 } // namespace

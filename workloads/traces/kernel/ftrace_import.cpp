@@ -6,6 +6,7 @@
 
 #include "workloads/traces/input/parse_util.hpp"
 #include "workloads/traces/kernel/cancel_meaning.hpp"
+#include "workloads/traces/kernel/kernel_event_stream.hpp"
 #include "workloads/traces/layouts/key_index.hpp"
 
 #include <algorithm>
@@ -29,12 +30,6 @@ void pointer_token(char (&out)[2 + 16 + 1], std::uint64_t pointer) noexcept {
     out[18] = '\0';
 }
 
-// A timer_start's idx= as cancel_meaning.hpp reads it (FtraceReader
-// refuses an idx beyond 1023).
-std::uint16_t idx_of(const FtraceEvent& e) noexcept {
-    return e.idx ? static_cast<std::uint16_t>(*e.idx) : CancelNeighbour::kNoIdx;
-}
-
 // Heterogeneous lookup: find a std::string key by a string_view.
 struct StringHash {
     using is_transparent = void;
@@ -46,24 +41,11 @@ enum class Pending : std::uint8_t { unseen, pending, idle };
 struct TimerState {
     std::uint64_t pointer = 0;
     Pending state = Pending::unseen;
-    // A timer_cancel of this timer awaits its meaning (cancel_meaning.hpp):
-    // the timer's next event says. The timer is taken as idle meanwhile, as
-    // it is after every meaning but a requeue, whose timer_start makes it
-    // pending again.
-    bool held = false;
-    bool held_was_pending = false; // a del_timer() of a timer the replay has (else dropped)
-    std::uint32_t held_cpu = 0;
-    std::uint64_t held_time = 0;   // the trace's timestamp
-    std::uint64_t held_seq = 0;    // its slot in the output queue
-    std::uint64_t held_serial = 0; // its place among held_cpu's timer events (Impl::cpu_serial)
-    std::uint16_t held_idx = CancelNeighbour::kNoIdx;   // the idx= it was queued at when cancelled
-    std::uint16_t queued_idx = CancelNeighbour::kNoIdx; // its last timer_start's idx=
 };
 
-// ready: an event to hand out; held: a timer_cancel awaiting its meaning;
-// dropped: a cancel that was an expiry's detach; run: a timer_expire_entry,
-// handed out as no event but timed in order with them (recorded_runs()).
-enum class Slot : std::uint8_t { ready, held, dropped, run };
+// ready: an event to hand out; run: a timer_expire_entry, handed out as no
+// event but timed in order with them (recorded_runs()).
+enum class Slot : std::uint8_t { ready, run };
 
 struct OutEvent {
     std::uint64_t time_ns = 0;
@@ -128,10 +110,16 @@ private:
 } // namespace
 
 struct FtraceImporter::Impl {
-    Impl(FtraceReader& r, std::uint64_t window) : reader(r), pair_window_ns(std::min(window, kDetachReachNs)) {}
+    Impl(FtraceReader& r, std::uint64_t window, FtraceObserver* also)
+        : reader(r), pair_window_ns(std::min(window, kDetachReachNs)),
+          stream(r, KernelStreamOptions{.file = r.file_name(), .remote = RemoteMarks::none, .also = also}, slots) {}
 
     FtraceReader& reader;
     std::uint64_t pair_window_ns;
+    // The trace's timer events, each cancel with the neighbours that say
+    // what it was (kernel_event_stream.hpp: the one reading validate has).
+    IncarnationSlots slots;
+    KernelEventStream stream;
     FtraceImportStats stats;
     bool eof = false;
     std::optional<Jiffies> start_jiffies;
@@ -145,21 +133,17 @@ struct FtraceImporter::Impl {
     std::string label_buffer;
     OutQueue queue;
     std::unordered_map<std::uint32_t, OpenCallback> callbacks; // by CPU
-    // By CPU: the timer events it traced so far (those the reader kept).
-    std::unordered_map<std::uint32_t, std::uint64_t> cpu_serial;
     std::uint64_t callback_serial = 0;
     char token[2 + 16 + 1] = {};
     char cb_token[2 + 16 + 1] = {};
 
-    // Marks the event at output position `seq`, traced by `cpu`, if a
-    // callback is open there.
-    void mark_callback(OutEvent& out, std::uint32_t cpu, std::uint64_t seq) {
+    // Marks the event traced by `cpu`, if a callback is open there.
+    void mark_callback(OutEvent& out, std::uint32_t cpu) {
         const auto it = callbacks.find(cpu);
         if (it == callbacks.end()) return;
         out.cb = it->second.timer;
         out.cb_serial = it->second.serial;
         out.cb_pending = true;
-        it->second.first_seq = std::min(it->second.first_seq, seq); // a held cancel is older than the entry
     }
 
     // Ends the callback open on `cpu`: its events keep cb= if its
@@ -189,7 +173,11 @@ struct FtraceImporter::Impl {
         return id;
     }
 
-    std::uint32_t label_id(const FtraceEvent& e) { return label_id(e.function, e.module); }
+    std::uint32_t label_id(const KernelEvent& e) {
+        if (e.function == kNoFunction) return OutEvent::kNoLabel;
+        return label_id(stream.functions()[e.function], e.module == kNoFunction ? std::string_view{}
+                                                                               : stream.modules()[e.module]);
+    }
     std::uint32_t label_id(std::string_view function, std::string_view module) {
         if (function.empty()) return OutEvent::kNoLabel;
         label_buffer.assign(function);
@@ -210,34 +198,20 @@ struct FtraceImporter::Impl {
         return id;
     }
 
-    void fill_arm(OutEvent& out, const FtraceEvent& e) {
+    void fill_arm(OutEvent& out, const KernelEvent& e) {
         out.at = e.expires;
-        out.flags.deferrable = e.flags & kFtraceDeferrable;
+        out.flags.deferrable = e.deferrable;
         if (!e.flags_known && !inferred_deferrable.empty() &&
             std::binary_search(inferred_deferrable.begin(), inferred_deferrable.end(), e.timer)) {
             out.flags.deferrable = true;
             ++stats.inferred_deferrable_arms;
         }
-        out.flags.pinned = e.flags & kFtracePinned;
-        out.flags.irqsafe = e.flags & kFtraceIrqsafe;
-        out.cpu = e.cpu;
-        out.kidx = e.idx;
+        out.flags.pinned = e.pinned;
+        out.flags.irqsafe = e.irqsafe;
+        out.cpu = e.cpu();
+        out.kidx = e.idx();
         out.know = e.jiffies();
         out.label = label_id(e);
-    }
-
-    // The held timer_cancel of `s` was a del_timer().
-    void resolve_as_cancel(TimerState& s) {
-        OutEvent& out = queue.at(s.held_seq);
-        if (s.held_was_pending) {
-            out.slot = Slot::ready;
-            out.kind = TraceEventKind::cancel;
-            ++stats.cancels;
-        } else {
-            out.slot = Slot::dropped; // armed before the trace began: the replay never had it
-            ++stats.dropped_cancels;
-        }
-        s.held = false;
     }
 
     // timer_expire_entry: the callback of `timer` starts on `cpu` (a callback
@@ -253,14 +227,14 @@ struct FtraceImporter::Impl {
     bool keep_runs = true;
     std::unordered_map<std::uint32_t, Jiffies> last_run_jiffies; // by CPU
 
-    void push_run(const FtraceEvent& e, std::uint32_t ti, std::uint64_t rel) {
-        if (!e.now) return;
+    void push_run(const KernelEvent& e, std::uint32_t ti, std::uint64_t rel) {
+        if (!e.jiffies()) return; // a timer_expire_entry's now=
         OutEvent out;
         out.time_ns = rel;
         out.timer = ti;
         out.slot = Slot::run;
         out.cpu = e.line_cpu;
-        out.know = *e.now;
+        out.know = *e.jiffies();
         queue.push(out);
     }
     // Timers armed before the trace (arm_before_trace()), armed at its
@@ -286,7 +260,9 @@ struct FtraceImporter::Impl {
         pre_trace = {};
     }
     void time_run(const OutEvent& f);
-    void process(const FtraceEvent& e);
+    void process(KernelEvent& e);
+    void process_cancel(const KernelEvent& e, std::uint32_t ti, std::uint64_t rel);
+    void end_incarnation(const KernelEvent& e);
     bool next(TraceEvent& out);
 };
 
@@ -300,7 +276,7 @@ void FtraceImporter::Impl::time_run(const OutEvent& f) {
     if (keep_runs) runs.push_back(RecordedRunTime{*f.cpu, *f.know, t});
 }
 
-void FtraceImporter::Impl::process(const FtraceEvent& e) {
+void FtraceImporter::Impl::process(KernelEvent& e) {
     const std::uint64_t rel = e.timestamp_ns - *reader.first_timestamp_ns();
     latest = rel;
     if (clock && !times) {
@@ -311,49 +287,15 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
         if (const auto j = e.jiffies()) start_jiffies = *j - ticks_at(reader.hz(), rel);
     }
     if (!pre_trace_armed) arm_pre_trace(rel);
+    // Lost events are validate's to class; here they are only read past.
+    stream.take_markers_before(e.line, [](const LostMarker&) {});
+    if (e.consumed) return; // a requeue's timer_start: its cancel made the modify
     const std::uint32_t ti = timer_index(e.timer);
     TimerState& s = timers[ti];
 
-    const std::uint64_t serial = ++cpu_serial[e.line_cpu];
-
-    // The timer's next event after its cancel: what was the cancel?
-    if (s.held) {
-        const CancelNeighbour cancel{FtraceEventType::timer_cancel, e.timer, s.held_time, s.held_cpu, s.held_idx};
-        const CancelNeighbour next{e.type, e.timer, e.timestamp_ns, e.line_cpu, idx_of(e)};
-        const bool next_on_cpu = e.line_cpu == s.held_cpu && serial == s.held_serial + 1;
-        switch (cancel_meaning(cancel, next_on_cpu ? &next : nullptr, &next,
-                               CancelReach{.requeue_ns = pair_window_ns})) {
-        case CancelMeaning::requeue: {
-            // mod_timer() moving a pending timer: detach (cancel) + enqueue (start).
-            OutEvent& out = queue.at(s.held_seq);
-            out.slot = Slot::ready;
-            out.kind = TraceEventKind::modify;
-            fill_arm(out, e);
-            if (out.cb == OutEvent::kNoTimer) mark_callback(out, e.line_cpu, s.held_seq);
-            s.held = false;
-            s.state = Pending::pending;
-            s.queued_idx = idx_of(e);
-            ++stats.modifies;
-            ++stats.requeues;
-            return;
-        }
-        case CancelMeaning::expiry_detach:
-            // The run loop's detach before the callback: an expiry.
-            queue.at(s.held_seq).slot = Slot::dropped;
-            s.held = false;
-            ++stats.expiries;
-            ++stats.expiry_detaches;
-            push_run(e, ti, rel);
-            open_callback(e.line_cpu, ti, rel);
-            return;
-        case CancelMeaning::del_timer:
-            resolve_as_cancel(s);
-            break;
-        }
-    }
-
     switch (e.type) {
     case FtraceEventType::timer_init:
+        end_incarnation(e);
         return;
     case FtraceEventType::timer_expire_exit: {
         const auto it = callbacks.find(e.line_cpu);
@@ -374,30 +316,11 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
             ++stats.arms;
         }
         s.state = Pending::pending;
-        s.queued_idx = idx_of(e);
-        mark_callback(out, e.line_cpu, queue.tail());
+        mark_callback(out, e.line_cpu);
         queue.push(out);
         return;
     }
-    case FtraceEventType::timer_cancel: {
-        OutEvent out;
-        out.time_ns = rel;
-        out.timer = ti;
-        out.slot = Slot::held;
-        // del_timer() runs on the CPU that traced it (the timer may be
-        // queued on another): the cancel is that CPU's work.
-        out.cpu = e.line_cpu;
-        mark_callback(out, e.line_cpu, queue.tail());
-        s.held_seq = queue.push(out);
-        s.held = true;
-        s.held_was_pending = s.state == Pending::pending;
-        s.held_cpu = e.line_cpu;
-        s.held_time = e.timestamp_ns;
-        s.held_serial = serial;
-        s.held_idx = s.state == Pending::pending ? s.queued_idx : CancelNeighbour::kNoIdx;
-        s.state = Pending::idle;
-        return;
-    }
+    case FtraceEventType::timer_cancel: process_cancel(e, ti, rel); return;
     case FtraceEventType::timer_expire_entry:
         if (s.state == Pending::pending) ++stats.anomalies; // its detach went missing
         s.state = Pending::idle;
@@ -408,23 +331,69 @@ void FtraceImporter::Impl::process(const FtraceEvent& e) {
     }
 }
 
+// A timer_cancel, read by the rule every replay reads it by
+// (cancel_meaning.hpp), from the neighbours the stream holds.
+void FtraceImporter::Impl::process_cancel(const KernelEvent& e, std::uint32_t ti, std::uint64_t rel) {
+    TimerState& s = timers[ti];
+    const bool was_pending = s.state == Pending::pending;
+    s.state = Pending::idle;
+    switch (stream.cancel_meaning(e, CancelReach{.requeue_ns = pair_window_ns})) {
+    case CancelMeaning::expiry_detach:
+        // The run loop's detach before the callback: its timer_expire_entry
+        // is the expiry.
+        ++stats.expiry_detaches;
+        return;
+    case CancelMeaning::requeue: {
+        // mod_timer() moving a pending timer: detach (cancel) + enqueue
+        // (start), one modify at the cancel's place.
+        KernelEvent& start = *const_cast<KernelEvent*>(stream.next_same_cpu(e));
+        start.consumed = true;
+        OutEvent out;
+        out.time_ns = rel;
+        out.timer = ti;
+        out.kind = TraceEventKind::modify;
+        out.cpu = e.line_cpu;
+        fill_arm(out, start);
+        mark_callback(out, e.line_cpu);
+        queue.push(out);
+        s.state = Pending::pending;
+        ++stats.modifies;
+        ++stats.requeues;
+        return;
+    }
+    case CancelMeaning::del_timer:
+        if (!was_pending) {
+            ++stats.dropped_cancels; // armed before the trace began: the replay never had it
+            return;
+        }
+        OutEvent out;
+        out.time_ns = rel;
+        out.timer = ti;
+        out.kind = TraceEventKind::cancel;
+        // del_timer() runs on the CPU that traced it (the timer may be
+        // queued on another): the cancel is that CPU's work.
+        out.cpu = e.line_cpu;
+        mark_callback(out, e.line_cpu);
+        queue.push(out);
+        ++stats.cancels;
+        return;
+    }
+}
+
+// A timer_init ends the timer object its timer= was (the stream numbers
+// objects; nothing here is kept by them).
+void FtraceImporter::Impl::end_incarnation(const KernelEvent& e) {
+    if (e.previous_incarnation != kNoIncarnation) slots.end(e.previous_incarnation);
+    if (slots.sweep_due()) slots.sweep([](IncarnationIndex) { return false; }, [](IncarnationIndex) {});
+}
+
 bool FtraceImporter::Impl::next(TraceEvent& out) {
     while (true) {
         while (!queue.empty()) {
             OutEvent& f = queue.front();
-            if (f.slot == Slot::dropped) {
-                queue.pop();
-                continue;
-            }
             if (f.slot == Slot::run) {
                 time_run(f);
                 queue.pop();
-                continue;
-            }
-            if (f.slot == Slot::held) {
-                // Its timer showed nothing more within the detach's reach.
-                if (!eof && (latest < f.time_ns || latest - f.time_ns <= kDetachReachNs)) break;
-                resolve_as_cancel(timers[f.timer]);
                 continue;
             }
             if (f.cb_pending) {
@@ -472,17 +441,17 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
                                      "record the timer:timer_* events");
             return false;
         }
-        FtraceEvent e;
-        if (!reader.next(e)) {
+        KernelEvent* e = stream.next();
+        if (!e) {
             eof = true;
             continue;
         }
-        process(e);
+        process(*e);
     }
 }
 
-FtraceImporter::FtraceImporter(FtraceReader& reader, std::uint64_t pair_window_ns)
-    : impl_(std::make_unique<Impl>(reader, pair_window_ns)) {}
+FtraceImporter::FtraceImporter(FtraceReader& reader, std::uint64_t pair_window_ns, FtraceObserver* also)
+    : impl_(std::make_unique<Impl>(reader, pair_window_ns, also)) {}
 
 FtraceImporter::~FtraceImporter() = default;
 

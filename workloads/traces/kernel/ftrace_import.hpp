@@ -1,7 +1,7 @@
 // Import of real kernel timer traces (docs/kernel-traces.md, "How kernel
-// events become trace v1 events"): FtraceImporter turns the FtraceEvents a FtraceReader reads
-// (ftrace_reader.hpp) into trace v1 events, undoing the kernel's tracing
-// habits:
+// events become trace v1 events"): FtraceImporter turns the events of the
+// kernel event stream (kernel_event_stream.hpp, the reading validate has
+// too) into trace v1 events, undoing the kernel's tracing habits:
 //
 //   * every expiry is traced as timer_cancel (the detach in the run loop),
 //     then timer_expire_entry: that pair is an expiry, not a del_timer(), and
@@ -19,11 +19,12 @@
 //     timer_expire_entry and timer_expire_exit come from that callback: the
 //     events get cb= that timer.
 //
-// A timer_cancel is held until its timer's next event (or until the trace
-// has moved on by kDetachReachNs), so the converted events stay in time
-// order; memory is the timer map plus the events inside that window.
-// pair_window_ns is the requeue's reach (CancelReach::requeue_ns, at most
-// kDetachReachNs) and how long a callback waits for its timer_expire_exit.
+// The stream hands out a timer_cancel once its timer's next event is read
+// (or the trace has moved on by kDetachReachNs), so the converted events
+// stay in time order; memory is the timer map plus the events inside that
+// window. pair_window_ns is the requeue's reach (CancelReach::requeue_ns, at
+// most kDetachReachNs) and how long a callback waits for its
+// timer_expire_exit.
 #pragma once
 
 #include "workloads/traces/kernel/kernel_clock.hpp"
@@ -66,7 +67,10 @@ class FtraceImporter {
 public:
     static constexpr std::uint64_t kDefaultPairWindowNs = 10'000'000; // 10 ms
 
-    explicit FtraceImporter(FtraceReader& reader, std::uint64_t pair_window_ns = kDefaultPairWindowNs);
+    // Reads `reader` (its filter and HZ set) through the kernel event
+    // stream, which observes it: `also` sees every line the reader passes.
+    explicit FtraceImporter(FtraceReader& reader, std::uint64_t pair_window_ns = kDefaultPairWindowNs,
+                            FtraceObserver* also = nullptr);
     ~FtraceImporter();
     FtraceImporter(const FtraceImporter&) = delete;
     FtraceImporter& operator=(const FtraceImporter&) = delete;

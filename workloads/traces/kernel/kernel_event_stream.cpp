@@ -243,8 +243,8 @@ struct KernelEventStream::Impl {
     // as a tmigr_handle_remote_cpu line would have marked them; with one,
     // the trace's own lines decide.
     void set_remote_cpu(KernelEvent& e, const FtraceEvent& fe) {
-        if (options.classic) return;
-        if (!options.infer_remote) {
+        if (options.remote == RemoteMarks::none) return;
+        if (options.remote == RemoteMarks::from_lines) {
             e.set_remote_cpu(marker_lines.remote_cpu_of(fe.line_cpu));
             return;
         }

@@ -194,18 +194,20 @@ private:
     std::vector<IncarnationIndex> ended_;
 };
 
+// Which remote expiries the stream marks (KernelEvent::remote_cpu()):
+// none (before 4.8 no CPU expires another's timers; or not wanted); as the
+// trace's tmigr_handle_remote_cpu lines say (6.9+); inferred from the timer
+// events, for a 6.9+ trace without timer_migration events
+// (remote_inference.hpp).
+enum class RemoteMarks : std::uint8_t { none, from_lines, inferred };
+
 struct KernelStreamOptions {
     std::string file;               // named in errors
     // CPUs the trace has, from a first pass over it: an event of another
     // is refused (the file changed between passes). Without, any CPU
     // below kMaxKernelCpus.
     std::optional<std::uint32_t> cpus;
-    // Which remote expiries to mark (KernelEvent::remote_cpu()): none
-    // before 4.8 (`classic`); on 6.9+ without timer_migration events,
-    // inferred from the timer events (`infer_remote`, remote_inference.hpp);
-    // else as the trace's tmigr_handle_remote_cpu lines say.
-    bool classic = false;
-    bool infer_remote = false;
+    RemoteMarks remote = RemoteMarks::from_lines;
     // Also sees every line the reader passes (the stream observes the
     // reader; this one keeps seeing them through it).
     FtraceObserver* also = nullptr;
@@ -214,7 +216,7 @@ struct KernelStreamOptions {
 struct KernelStreamCounts {
     std::uint64_t events = 0;            // timer events read
     std::uint64_t timers = 0;            // distinct timer= read
-    std::uint64_t inferred_expiries = 0; // infer_remote: expiries taken as remote
+    std::uint64_t inferred_expiries = 0; // RemoteMarks::inferred: expiries taken as remote
     std::uint64_t inferred_runs = 0;     // ... and the remote runs they make
 };
 

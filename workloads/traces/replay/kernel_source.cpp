@@ -34,13 +34,13 @@ class KernelPass {
 public:
     KernelPass(InputFile& text, std::unique_ptr<InputFile> owned, const KernelPassSetup& setup,
                FtraceObserver* observer)
-        : owned_(std::move(owned)), reader_(text, setup.hz), importer_(reader_) {
+        : owned_(std::move(owned)), reader_(text, setup.hz),
+          importer_(reader_, FtraceImporter::kDefaultPairWindowNs, observer) {
         if (setup.forced) reader_.force_hz();
         importer_.use_clock(&setup.clock);
         if (!setup.filter.active()) importer_.arm_before_trace(setup.pre_trace_fires);
         if (!setup.late_fired_timers.empty()) importer_.infer_deferrable(setup.late_fired_timers);
         reader_.set_filter(setup.filter);
-        reader_.set_observer(observer);
     }
     FtraceReader& reader() noexcept { return reader_; }
     const FtraceReader& reader() const noexcept { return reader_; }
