@@ -173,10 +173,17 @@ struct FtraceImporter::Impl {
         return id;
     }
 
+    // The stream numbers function names: a function without a module has
+    // its label made once.
+    std::vector<std::uint32_t> label_of_function; // by FunctionIndex; kNoLabel until made
     std::uint32_t label_id(const KernelEvent& e) {
         if (e.function == kNoFunction) return OutEvent::kNoLabel;
-        return label_id(stream.functions()[e.function], e.module == kNoFunction ? std::string_view{}
-                                                                               : stream.modules()[e.module]);
+        const std::string_view function = stream.functions()[e.function];
+        if (e.module != kNoFunction) return label_id(function, stream.modules()[e.module]);
+        if (label_of_function.size() <= e.function) label_of_function.resize(e.function + 1, OutEvent::kNoLabel);
+        std::uint32_t& label = label_of_function[e.function];
+        if (label == OutEvent::kNoLabel) label = label_id(function, {});
+        return label;
     }
     std::uint32_t label_id(std::string_view function, std::string_view module) {
         if (function.empty()) return OutEvent::kNoLabel;

@@ -5,6 +5,7 @@
 #include "workloads/traces/input/parse_util.hpp"
 #include "workloads/traces/input/trace_error.hpp"
 #include "workloads/traces/kernel/remote_inference.hpp"
+#include "workloads/traces/layouts/key_index.hpp"
 
 #include <fmt/format.h>
 
@@ -87,6 +88,40 @@ public:
     std::uint32_t remote_cpu_of(std::uint32_t cpu) const { return cpu < remote_of.size() ? remote_of[cpu] : kNoCpu; }
 };
 
+// The window: a FIFO of events in a ring that doubles when full and never
+// shrinks, so a steady state allocates nothing (a std::deque of 88-byte
+// events allocates a block every five). Growing moves the events: no
+// pointer into the window is kept across a read.
+class EventRing {
+public:
+    bool empty() const noexcept { return head_ == tail_; }
+    std::size_t size() const noexcept { return tail_ - head_; }
+    KernelEvent& operator[](std::size_t i) noexcept { return at(head_ + i); }
+    const KernelEvent& operator[](std::size_t i) const noexcept { return at(head_ + i); }
+    KernelEvent& front() noexcept { return at(head_); }
+    const KernelEvent& front() const noexcept { return at(head_); }
+    const KernelEvent& back() const noexcept { return at(tail_ - 1); }
+    void pop_front() noexcept { ++head_; }
+    KernelEvent& emplace_back() {
+        if (size() == ring_.size()) grow();
+        KernelEvent& e = at(tail_++);
+        e = KernelEvent{};
+        return e;
+    }
+
+private:
+    KernelEvent& at(std::uint64_t n) noexcept { return ring_[n & (ring_.size() - 1)]; }
+    const KernelEvent& at(std::uint64_t n) const noexcept { return ring_[n & (ring_.size() - 1)]; }
+    void grow() {
+        std::vector<KernelEvent> bigger(ring_.empty() ? 64 : ring_.size() * 2);
+        for (std::uint64_t n = head_; n != tail_; ++n) bigger[n & (bigger.size() - 1)] = at(n);
+        ring_.swap(bigger);
+    }
+    std::vector<KernelEvent> ring_;
+    std::uint64_t head_ = 0;
+    std::uint64_t tail_ = 0;
+};
+
 } // namespace
 
 IncarnationIndex IncarnationSlots::allocate() {
@@ -125,12 +160,13 @@ struct KernelEventStream::Impl {
     MarkerLines marker_lines;
     KernelStreamCounts counts;
 
-    std::deque<KernelEvent> window; // window[0] is event front_seq
+    EventRing window; // window[0] is event front_seq
     EventSeq front_seq = 0;
     bool current = false;     // window[0] is being replayed
     bool end_of_trace = false;
     std::vector<EventSeq> last_of_cpu; // by CPU: its last event read, or kNoEvent
-    std::unordered_map<std::uint64_t, TimerState> timers;
+    detail::KeyIndex timer_numbers; // timer= -> its place in `timers`
+    std::vector<TimerState> timers;
     // Never moved: the indexes' keys are views of them.
     std::deque<std::string> functions;
     std::unordered_map<std::string_view, FunctionIndex> function_index;
@@ -184,8 +220,10 @@ struct KernelEventStream::Impl {
         e.timestamp_ns = fe.timestamp_ns;
         e.line_cpu = static_cast<std::uint16_t>(fe.line_cpu);
         e.timer = fe.timer;
-        const auto [it, added] = timers.try_emplace(e.timer);
-        TimerState& t = it->second;
+        bool added = false;
+        const std::uint32_t number = timer_numbers.number(e.timer, added);
+        if (added) timers.emplace_back();
+        TimerState& t = timers[number];
         if (!fe.function.empty()) e.function = function_of(t, fe.function);
         if (!fe.module.empty()) e.module = intern(modules, module_index, fe.module);
         e.expires = fe.expires;
