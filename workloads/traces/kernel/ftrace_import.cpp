@@ -7,6 +7,7 @@
 #include "workloads/traces/input/parse_util.hpp"
 #include "workloads/traces/kernel/cancel_meaning.hpp"
 #include "workloads/traces/kernel/kernel_event_stream.hpp"
+#include "workloads/traces/kernel/ring_fifo.hpp"
 #include "workloads/traces/layouts/key_index.hpp"
 
 #include <algorithm>
@@ -80,33 +81,6 @@ struct OpenCallback {
     std::uint64_t first_seq = 0;  // output queue position at the entry
 };
 
-// A FIFO of OutEvents addressed by ever-increasing sequence numbers; grows by
-// doubling, never shrinks, so a steady state allocates nothing.
-class OutQueue {
-public:
-    bool empty() const noexcept { return head_ == tail_; }
-    std::uint64_t head() const noexcept { return head_; }
-    std::uint64_t tail() const noexcept { return tail_; }
-    OutEvent& front() noexcept { return at(head_); }
-    void pop() noexcept { ++head_; }
-    OutEvent& at(std::uint64_t seq) noexcept { return ring_[seq & (ring_.size() - 1)]; }
-    std::uint64_t push(const OutEvent& e) {
-        if (tail_ - head_ == ring_.size()) grow();
-        at(tail_) = e;
-        return tail_++;
-    }
-
-private:
-    void grow() {
-        std::vector<OutEvent> bigger(ring_.empty() ? 64 : ring_.size() * 2);
-        for (std::uint64_t s = head_; s != tail_; ++s) bigger[s & (bigger.size() - 1)] = at(s);
-        ring_.swap(bigger);
-    }
-    std::vector<OutEvent> ring_;
-    std::uint64_t head_ = 0;
-    std::uint64_t tail_ = 0;
-};
-
 } // namespace
 
 struct FtraceImporter::Impl {
@@ -131,7 +105,7 @@ struct FtraceImporter::Impl {
     std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> label_ids;
     std::vector<std::string_view> labels;
     std::string label_buffer;
-    OutQueue queue;
+    RingFifo<OutEvent> queue; // converted events, by output position
     std::unordered_map<std::uint32_t, OpenCallback> callbacks; // by CPU
     std::uint64_t callback_serial = 0;
     char token[2 + 16 + 1] = {};
@@ -242,7 +216,7 @@ struct FtraceImporter::Impl {
         out.slot = Slot::run;
         out.cpu = e.line_cpu;
         out.know = *e.jiffies();
-        queue.push(out);
+        queue.push_back() = out;
     }
     // Timers armed before the trace (arm_before_trace()), armed at its
     // first event.
@@ -261,7 +235,7 @@ struct FtraceImporter::Impl {
             out.cpu = f.cpu;
             out.label = label_id(f.function, f.module);
             timers[ti].state = Pending::pending;
-            queue.push(out);
+            queue.push_back() = out;
             ++stats.pre_trace_arms;
         }
         pre_trace = {};
@@ -324,7 +298,7 @@ void FtraceImporter::Impl::process(KernelEvent& e) {
         }
         s.state = Pending::pending;
         mark_callback(out, e.line_cpu);
-        queue.push(out);
+        queue.push_back() = out;
         return;
     }
     case FtraceEventType::timer_cancel: process_cancel(e, ti, rel); return;
@@ -362,7 +336,7 @@ void FtraceImporter::Impl::process_cancel(const KernelEvent& e, std::uint32_t ti
         out.cpu = e.line_cpu;
         fill_arm(out, start);
         mark_callback(out, e.line_cpu);
-        queue.push(out);
+        queue.push_back() = out;
         s.state = Pending::pending;
         ++stats.modifies;
         ++stats.requeues;
@@ -381,7 +355,7 @@ void FtraceImporter::Impl::process_cancel(const KernelEvent& e, std::uint32_t ti
         // queued on another): the cancel is that CPU's work.
         out.cpu = e.line_cpu;
         mark_callback(out, e.line_cpu);
-        queue.push(out);
+        queue.push_back() = out;
         ++stats.cancels;
         return;
     }
@@ -400,7 +374,7 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
             OutEvent& f = queue.front();
             if (f.slot == Slot::run) {
                 time_run(f);
-                queue.pop();
+                queue.pop_front();
                 continue;
             }
             if (f.cb_pending) {
@@ -439,7 +413,7 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
                 out.cb_key = TimerKey{true, 0, std::string_view(cb_token, 18)};
                 ++stats.callback_events;
             }
-            queue.pop();
+            queue.pop_front();
             return true;
         }
         if (eof) {

@@ -5,6 +5,7 @@
 #include "workloads/traces/input/parse_util.hpp"
 #include "workloads/traces/input/trace_error.hpp"
 #include "workloads/traces/kernel/remote_inference.hpp"
+#include "workloads/traces/kernel/ring_fifo.hpp"
 #include "workloads/traces/layouts/key_index.hpp"
 
 #include <fmt/format.h>
@@ -88,40 +89,6 @@ public:
     std::uint32_t remote_cpu_of(std::uint32_t cpu) const { return cpu < remote_of.size() ? remote_of[cpu] : kNoCpu; }
 };
 
-// The window: a FIFO of events in a ring that doubles when full and never
-// shrinks, so a steady state allocates nothing (a std::deque of 88-byte
-// events allocates a block every five). Growing moves the events: no
-// pointer into the window is kept across a read.
-class EventRing {
-public:
-    bool empty() const noexcept { return head_ == tail_; }
-    std::size_t size() const noexcept { return tail_ - head_; }
-    KernelEvent& operator[](std::size_t i) noexcept { return at(head_ + i); }
-    const KernelEvent& operator[](std::size_t i) const noexcept { return at(head_ + i); }
-    KernelEvent& front() noexcept { return at(head_); }
-    const KernelEvent& front() const noexcept { return at(head_); }
-    const KernelEvent& back() const noexcept { return at(tail_ - 1); }
-    void pop_front() noexcept { ++head_; }
-    KernelEvent& emplace_back() {
-        if (size() == ring_.size()) grow();
-        KernelEvent& e = at(tail_++);
-        e = KernelEvent{};
-        return e;
-    }
-
-private:
-    KernelEvent& at(std::uint64_t n) noexcept { return ring_[n & (ring_.size() - 1)]; }
-    const KernelEvent& at(std::uint64_t n) const noexcept { return ring_[n & (ring_.size() - 1)]; }
-    void grow() {
-        std::vector<KernelEvent> bigger(ring_.empty() ? 64 : ring_.size() * 2);
-        for (std::uint64_t n = head_; n != tail_; ++n) bigger[n & (bigger.size() - 1)] = at(n);
-        ring_.swap(bigger);
-    }
-    std::vector<KernelEvent> ring_;
-    std::uint64_t head_ = 0;
-    std::uint64_t tail_ = 0;
-};
-
 } // namespace
 
 IncarnationIndex IncarnationSlots::allocate() {
@@ -160,8 +127,7 @@ struct KernelEventStream::Impl {
     MarkerLines marker_lines;
     KernelStreamCounts counts;
 
-    EventRing window; // window[0] is event front_seq
-    EventSeq front_seq = 0;
+    RingFifo<KernelEvent> window; // by EventSeq: the front is the event handed out, or next
     bool current = false;     // window[0] is being replayed
     bool end_of_trace = false;
     std::vector<EventSeq> last_of_cpu; // by CPU: its last event read, or kNoEvent
@@ -174,7 +140,7 @@ struct KernelEventStream::Impl {
     std::unordered_map<std::string_view, FunctionIndex> module_index;
 
     KernelEvent* in_window(EventSeq seq) {
-        return seq >= front_seq && seq - front_seq < window.size() ? &window[seq - front_seq] : nullptr;
+        return seq >= window.head() && seq < window.tail() ? &window.at(seq) : nullptr;
     }
 
     static FunctionIndex intern(std::deque<std::string>& names,
@@ -212,8 +178,8 @@ struct KernelEventStream::Impl {
         // FtraceReader refuses an idx beyond 1023: it fits KernelEvent's 16 bits.
         if (fe.idx && *fe.idx >= KernelEvent::kNone16) throw std::logic_error("KernelEventStream: idx beyond 16 bits");
         if (last_of_cpu.size() <= fe.line_cpu) last_of_cpu.resize(fe.line_cpu + 1, kNoEvent);
-        const EventSeq seq = front_seq + window.size();
-        KernelEvent& e = window.emplace_back();
+        const EventSeq seq = window.tail();
+        KernelEvent& e = window.push_back();
         ++counts.events;
         e.type = fe.type;
         e.line = fe.line;
@@ -346,7 +312,6 @@ KernelEvent* KernelEventStream::next() {
     if (s.current) {
         last_ = s.window.front();
         s.window.pop_front();
-        ++s.front_seq;
         s.current = false;
     }
     for (;;) {
