@@ -6,7 +6,6 @@
 #include "workloads/traces/input/trace_error.hpp"
 #include "workloads/traces/kernel/remote_inference.hpp"
 #include "workloads/traces/kernel/ring_fifo.hpp"
-#include "workloads/traces/layouts/key_index.hpp"
 
 #include <fmt/format.h>
 
@@ -131,8 +130,7 @@ struct KernelEventStream::Impl {
     bool current = false;     // window[0] is being replayed
     bool end_of_trace = false;
     std::vector<EventSeq> last_of_cpu; // by CPU: its last event read, or kNoEvent
-    detail::KeyIndex timer_numbers; // timer= -> its place in `timers`
-    std::vector<TimerState> timers;
+    std::unordered_map<std::uint64_t, TimerState> timers;
     // Never moved: the indexes' keys are views of them.
     std::deque<std::string> functions;
     std::unordered_map<std::string_view, FunctionIndex> function_index;
@@ -186,10 +184,8 @@ struct KernelEventStream::Impl {
         e.timestamp_ns = fe.timestamp_ns;
         e.line_cpu = static_cast<std::uint16_t>(fe.line_cpu);
         e.timer = fe.timer;
-        bool added = false;
-        const std::uint32_t number = timer_numbers.number(e.timer, added);
-        if (added) timers.emplace_back();
-        TimerState& t = timers[number];
+        const auto [it, added] = timers.try_emplace(e.timer);
+        TimerState& t = it->second;
         if (!fe.function.empty()) e.function = function_of(t, fe.function);
         if (!fe.module.empty()) e.module = intern(modules, module_index, fe.module);
         e.expires = fe.expires;
