@@ -481,6 +481,14 @@ std::string kernel_fires_notes(const Comparison& comparison) {
     std::string out = wrap(text, kWidth, "  kernel    ", "            ");
     if (!any->unmodelled_kernel.empty()) out += wrap(any->unmodelled_kernel, kWidth, "            ", "            ");
     if (!any->remote_inference.empty()) out += wrap(any->remote_inference, kWidth, "            ", "            ");
+    if (any->lost_history.lines) {
+        std::vector<std::string> per_replay;
+        for (const RunResult& r : comparison.runs)
+            if (r.kernel_fires)
+                per_replay.push_back(fmt::format("{} {}", design_name(r), grouped(r.kernel_fires->lost_history.replay_fires)));
+        out += wrap(lost_history_text(*any, fmt::format("of each replay's: {}", fmt::join(per_replay, ", "))), kWidth,
+                    "            ", "            ");
+    }
     return out + wrap(kernel_as_recorded_text(*any), kWidth, "            ", "            ");
 }
 

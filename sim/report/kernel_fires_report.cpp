@@ -45,7 +45,16 @@ std::string kernel_fires_text(const RunResult& r) {
         out += fmt::format(" ({} more kernel fires are of timers no replayed event arms)", a.kernel_fires_unreplayable);
     if (!a.unmodelled_kernel.empty()) out += "\n" + a.unmodelled_kernel;
     if (!a.remote_inference.empty()) out += "\n" + a.remote_inference;
+    if (a.lost_history.lines) out += "\n" + lost_history_text(a, fmt::format("{} of the replay's", a.lost_history.replay_fires));
     return out + "\n" + kernel_as_recorded_text(a) + "\n";
+}
+
+std::string lost_history_text(const FireAgreement& a, std::string_view replay_fires) {
+    const FireAgreement::LostHistory& l = a.lost_history;
+    return fmt::format("lost history (left out, as validate leaves it out): {} line{} say CPU{} {} lost events; {} of "
+                       "the kernel's fires fall in it, and {}",
+                       l.lines, l.lines == 1 ? "" : "s", l.cpus.size() == 1 ? "" : "s", fmt::join(l.cpus, ", "),
+                       l.kernel_fires, replay_fires);
 }
 
 std::string kernel_as_recorded_text(const FireAgreement& a) {
@@ -93,6 +102,12 @@ nlohmann::ordered_json kernel_fires_json(const RunResult& r) {
                                                          : nlohmann::ordered_json(a.unmodelled_kernel);
     // Only where inferred: other traces' documents stay as they were.
     if (!a.remote_inference.empty()) o["remote_inference"] = a.remote_inference;
+    // Only where the trace lost events, likewise.
+    if (a.lost_history.lines)
+        o["lost_history"] = {{"lines", a.lost_history.lines},
+                             {"cpus", a.lost_history.cpus},
+                             {"kernel_fires", a.lost_history.kernel_fires},
+                             {"replay_fires", a.lost_history.replay_fires}};
     nlohmann::ordered_json kernel = nlohmann::ordered_json::object();
     kernel["fires"] = a.kernel_fires_total;
     kernel["fires_by_cpu"] = a.kernel_fires_by_cpu;
@@ -135,6 +150,10 @@ std::string kernel_fires_csv_rows(const std::string& design, const RunResult& r)
     row("kernel_fires_recall", a.recall());
     row("kernel_fires_precision", a.precision());
     row("kernel_fires_unreplayable", a.kernel_fires_unreplayable);
+    if (a.lost_history.lines) {
+        row("kernel_fires_lost_history", a.lost_history.kernel_fires);
+        row("replay_fires_lost_history", a.lost_history.replay_fires);
+    }
     return out;
 }
 

@@ -14,9 +14,15 @@ data=$(cd "$(dirname -- "${BASH_SOURCE[0]}")/../data/kernel" && pwd)
 # The python checks below count fires with tests/cli/kernel_fire_keys.py.
 PYTHONPATH=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 export PYTHONPATH
-for capture in "$data/capture-6.1-hz250.trace.xz" "$data/capture-6.1-hz250-softirq.trace.xz"; do
-  name=$(basename -- "$capture" .trace.xz)
-  xz -dc -- "$capture" >"$name.txt"
+# The third is the first with lines saying CPUs lost events (two together
+# on CPU 1, one on CPU 0): the kernel's first fire on such a CPU after them,
+# and the replay's fires there that match none of the kernel's until then,
+# are lost history, left out of the figures as validate leaves them out.
+xz -dc -- "$data/capture-6.1-hz250.trace.xz" |
+  awk 'NR == 2000 || NR == 2001 { print "CPU:1 [LOST 4 EVENTS]" } NR == 5000 { print "CPU:0 [LOST 2 EVENTS]" } { print }' \
+    >capture-6.1-hz250-lost.txt
+for name in capture-6.1-hz250 capture-6.1-hz250-softirq capture-6.1-hz250-lost; do
+  [[ -e $name.txt ]] || xz -dc -- "$data/$name.trace.xz" >"$name.txt"
   for design in modern classic; do
     run run --ftrace "$name.txt" --design "$design" --events "$name-$design.csv" --format json
     expect_status 0
@@ -27,14 +33,51 @@ from kernel_fire_keys import ENTRY as entry, kernel_fires, replay_fires
 text, events, report = sys.argv[1:4]
 kernel = kernel_fires(text)
 replay, armed = replay_fires(events)
-same = sum((kernel & replay).values())
-replayable = sum(n for k, n in kernel.items() if k[0] in armed)
+# Lost history: a window per CPU from the latest jiffies the trace showed
+# before a line saying that CPU lost events to the now= of its next fire.
+lost_line = re.compile(r"^CPU:(\d+) \[LOST ")
+shown = re.compile(r"expires=(\d+) \[timeout=(-?\d+)\]|now=(\d+)")
+latest, open_window, windows, lines, lost_kernel = None, {}, [], 0, collections.Counter()
+for line in open(text):
+    m = lost_line.search(line)
+    if m:
+        lines += 1
+        cpu = int(m.group(1))
+        if cpu not in open_window:
+            open_window[cpu] = [cpu, latest, None]
+            windows.append(open_window[cpu])
+        continue
+    m = shown.search(line)
+    if m:
+        j = int(m.group(1)) - int(m.group(2)) if m.group(1) else int(m.group(3))
+        latest = j if latest is None else max(latest, j)
+    m = entry.search(line)
+    if m and int(m.group(1)) in open_window:
+        key = (int(m.group(2), 16), int(m.group(3)), int(m.group(1)))
+        open_window.pop(key[2])[2] = key[1]
+        if key[0] in armed:
+            lost_kernel[key] += 1
+in_lost = lambda j, cpu: any(w[0] == cpu and (w[1] is None or j >= w[1]) and (w[2] is None or j <= w[2])
+                             for w in windows)
+kept = kernel - lost_kernel
+same = sum((kept & replay).values())
+unmatched = replay - kept
+lost_replay = sum(n for k, n in unmatched.items() if in_lost(k[1], k[2]))
+replayable = sum(n for k, n in kept.items() if k[0] in armed)
+replay_kept = sum(replay.values()) - lost_replay
 got = json.load(open(report))["workload"]["kernel_fires"]
-want = {"kernel_fires": replayable, "replay_fires": sum(replay.values()), "same_jiffy_cpu": same,
-        "kernel_fires_unreplayable": sum(kernel.values()) - replayable}
+want = {"kernel_fires": replayable, "replay_fires": replay_kept, "same_jiffy_cpu": same,
+        "kernel_fires_unreplayable": sum(kernel.values()) - replayable - sum(lost_kernel.values())}
 for key, value in want.items():
     assert got[key] == value, (key, got[key], value)
-assert abs(got["recall"] - same / replayable) < 1e-12 and abs(got["precision"] - same / sum(replay.values())) < 1e-12, got
+assert abs(got["recall"] - same / replayable) < 1e-12 and abs(got["precision"] - same / replay_kept) < 1e-12, got
+if windows:
+    want = {"lines": lines, "cpus": sorted({w[0] for w in windows}), "kernel_fires": sum(lost_kernel.values()),
+            "replay_fires": lost_replay}
+    assert got["lost_history"] == want, (got["lost_history"], want)
+    assert want["kernel_fires"] == 2 and lines == 3, want
+else:
+    assert "lost_history" not in got, got
 # The kernel as recorded: its fires by CPU and by function, and how late
 # each was against the expires of its timer's last timer_start (signed:
 # early is negative; nearest rank), overall and by function.

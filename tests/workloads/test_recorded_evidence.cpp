@@ -371,3 +371,59 @@ TEST_CASE("a replay's fires match the kernel's one for one, by timer, CPU and ji
         CHECK(index.kernel_side().kernel_fires == 5000);
     }
 }
+
+// Lines saying a CPU lost events make its history lost until its next
+// fire, as validate has it: that fire, and the replay's fires on that CPU
+// in between that match none of the kernel's, leave the figures.
+TEST_CASE("lost history: the kernel's first fire on a CPU after lost events, and the replay's there, are left out") {
+    KernelFireCollector c;
+    c.timer_event(start(1 * kMs, 1, 7, 120, 20)); // jiffies shown: 120 (timeout 0)
+    c.timer_event(entry(2 * kMs, 0, 8, 100, 100));
+    c.other_line(10, "CPU:1 [LOST 4 EVENTS]");
+    c.other_line(11, "CPU:1 [LOST 2 EVENTS]"); // extends the same window
+    c.other_line(12, "  <idle>-0  [001] ..s1.  0.003000: softirq_entry: vec=1 [action=TIMER]");
+    c.timer_event(entry(3 * kMs, 0, 9, 121, 121)); // CPU 0 lost nothing
+    c.timer_event(entry(4 * kMs, 1, 7, 125, 125)); // CPU 1's first fire since: lost history
+    c.timer_event(entry(5 * kMs, 1, 7, 130, 130)); // its history is known again
+    c.other_line(20, "##### CPU 0 buffer started ####"); // open to the end: no fire of CPU 0 after it
+    const auto& f = c.fires();
+    REQUIRE(f.size() == 4);
+    CHECK_FALSE(f[0].after_lost);
+    CHECK_FALSE(f[1].after_lost);
+    CHECK(f[2].after_lost);
+    CHECK_FALSE(f[3].after_lost);
+    REQUIRE(c.lost_windows().size() == 2);
+    const KernelLostWindow& cpu1 = c.lost_windows()[0];
+    CHECK(cpu1.cpu == 1);
+    CHECK(cpu1.from == Jiffies{120});
+    CHECK(cpu1.to == Jiffies{125});
+    CHECK(cpu1.lines == 2);
+    CHECK(c.lost_windows()[1].cpu == 0);
+    CHECK(c.lost_windows()[1].from == Jiffies{130}); // the latest the trace showed
+    CHECK_FALSE(c.lost_windows()[1].to);
+
+    const KernelFireIndex index(f, {}, same_id, nullptr, c.lost_windows());
+    const FireAgreement& kernel = index.kernel_side();
+    CHECK(kernel.kernel_fires == 3);
+    CHECK(kernel.lost_history.kernel_fires == 1);
+    CHECK(kernel.lost_history.lines == 3);
+    CHECK(kernel.lost_history.cpus == std::vector<std::uint32_t>{0, 1});
+    CHECK(index.in_lost_history(1, 120));
+    CHECK(index.in_lost_history(1, 125));
+    CHECK_FALSE(index.in_lost_history(1, 119));
+    CHECK_FALSE(index.in_lost_history(1, 126));
+    CHECK(index.in_lost_history(0, 1000));
+    CHECK_FALSE(index.in_lost_history(0, 124));
+    CHECK_FALSE(index.in_lost_history(2, 125));
+    FireTally tally(index);
+    tally.replayed(7, 125, 1); // the lost fire's own key: no kernel fire to match, in the window
+    tally.replayed(7, 122, 1); // a fire the kernel did not make, in the window
+    tally.replayed(7, 130, 1); // matches
+    tally.replayed(7, 131, 1); // after the window: a fire not the kernel's
+    tally.replayed(9, 121, 0); // matches on CPU 0
+    tally.replayed(9, 200, 0); // not the kernel's, in CPU 0's open window
+    const FireAgreement& a = tally.agreement();
+    CHECK(a.same_jiffy_cpu == 2);
+    CHECK(a.replay_fires == 3);
+    CHECK(a.lost_history.replay_fires == 3);
+}

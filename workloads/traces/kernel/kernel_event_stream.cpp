@@ -70,11 +70,8 @@ public:
                 if (remote_of.size() <= cpu) remote_of.resize(cpu + 1, kNoCpu);
                 remote_of[cpu] = remote;
             }
-        } else if (text.starts_with("CPU:") && (text.find("[LOST ") != std::string_view::npos ||
-                                                text.find("EVENTS DROPPED]") != std::string_view::npos)) {
-            if (cpu_after(text.substr(4), cpu)) lost.push_back(LostMarker{line, cpu, "ring buffer lost events"});
-        } else if (text.starts_with("##### CPU ") && text.find("buffer started") != std::string_view::npos) {
-            if (cpu_after(text.substr(10), cpu)) lost.push_back(LostMarker{line, cpu, "CPU buffer started"});
+        } else if (std::optional<LostMarker> m = lost_marker_of(line, text)) {
+            lost.push_back(std::move(*m));
         }
     }
 
@@ -89,6 +86,17 @@ public:
 };
 
 } // namespace
+
+std::optional<LostMarker> lost_marker_of(std::uint64_t line, std::string_view text) {
+    unsigned cpu = 0;
+    if (text.starts_with("CPU:") &&
+        (text.find("[LOST ") != std::string_view::npos || text.find("EVENTS DROPPED]") != std::string_view::npos)) {
+        if (cpu_after(text.substr(4), cpu)) return LostMarker{line, cpu, "ring buffer lost events"};
+    } else if (text.starts_with("##### CPU ") && text.find("buffer started") != std::string_view::npos) {
+        if (cpu_after(text.substr(10), cpu)) return LostMarker{line, cpu, "CPU buffer started"};
+    }
+    return std::nullopt;
+}
 
 IncarnationIndex IncarnationSlots::allocate() {
     IncarnationIndex i = 0;

@@ -152,6 +152,10 @@ struct LostMarker {
     unsigned cpu = 0;
     std::string what;
 };
+// The marker `text` (a line the reader passes as other_line()) is, if it
+// is one. "buffer started" is trace-cmd report's first line of a CPU's
+// buffer: what that CPU traced before is not in the trace.
+std::optional<LostMarker> lost_marker_of(std::uint64_t line, std::string_view text);
 
 // The numbers of timer objects. The stream takes one for each new object;
 // the consumer ends one when the object's timer= starts another (its

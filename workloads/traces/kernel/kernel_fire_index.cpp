@@ -30,9 +30,17 @@ KernelFireIndex::Record KernelFireIndex::record(const KernelFire& f, const std::
 
 KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
                                  const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
-                                 const KernelClock* clock) {
+                                 const KernelClock* clock, const std::vector<KernelLostWindow>& lost) {
     FireAgreement& a = kernel_side_;
     a.kernel_fires_total = fires.size();
+    for (const KernelLostWindow& w : lost) {
+        if (w.cpu >= lost_by_cpu_.size()) lost_by_cpu_.resize(std::size_t{w.cpu} + 1);
+        lost_by_cpu_[w.cpu].push_back(w);
+        a.lost_history.lines += w.lines;
+        if (std::find(a.lost_history.cpus.begin(), a.lost_history.cpus.end(), w.cpu) == a.lost_history.cpus.end())
+            a.lost_history.cpus.push_back(w.cpu);
+    }
+    std::sort(a.lost_history.cpus.begin(), a.lost_history.cpus.end());
     // First pass: the kernel-side figures, and how many fires each timer has.
     std::vector<std::size_t> count;
     for (const KernelFire& f : fires) {
@@ -54,6 +62,10 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
             ++a.kernel_fires_unreplayable;
             continue;
         }
+        if (f.after_lost) {
+            ++a.lost_history.kernel_fires;
+            continue;
+        }
         if (*id >= count.size()) count.resize(std::size_t{*id} + 1, 0);
         ++count[*id];
         ++a.kernel_fires;
@@ -66,7 +78,7 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
     std::unordered_map<std::size_t, Wide> wide; // by position before the sort
     for (const KernelFire& f : fires) {
         const std::optional<std::uint32_t> id = id_of(f.timer);
-        if (!id) continue;
+        if (!id || f.after_lost) continue;
         const std::size_t at = next[*id]++;
         records_[at] = record(f, recorded_callback(f, clock), at, wide);
     }
@@ -131,16 +143,29 @@ std::optional<RecordedCallback> KernelFireIndex::nearest_callback(std::uint32_t 
     return after->now - fired < fired - below->now ? after : below;
 }
 
+bool KernelFireIndex::in_lost_history(std::uint32_t cpu, Jiffies j) const noexcept {
+    if (cpu >= lost_by_cpu_.size()) return false;
+    const std::vector<KernelLostWindow>& windows = lost_by_cpu_[cpu];
+    // The first window that does not end before j.
+    const auto w = std::partition_point(windows.begin(), windows.end(), [j](const KernelLostWindow& x) {
+        return x.to && time_before(*x.to, j);
+    });
+    return w != windows.end() && (!w->from || !time_before(j, *w->from));
+}
+
 void FireTally::replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32_t cpu) {
-    ++agreement_.replay_fires;
     const KernelFireIndex::Range r = index_->of(timer);
     for (std::size_t i = index_->first_not_before(r, fired_jiffies); i < r.last && index_->now_at(i) == fired_jiffies;
          ++i) {
         if (matched_[i] || index_->cpu_at(i) != cpu) continue;
         matched_[i] = true;
+        ++agreement_.replay_fires;
         ++agreement_.same_jiffy_cpu;
         return;
     }
+    // A fire the kernel did not make, where the trace lost that CPU's
+    // history: what would have explained it may be among the lost events.
+    ++(index_->in_lost_history(cpu, fired_jiffies) ? agreement_.lost_history.replay_fires : agreement_.replay_fires);
 }
 
 } // namespace timersim

@@ -37,9 +37,12 @@ public:
     // `id_of`: the replay's id of a timer pointer, none for a timer it does
     // not have. `clock` places a callback without a next fire of its run on
     // the kernel's jiffies (recorded_callback()).
+    // `lost`: where the trace lost events (KernelFireCollector::
+    // lost_windows()): the kernel's fires after_lost and the replays' fires
+    // in them that match none are lost history, left out of the figures.
     KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
                     const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
-                    const KernelClock* clock = nullptr);
+                    const KernelClock* clock = nullptr, const std::vector<KernelLostWindow>& lost = {});
     // FireAgreement's kernel_* fields; the replay's are zero.
     const FireAgreement& kernel_side() const noexcept { return kernel_side_; }
     // The fires of replayable timers (FireTally's bits).
@@ -58,6 +61,8 @@ public:
     // earlier of two as near), among the fires whose entry/exit pair the
     // trace shows; none without one.
     std::optional<RecordedCallback> nearest_callback(std::uint32_t timer, Jiffies fired) const;
+    // Was `cpu`'s history lost at jiffy `j` (in one of its lost windows)?
+    bool in_lost_history(std::uint32_t cpu, Jiffies j) const noexcept;
 
 private:
     static constexpr std::uint16_t kWideCpu = 0xFFFF;     // cpu, ns and ticks are in wide_
@@ -82,6 +87,7 @@ private:
     std::vector<Record> records_;
     std::unordered_map<std::size_t, Wide> wide_; // by position
     FireAgreement kernel_side_;
+    std::vector<std::vector<KernelLostWindow>> lost_by_cpu_; // by CPU, in jiffies order (disjoint)
 };
 
 // One replay's matches against a KernelFireIndex (which must outlive it):

@@ -1,4 +1,5 @@
 #include "workloads/traces/kernel/kernel_fires.hpp"
+#include "workloads/traces/kernel/kernel_event_stream.hpp"
 
 #include "wheel/kernel/modern_levels.hpp"
 
@@ -11,6 +12,7 @@ namespace timersim {
 void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // 6.1 call_timer_fn(): trace_timer_expire_entry(timer, baseclk) prints
     // now=jiffies as the callback starts, on the CPU running the softirq.
+    if (const auto j = e.jiffies(); j && (!latest_jiffies_ || time_after(*j, *latest_jiffies_))) latest_jiffies_ = j;
     if (e.type == FtraceEventType::timer_start) {
         last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires, e.cpu};
         inference_.start(e.timer, e.cpu, (e.flags & kFtraceDeferrable) != 0, (e.flags & kFtracePinned) != 0);
@@ -55,6 +57,11 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
                 inferred_runs_.push_back(KernelRemoteRun{e.line_cpu, x.remote_of,
                                                          entry == softirq_entry_ns_.end() ? 0 : entry->second, *e.now});
             }
+        }
+        if (const auto lost = lost_open_.find(e.line_cpu); lost != lost_open_.end()) {
+            f.after_lost = true;
+            lost_windows_[lost->second].to = *e.now;
+            lost_open_.erase(lost);
         }
         add_fire(f);
         open_[e.line_cpu] = Open{fires_.size() - 1, e.timestamp_ns};
@@ -155,7 +162,15 @@ bool number_at(std::string_view rest, std::uint32_t& n) {
 
 } // namespace
 
-void KernelFireCollector::other_line(std::uint64_t /*line*/, std::string_view text) {
+void KernelFireCollector::other_line(std::uint64_t line, std::string_view text) {
+    if (const std::optional<LostMarker> lost = lost_marker_of(line, text)) {
+        const auto [open, added] = lost_open_.try_emplace(lost->cpu, lost_windows_.size());
+        if (added)
+            lost_windows_.push_back(KernelLostWindow{.cpu = lost->cpu, .from = latest_jiffies_});
+        else
+            ++lost_windows_[open->second].lines;
+        return;
+    }
     // 6.9 tmigr_handle_remote_cpu() traces the idle CPU before it calls
     // timer_expire_remote() for it, unless that CPU is the migrator itself.
     static constexpr std::string_view kRemote = " tmigr_handle_remote_cpu: cpu=";
