@@ -51,9 +51,10 @@ std::string kernel_fires_text(const RunResult& r) {
 
 std::string lost_history_text(const FireAgreement& a, std::string_view replay_fires) {
     const FireAgreement::LostHistory& l = a.lost_history;
-    return fmt::format("lost history (left out, as validate leaves it out): {} line{} say CPU{} {} lost events; {} of "
+    return fmt::format("lost history (left out, as validate leaves it out): {} {} CPU{} {} lost events; {} of "
                        "the kernel's fires fall in it, and {}",
-                       l.lines, l.lines == 1 ? "" : "s", l.cpus.size() == 1 ? "" : "s", fmt::join(l.cpus, ", "),
+                       l.lines, l.lines == 1 ? "line says" : "lines say", l.cpus.size() == 1 ? "" : "s",
+                       fmt::join(l.cpus, ", "),
                        l.kernel_fires, replay_fires);
 }
 

@@ -200,12 +200,10 @@ void check_jiffies_jump(const ReplayLedger& ledger, const Event& e, Jiffies from
 
 std::optional<CancelMeaning> cancel_to_apply(ReplayLedger& ledger, const ReplayStream& stream, const Event& e,
                                              bool known) {
-    // The timer's next event was judged when it was read (the stream holds
-    // the cancel until then, or until it is out of reach).
-    if (e.next_of_timer_read && e.next_of_timer_detaches) return std::nullopt;
-    const Event* n = stream.next_same_cpu(e);
-    const CancelNeighbour next = n ? neighbour(*n) : CancelNeighbour{};
-    const CancelMeaning meaning = cancel_meaning(neighbour(e), n ? &next : nullptr, nullptr);
+    // The stream holds the cancel until its timer's next event is read, or
+    // until that is out of reach; it reads the cancel as the import does.
+    const CancelMeaning meaning = stream.cancel_meaning(e);
+    if (meaning == CancelMeaning::expiry_detach) return std::nullopt;
     if (!known) {
         note(ledger, e,
              "timer_cancel of a timer the trace never showed armed (the detach of a lost expiry, or a timer "

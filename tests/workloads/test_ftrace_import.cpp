@@ -6,7 +6,6 @@
 #include "workloads/traces/kernel/ftrace_import.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
 #include "workloads/traces/kernel/kernel_clock.hpp"
-#include "workloads/traces/kernel/kernel_event_stream.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/traces/layouts/trace_reader.hpp"
 #include "workloads/traces/layouts/trace_writer.hpp"
@@ -264,63 +263,6 @@ TEST_CASE("cancel_meaning: a detach by the timer's next event, a requeue by the 
     // taken as no gap, not as 2^64 ns.
     const CancelNeighbour earlier{timer_expire_entry, 0xaa, cancel.timestamp_ns - 1, 1};
     CHECK(cancel_meaning(cancel, &earlier, &earlier) == CancelMeaning::expiry_detach);
-}
-
-// Counts what an observer of the reader sees.
-struct LineCounter final : FtraceObserver {
-    void timer_event(const FtraceEvent&) override { ++timer_events; }
-    void timer_softirq(const FtraceTimerSoftirq&) override {}
-    void other_line(std::uint64_t, std::string_view text) override { others.emplace_back(text); }
-    std::uint64_t timer_events = 0;
-    std::vector<std::string> others;
-};
-
-TEST_CASE("the kernel event stream reads each cancel by its window and passes every line on") {
-    const std::string start_a = "timer_start: timer=a function=f expires=4294967400 [timeout=100] cpu=1 idx=5 flags=";
-    const std::string moved_a = "timer_start: timer=a function=f expires=4294967600 [timeout=300] cpu=1 idx=9 flags=";
-    const std::string entry_a = "timer_expire_entry: timer=a function=f now=4294967600 baseclk=4294967600";
-    const std::string start_b =
-        "timer_start: timer=b function=g [nf_conntrack] expires=4294967500 [timeout=200] cpu=0 idx=2 flags=I";
-    const std::string text = line("1.000000", start_a) + line("1.000100", "timer_cancel: timer=a") +
-                             line("1.000200", moved_a) + line("1.000300", start_b, 0) +
-                             "CPU:0 [LOST 3 EVENTS]\n" + line("1.800000", "timer_cancel: timer=a") +
-                             line("1.800100", "timer_cancel: timer=b", 0) + line("1.810000", entry_a) +
-                             line("1.900000", "timer_start: timer=c function=f expires=4294967700 "
-                                              "[timeout=300] cpu=0 idx=9 flags=",
-                                  0);
-    std::istringstream in(text);
-    FtraceReader reader(in, "in.txt", 250);
-    LineCounter seen;
-    IncarnationSlots slots;
-    KernelEventStream stream(reader, KernelStreamOptions{.file = "in.txt", .also = &seen}, slots);
-    std::vector<CancelMeaning> meanings;
-    std::vector<unsigned> lost_cpus;
-    std::vector<std::uint64_t> lines;
-    while (KernelEvent* e = stream.next()) {
-        lines.push_back(e->line);
-        stream.take_markers_before(e->line, [&](const LostMarker& m) { lost_cpus.push_back(m.cpu); });
-        if (e->type == FtraceEventType::timer_cancel) meanings.push_back(stream.cancel_meaning(*e));
-        if (e->timer == 0xb && e->type == FtraceEventType::timer_start) {
-            CHECK(stream.functions()[e->function] == "g");
-            REQUIRE(e->module != kNoFunction);
-            CHECK(stream.modules()[e->module] == "nf_conntrack");
-            CHECK(bool{e->irqsafe});
-            CHECK(bool{e->flags_known});
-        }
-    }
-    // a moved to another idx (a requeue), a's detach before its expiry
-    // (other CPUs' lines between), b's del_timer().
-    CHECK(meanings == std::vector{CancelMeaning::requeue, CancelMeaning::expiry_detach, CancelMeaning::del_timer});
-    // In print order, each once; the lost marker before the event after it.
-    CHECK(lines == std::vector<std::uint64_t>{1, 2, 3, 4, 6, 7, 8, 9});
-    CHECK(lost_cpus == std::vector<unsigned>{0});
-    CHECK(stream.ended());
-    CHECK(stream.counts().events == 8);
-    CHECK(stream.counts().timers == 3);
-    // The observer given sees every line through the stream.
-    CHECK(seen.timer_events == 8);
-    REQUIRE(seen.others.size() == 1);
-    CHECK(seen.others[0] == "CPU:0 [LOST 3 EVENTS]");
 }
 
 TEST_CASE("a detach whose callback starts 18.7 ms later, or after another event of its CPU, is an expiry") {

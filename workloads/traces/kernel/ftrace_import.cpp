@@ -64,6 +64,7 @@ struct OutEvent {
     std::uint32_t cb = kNoTimer;
     bool cb_pending = false;
     std::uint64_t cb_serial = 0;
+    std::uint64_t line = 0; // of the kernel's line it comes from (a requeue: its timer_start)
     static constexpr std::uint32_t kNoLabel = 0xFFFFFFFFu;
     static constexpr std::uint32_t kNoTimer = 0xFFFFFFFFu;
 };
@@ -180,6 +181,7 @@ struct FtraceImporter::Impl {
     }
 
     void fill_arm(OutEvent& out, const KernelEvent& e) {
+        out.line = e.line;
         out.at = e.expires;
         out.flags.deferrable = e.deferrable;
         if (!e.flags_known && !inferred_deferrable.empty() &&
@@ -223,11 +225,12 @@ struct FtraceImporter::Impl {
     std::vector<PreTraceFire> pre_trace;
     bool pre_trace_armed = false;
     std::vector<std::uint64_t> inferred_deferrable; // infer_deferrable()
-    void arm_pre_trace(std::uint64_t rel) {
+    void arm_pre_trace(std::uint64_t rel, std::uint64_t line) {
         pre_trace_armed = true;
         for (const PreTraceFire& f : pre_trace) {
             const std::uint32_t ti = timer_index(f.timer);
             OutEvent out;
+            out.line = line; // armed at the trace's first event
             out.time_ns = rel;
             out.timer = ti;
             out.kind = TraceEventKind::arm;
@@ -240,6 +243,14 @@ struct FtraceImporter::Impl {
         }
         pre_trace = {};
     }
+    // The jiffies at time 0, from the first event read that shows jiffies
+    // (and the trace's first timestamp), unless a clock gave them.
+    void note_start_jiffies() {
+        if (start_jiffies) return;
+        if (const std::optional<JiffiesSample> j = stream.first_jiffies())
+            start_jiffies = j->jiffies - ticks_at(reader.hz(), j->time_ns - *reader.first_timestamp_ns());
+    }
+    std::uint64_t last_line = 0; // of the event next() gave last
     void time_run(const OutEvent& f);
     void process(KernelEvent& e);
     void process_cancel(const KernelEvent& e, std::uint32_t ti, std::uint64_t rel);
@@ -264,10 +275,8 @@ void FtraceImporter::Impl::process(KernelEvent& e) {
         times.emplace(*clock, *reader.first_timestamp_ns());
         start_jiffies = times->start_jiffies();
     }
-    if (!start_jiffies) {
-        if (const auto j = e.jiffies()) start_jiffies = *j - ticks_at(reader.hz(), rel);
-    }
-    if (!pre_trace_armed) arm_pre_trace(rel);
+    note_start_jiffies();
+    if (!pre_trace_armed) arm_pre_trace(rel, e.line);
     // Lost events are validate's to class; here they are only read past.
     stream.take_markers_before(e.line, [](const LostMarker&) {});
     if (e.consumed) return; // a requeue's timer_start: its cancel made the modify
@@ -351,6 +360,7 @@ void FtraceImporter::Impl::process_cancel(const KernelEvent& e, std::uint32_t ti
         out.time_ns = rel;
         out.timer = ti;
         out.kind = TraceEventKind::cancel;
+        out.line = e.line;
         // del_timer() runs on the CPU that traced it (the timer may be
         // queued on another): the cancel is that CPU's work.
         out.cpu = e.line_cpu;
@@ -398,6 +408,7 @@ bool FtraceImporter::Impl::next(TraceEvent& out) {
             out.kind = f.kind;
             out.timer = f.timer;
             out.key = TimerKey{true, 0, std::string_view(token, 18)};
+            last_line = f.line;
             out.cpu = f.cpu;
             if (f.kind != TraceEventKind::cancel) {
                 out.expiry = ExpiryForm::at_jiffies;
@@ -458,5 +469,7 @@ TraceHeader FtraceImporter::header() const {
 }
 
 const FtraceImportStats& FtraceImporter::stats() const noexcept { return impl_->stats; }
+
+std::uint64_t FtraceImporter::line() const noexcept { return impl_->last_line; }
 
 } // namespace timersim

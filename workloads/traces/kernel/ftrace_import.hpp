@@ -107,6 +107,10 @@ public:
     // none did).
     TraceHeader header() const;
     const FtraceImportStats& stats() const noexcept;
+    // The input line of the event next() gave last (a requeue's modify: its
+    // timer_start's; a timer armed before the trace: the first event's),
+    // for errors about it; 0 before the first.
+    std::uint64_t line() const noexcept;
     // The runs read so far (all of them once next() returned false), in
     // trace order: one per CPU and jiffy, the first.
     const std::vector<RecordedRunTime>& recorded_runs() const noexcept;

@@ -133,6 +133,7 @@ struct KernelEventStream::Impl {
     IncarnationSlots& slots;
     MarkerLines marker_lines;
     KernelStreamCounts counts;
+    std::optional<JiffiesSample> first_jiffies; // of the first event read that shows jiffies
 
     RingFifo<KernelEvent> window; // by EventSeq: the front is the event handed out, or next
     bool current = false;     // window[0] is being replayed
@@ -206,10 +207,14 @@ struct KernelEventStream::Impl {
         set_remote_cpu(e, fe);
         e.set_baseclk(fe.baseclk);
         e.set_jiffies(fe.jiffies());
+        if (!first_jiffies && e.jiffies()) first_jiffies = JiffiesSample{e.timestamp_ns, *e.jiffies()};
         if (added) {
             ++counts.timers;
         } else if (KernelEvent* previous = in_window(t.last_event)) {
             previous->next_of_timer_read = true;
+            // (last_of_cpu is still the CPU's event before this one.)
+            previous->next_of_timer_is_cpus_next =
+                previous->line_cpu == e.line_cpu && last_of_cpu[e.line_cpu] == t.last_event;
             if (previous->type == FtraceEventType::timer_cancel)
                 previous->next_of_timer_detaches = detaches_for(neighbour(*previous), neighbour(e));
         }
@@ -304,7 +309,10 @@ KernelEventStream::KernelEventStream(FtraceReader& reader, KernelStreamOptions o
     reader.set_observer(&impl_->marker_lines);
 }
 
-KernelEventStream::~KernelEventStream() = default;
+KernelEventStream::~KernelEventStream() {
+    // A reader read on after the stream is gone must not call it.
+    if (!impl_->end_of_trace) impl_->reader.set_observer(nullptr);
+}
 
 bool KernelEventStream::any() {
     Impl& s = *impl_;
@@ -342,10 +350,12 @@ std::size_t KernelEventStream::window() const noexcept { return impl_->window.si
 
 CancelMeaning KernelEventStream::cancel_meaning(const KernelEvent& e, CancelReach reach) const {
     // The timer's next event was judged as it was read (detaches_for(), at
-    // the kernel's reach); the CPU's next is in the window if the timer's
-    // next, or the time past which it would not count, was read.
+    // the kernel's reach). A requeue's two lines are traced under the
+    // timer's base lock, so no event of the timer can come between them
+    // from another CPU: its start is both the timer's next event and the
+    // CPU's.
     if (e.next_of_timer_read && e.next_of_timer_detaches) return CancelMeaning::expiry_detach;
-    const KernelEvent* n = next_same_cpu(e);
+    const KernelEvent* n = e.next_of_timer_read && e.next_of_timer_is_cpus_next ? next_same_cpu(e) : nullptr;
     const CancelNeighbour next = n ? neighbour(*n) : CancelNeighbour{};
     return timersim::cancel_meaning(neighbour(e), n ? &next : nullptr, nullptr, reach);
 }
@@ -353,5 +363,6 @@ CancelMeaning KernelEventStream::cancel_meaning(const KernelEvent& e, CancelReac
 const std::deque<std::string>& KernelEventStream::functions() const noexcept { return impl_->functions; }
 const std::deque<std::string>& KernelEventStream::modules() const noexcept { return impl_->modules; }
 const KernelStreamCounts& KernelEventStream::counts() const noexcept { return impl_->counts; }
+std::optional<JiffiesSample> KernelEventStream::first_jiffies() const noexcept { return impl_->first_jiffies; }
 
 } // namespace timersim

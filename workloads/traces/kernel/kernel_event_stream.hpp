@@ -30,6 +30,7 @@
 
 #include "wheel/core/jiffies.hpp"
 #include "workloads/traces/kernel/cancel_meaning.hpp"
+#include "workloads/traces/kernel/hz_inference.hpp"
 #include "workloads/traces/kernel/kernel_fires.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 
@@ -85,6 +86,7 @@ struct KernelEvent {
     bool next_of_timer_detaches : 1 = false; // ... and it makes this timer_cancel an expiry's detach (detaches_for())
     bool irqsafe : 1 = false;         // flags I
     bool flags_known : 1 = false;     // the line had flags= (before 4.2 none is printed)
+    bool next_of_timer_is_cpus_next : 1 = false; // ... and it was also the next event its CPU printed
 
     std::optional<Jiffies> baseclk() const noexcept { return has_baseclk_ ? std::optional(baseclk_) : std::nullopt; }
     // When the event was traced, if the line tells (FtraceEvent::jiffies()).
@@ -228,8 +230,9 @@ struct KernelStreamCounts {
 // one handed out (above). Throws TraceError for a line it refuses.
 class KernelEventStream {
 public:
-    // Reads with `reader` (not yet read; its filter and HZ set): observes
-    // it until the end of the trace.
+    // Reads with `reader` (not yet read; its filter and HZ set before the
+    // first next()): observes it until the end of the trace or the
+    // stream's end, whichever comes first.
     KernelEventStream(FtraceReader& reader, KernelStreamOptions options, IncarnationSlots& slots);
     ~KernelEventStream();
     KernelEventStream(const KernelEventStream&) = delete;
@@ -263,7 +266,10 @@ public:
     // Events read and not yet handed out, the current one included.
     std::size_t window() const noexcept;
     // What the current timer_cancel `e` was (cancel_meaning.hpp), from the
-    // neighbours the window holds: its timer's next event, and its CPU's.
+    // neighbours the window holds: its timer's next event, and its CPU's
+    // when that is the same event (a requeue). Of `reach`, requeue_ns: the
+    // detach was judged as the timer's next event was read, at the
+    // kernel's reach (kDetachReachNs).
     CancelMeaning cancel_meaning(const KernelEvent& e, CancelReach reach = {}) const;
 
     // Every function= and module seen, once (KernelEvent::function and
@@ -271,6 +277,9 @@ public:
     const std::deque<std::string>& functions() const noexcept;
     const std::deque<std::string>& modules() const noexcept;
     const KernelStreamCounts& counts() const noexcept;
+    // The first event read (not handed out: read) that shows jiffies, as
+    // (its timestamp, those jiffies).
+    std::optional<JiffiesSample> first_jiffies() const noexcept;
 
 private:
     struct Impl;

@@ -85,10 +85,9 @@ public:
         }
         return header_;
     }
-    // The importer holds events while a cancel waits for its timer's next
-    // event (up to kDetachReachNs, cancel_meaning.hpp), so this is the line
-    // read last, at most a second of trace past the event.
-    std::uint64_t line() const override { return pass_.reader().line(); }
+    // The line of the event given last (the reader is ahead of it: the
+    // kernel event stream's window).
+    std::uint64_t line() const override { return pass_.importer().line(); }
     std::uint64_t skipped_lines() const override { return pass_.reader().stats().other_events; }
     const TraceFilterCounts& filter_counts() const override { return pass_.reader().filter_counts(); }
     const std::string& hz_source() const override { return kNoHzSource; }

@@ -54,7 +54,7 @@ public:
     // resolved and its jiffies at time 0, from the first event that shows
     // them (so asking before the first next() reads ahead one event).
     virtual const TraceHeader& header() = 0;
-    virtual std::uint64_t line() const = 0;          // the line read last
+    virtual std::uint64_t line() const = 0;          // the line of the event next() gave last
     virtual std::uint64_t skipped_lines() const = 0; // kernel text: lines of other events
     virtual const TraceFilterCounts& filter_counts() const = 0;
     // Kernel text: where its HZ came from (HzResolution::source); else empty.
