@@ -12,7 +12,8 @@
 //                  bucket (6.1 __mod_timer(): detach_if_pending(), then
 //                  enqueue_timer() under the same lock, interrupts off):
 //                  the same CPU's very next event is that timer's
-//                  timer_start, at another idx= than the timer was queued
+//                  timer_start, and no other CPU's event of the timer
+//                  comes between, at another idx= than the timer was queued
 //                  at. At the same idx, mod_timer() would have found it in
 //                  its bucket and traced nothing (`idx ==
 //                  timer_get_idx(timer)`): the pair was del_timer() then
@@ -93,8 +94,9 @@ inline bool requeues_with(const CancelNeighbour& cancel, const CancelNeighbour& 
 }
 
 // `cancel` is a timer_cancel; `next_on_cpu`, the next timer event its CPU
-// printed, and `next_of_timer`, its timer's next event, each null if there
-// is none (or none is known within reach).
+// printed if that is also the timer's next event (else null), and
+// `next_of_timer`, its timer's next event, each null if there is none (or
+// none is known within reach).
 inline CancelMeaning cancel_meaning(const CancelNeighbour& cancel, const CancelNeighbour* next_on_cpu,
                                     const CancelNeighbour* next_of_timer, CancelReach reach = {}) noexcept {
     if (next_on_cpu && requeues_with(cancel, *next_on_cpu, reach)) return CancelMeaning::requeue;
