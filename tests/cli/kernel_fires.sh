@@ -52,11 +52,11 @@ for line in open(text):
         j = int(m.group(1)) - int(m.group(2)) if m.group(1) else int(m.group(3))
         latest = j if latest is None else max(latest, j)
     m = entry.search(line)
-    if m and int(m.group(1)) in open_window:
+    # Ended by the CPU's next fire of a timer the replay has.
+    if m and int(m.group(1)) in open_window and int(m.group(2), 16) in armed:
         key = (int(m.group(2), 16), int(m.group(3)), int(m.group(1)))
         open_window.pop(key[2])[2] = key[1]
-        if key[0] in armed:
-            lost_kernel[key] += 1
+        lost_kernel[key] += 1
 in_lost = lambda j, cpu: any(w[0] == cpu and (w[1] is None or j >= w[1]) and (w[2] is None or j <= w[2])
                              for w in windows)
 kept = kernel - lost_kernel

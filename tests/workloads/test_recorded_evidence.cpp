@@ -380,31 +380,30 @@ TEST_CASE("lost history: the kernel's first fire on a CPU after lost events, and
     c.timer_event(start(1 * kMs, 1, 7, 120, 20)); // jiffies shown: 120 (timeout 0)
     c.timer_event(entry(2 * kMs, 0, 8, 100, 100));
     c.other_line(10, "CPU:1 [LOST 4 EVENTS]");
-    c.other_line(11, "CPU:1 [LOST 2 EVENTS]"); // extends the same window
+    c.other_line(11, "CPU:1 [LOST 2 EVENTS]"); // the same history
     c.other_line(12, "  <idle>-0  [001] ..s1.  0.003000: softirq_entry: vec=1 [action=TIMER]");
-    c.timer_event(entry(3 * kMs, 0, 9, 121, 121)); // CPU 0 lost nothing
-    c.timer_event(entry(4 * kMs, 1, 7, 125, 125)); // CPU 1's first fire since: lost history
-    c.timer_event(entry(5 * kMs, 1, 7, 130, 130)); // its history is known again
+    c.other_line(13, "CPU:9000 [LOST 1 EVENTS]"); // no kernel has CPU 9000: no such line
+    c.timer_event(entry(3 * kMs, 0, 9, 121, 121));  // CPU 0 lost nothing
+    c.timer_event(entry(3 * kMs, 1, 99, 122, 122)); // a timer the replay lacks (a filter's): no end
+    c.timer_event(entry(4 * kMs, 1, 7, 125, 125));  // CPU 1's first fire since: lost history
+    c.timer_event(entry(5 * kMs, 1, 7, 130, 130));  // its history is known again
     c.other_line(20, "##### CPU 0 buffer started ####"); // open to the end: no fire of CPU 0 after it
-    const auto& f = c.fires();
-    REQUIRE(f.size() == 4);
-    CHECK_FALSE(f[0].after_lost);
-    CHECK_FALSE(f[1].after_lost);
-    CHECK(f[2].after_lost);
-    CHECK_FALSE(f[3].after_lost);
-    REQUIRE(c.lost_windows().size() == 2);
-    const KernelLostWindow& cpu1 = c.lost_windows()[0];
-    CHECK(cpu1.cpu == 1);
-    CHECK(cpu1.from == Jiffies{120});
-    CHECK(cpu1.to == Jiffies{125});
-    CHECK(cpu1.lines == 2);
-    CHECK(c.lost_windows()[1].cpu == 0);
-    CHECK(c.lost_windows()[1].from == Jiffies{130}); // the latest the trace showed
-    CHECK_FALSE(c.lost_windows()[1].to);
+    REQUIRE(c.lost_lines().size() == 3);
+    CHECK(c.lost_lines()[0].cpu == 1);
+    CHECK(c.lost_lines()[0].latest == Jiffies{120});
+    CHECK(c.lost_lines()[0].fires_before == 1);
+    CHECK(c.lost_lines()[2].cpu == 0);
+    CHECK(c.lost_lines()[2].latest == Jiffies{130}); // the latest the trace showed
+    CHECK(c.lost_lines()[2].fires_before == 5);
 
-    const KernelFireIndex index(f, {}, same_id, nullptr, c.lost_windows());
+    const auto replayed = [](std::uint64_t pointer) -> std::optional<std::uint32_t> {
+        if (pointer == 99) return std::nullopt;
+        return static_cast<std::uint32_t>(pointer);
+    };
+    const KernelFireIndex index(c.fires(), {}, replayed, nullptr, c.lost_lines());
     const FireAgreement& kernel = index.kernel_side();
     CHECK(kernel.kernel_fires == 3);
+    CHECK(kernel.kernel_fires_unreplayable == 1);
     CHECK(kernel.lost_history.kernel_fires == 1);
     CHECK(kernel.lost_history.lines == 3);
     CHECK(kernel.lost_history.cpus == std::vector<std::uint32_t>{0, 1});
@@ -413,10 +412,14 @@ TEST_CASE("lost history: the kernel's first fire on a CPU after lost events, and
     CHECK_FALSE(index.in_lost_history(1, 119));
     CHECK_FALSE(index.in_lost_history(1, 126));
     CHECK(index.in_lost_history(0, 1000));
-    CHECK_FALSE(index.in_lost_history(0, 124));
+    CHECK_FALSE(index.in_lost_history(0, 129));
     CHECK_FALSE(index.in_lost_history(2, 125));
+    // The lost fire stays in the index for its callback.
+    REQUIRE(index.of(7).last - index.of(7).first == 2);
+    CHECK(index.lost_at(index.of(7).first));
+    CHECK_FALSE(index.lost_at(index.of(7).first + 1));
     FireTally tally(index);
-    tally.replayed(7, 125, 1); // the lost fire's own key: no kernel fire to match, in the window
+    tally.replayed(7, 125, 1); // the lost fire's own key: matches nothing, in the window
     tally.replayed(7, 122, 1); // a fire the kernel did not make, in the window
     tally.replayed(7, 130, 1); // matches
     tally.replayed(7, 131, 1); // after the window: a fire not the kernel's

@@ -30,20 +30,29 @@ KernelFireIndex::Record KernelFireIndex::record(const KernelFire& f, const std::
 
 KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
                                  const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
-                                 const KernelClock* clock, const std::vector<KernelLostWindow>& lost) {
+                                 const KernelClock* clock, const std::vector<KernelLostLine>& lost) {
     FireAgreement& a = kernel_side_;
     a.kernel_fires_total = fires.size();
-    for (const KernelLostWindow& w : lost) {
-        if (w.cpu >= lost_by_cpu_.size()) lost_by_cpu_.resize(std::size_t{w.cpu} + 1);
-        lost_by_cpu_[w.cpu].push_back(w);
-        a.lost_history.lines += w.lines;
-        if (std::find(a.lost_history.cpus.begin(), a.lost_history.cpus.end(), w.cpu) == a.lost_history.cpus.end())
-            a.lost_history.cpus.push_back(w.cpu);
-    }
-    std::sort(a.lost_history.cpus.begin(), a.lost_history.cpus.end());
-    // First pass: the kernel-side figures, and how many fires each timer has.
+    // First pass: the kernel-side figures, how many fires each timer has,
+    // and the lost history: a window per CPU from each line saying it lost
+    // events to its next fire of a timer the replay has (a filter's
+    // dropped timers are not the replay's: validate does not see them).
     std::vector<std::size_t> count;
+    std::vector<bool> lost_fire(fires.size(), false); // by place in `fires`
+    std::unordered_map<std::uint32_t, std::size_t> open; // by CPU: its window in `windows`
+    std::vector<Window> windows;
+    std::size_t next_line = 0;
+    const auto lines_before = [&](std::uint64_t fire) {
+        for (; next_line < lost.size() && lost[next_line].fires_before <= fire; ++next_line) {
+            const KernelLostLine& l = lost[next_line];
+            ++a.lost_history.lines;
+            const auto [w, added] = open.try_emplace(l.cpu, windows.size());
+            if (added) windows.push_back(Window{l.cpu, l.latest, std::nullopt});
+        }
+    };
+    std::uint64_t place = 0;
     for (const KernelFire& f : fires) {
+        lines_before(place++);
         if (f.cpu >= a.kernel_fires_by_cpu.size()) a.kernel_fires_by_cpu.resize(std::size_t{f.cpu} + 1);
         ++a.kernel_fires_by_cpu[f.cpu];
         if (f.remote) ++a.kernel_remote_expiries;
@@ -62,30 +71,48 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
             ++a.kernel_fires_unreplayable;
             continue;
         }
-        if (f.after_lost) {
+        if (*id >= count.size()) count.resize(std::size_t{*id} + 1, 0);
+        ++count[*id];
+        if (const auto w = open.find(f.cpu); w != open.end()) {
+            windows[w->second].to = f.now;
+            open.erase(w);
+            lost_fire[place - 1] = true;
             ++a.lost_history.kernel_fires;
             continue;
         }
-        if (*id >= count.size()) count.resize(std::size_t{*id} + 1, 0);
-        ++count[*id];
         ++a.kernel_fires;
     }
+    lines_before(fires.size());
+    for (const Window& w : windows) {
+        if (w.cpu >= lost_by_cpu_.size()) lost_by_cpu_.resize(std::size_t{w.cpu} + 1);
+        lost_by_cpu_[w.cpu].push_back(w);
+        a.lost_history.cpus.push_back(w.cpu);
+    }
+    std::sort(a.lost_history.cpus.begin(), a.lost_history.cpus.end());
+    a.lost_history.cpus.erase(std::unique(a.lost_history.cpus.begin(), a.lost_history.cpus.end()),
+                              a.lost_history.cpus.end());
     // Second pass: each fire into its timer's range, in trace order.
     first_.assign(count.size() + 1, 0);
     for (std::size_t t = 0; t < count.size(); ++t) first_[t + 1] = first_[t] + count[t];
     records_.resize(first_.back());
+    lost_.assign(records_.size(), false);
     std::vector<std::size_t> next(first_.begin(), first_.end() - 1);
     std::unordered_map<std::size_t, Wide> wide; // by position before the sort
+    place = 0;
     for (const KernelFire& f : fires) {
         const std::optional<std::uint32_t> id = id_of(f.timer);
-        if (!id || f.after_lost) continue;
+        const bool lost_here = lost_fire[place++];
+        if (!id) continue;
         const std::size_t at = next[*id]++;
         records_[at] = record(f, recorded_callback(f, clock), at, wide);
+        lost_[at] = lost_here;
     }
     // In trace order `now` never goes back on one CPU; across CPUs it may:
-    // each range sorted by now, stably. The side table follows its fires.
+    // each range sorted by now, stably. The side table and the lost marks
+    // follow their fires.
     std::vector<std::size_t> order;
     std::vector<Record> sorted;
+    std::vector<bool> sorted_lost;
     for (std::size_t t = 0; t + 1 < first_.size(); ++t) {
         const std::size_t from = first_[t], to = first_[t + 1];
         const auto by_now = [this](std::size_t x, std::size_t y) { return now_before(records_[x].now, records_[y].now); };
@@ -98,11 +125,14 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
         }
         std::stable_sort(order.begin(), order.end(), by_now);
         sorted.resize(order.size());
+        sorted_lost.resize(order.size());
         for (std::size_t i = 0; i < order.size(); ++i) {
             sorted[i] = records_[order[i]];
+            sorted_lost[i] = lost_[order[i]];
             if (const auto w = wide.find(order[i]); w != wide.end()) wide_.emplace(from + i, w->second);
         }
         std::copy(sorted.begin(), sorted.end(), records_.begin() + static_cast<std::ptrdiff_t>(from));
+        for (std::size_t i = 0; i < order.size(); ++i) lost_[from + i] = sorted_lost[i];
     }
 }
 
@@ -145,9 +175,9 @@ std::optional<RecordedCallback> KernelFireIndex::nearest_callback(std::uint32_t 
 
 bool KernelFireIndex::in_lost_history(std::uint32_t cpu, Jiffies j) const noexcept {
     if (cpu >= lost_by_cpu_.size()) return false;
-    const std::vector<KernelLostWindow>& windows = lost_by_cpu_[cpu];
+    const std::vector<Window>& windows = lost_by_cpu_[cpu];
     // The first window that does not end before j.
-    const auto w = std::partition_point(windows.begin(), windows.end(), [j](const KernelLostWindow& x) {
+    const auto w = std::partition_point(windows.begin(), windows.end(), [j](const Window& x) {
         return x.to && time_before(*x.to, j);
     });
     return w != windows.end() && (!w->from || !time_before(j, *w->from));
@@ -157,7 +187,7 @@ void FireTally::replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32
     const KernelFireIndex::Range r = index_->of(timer);
     for (std::size_t i = index_->first_not_before(r, fired_jiffies); i < r.last && index_->now_at(i) == fired_jiffies;
          ++i) {
-        if (matched_[i] || index_->cpu_at(i) != cpu) continue;
+        if (matched_[i] || index_->lost_at(i) || index_->cpu_at(i) != cpu) continue;
         matched_[i] = true;
         ++agreement_.replay_fires;
         ++agreement_.same_jiffy_cpu;

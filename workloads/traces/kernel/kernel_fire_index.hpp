@@ -37,12 +37,16 @@ public:
     // `id_of`: the replay's id of a timer pointer, none for a timer it does
     // not have. `clock` places a callback without a next fire of its run on
     // the kernel's jiffies (recorded_callback()).
-    // `lost`: where the trace lost events (KernelFireCollector::
-    // lost_windows()): the kernel's fires after_lost and the replays' fires
-    // in them that match none are lost history, left out of the figures.
+    // `lost`: the lines saying a CPU lost events (KernelFireCollector::
+    // lost_lines()). From each, that CPU's history is lost (as validate has
+    // it) until its next fire of a timer the replay has, in jiffies from
+    // the latest the trace showed before the line to that fire's now: the
+    // fire, and a replay's fires on that CPU then that match none of the
+    // kernel's, are left out of the figures (FireAgreement::lost_history).
+    // The fire stays in the index for its callback.
     KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
                     const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
-                    const KernelClock* clock = nullptr, const std::vector<KernelLostWindow>& lost = {});
+                    const KernelClock* clock = nullptr, const std::vector<KernelLostLine>& lost = {});
     // FireAgreement's kernel_* fields; the replay's are zero.
     const FireAgreement& kernel_side() const noexcept { return kernel_side_; }
     // The fires of replayable timers (FireTally's bits).
@@ -55,6 +59,8 @@ public:
     // Position `i` (a fire of `timer` in of(timer)): its jiffy and CPU.
     Jiffies now_at(std::size_t i) const noexcept { return records_[i].now; }
     std::uint32_t cpu_at(std::size_t i) const;
+    // Is it the fire that ends a lost history (left out of the figures)?
+    bool lost_at(std::size_t i) const noexcept { return lost_[i]; }
     // The first position of `r` whose now is not before `j`.
     std::size_t first_not_before(Range r, Jiffies j) const noexcept;
     // The callback of the kernel's fire of `timer` nearest to `fired` (the
@@ -87,7 +93,14 @@ private:
     std::vector<Record> records_;
     std::unordered_map<std::size_t, Wide> wide_; // by position
     FireAgreement kernel_side_;
-    std::vector<std::vector<KernelLostWindow>> lost_by_cpu_; // by CPU, in jiffies order (disjoint)
+    std::vector<bool> lost_; // by position: lost_at()
+    // A CPU's lost history in jiffies: from (none: the start) to (none: the end).
+    struct Window {
+        std::uint32_t cpu = 0;
+        std::optional<Jiffies> from;
+        std::optional<Jiffies> to;
+    };
+    std::vector<std::vector<Window>> lost_by_cpu_; // by CPU, in jiffies order (disjoint)
 };
 
 // One replay's matches against a KernelFireIndex (which must outlive it):

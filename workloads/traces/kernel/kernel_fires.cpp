@@ -58,11 +58,6 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
                                                          entry == softirq_entry_ns_.end() ? 0 : entry->second, *e.now});
             }
         }
-        if (const auto lost = lost_open_.find(e.line_cpu); lost != lost_open_.end()) {
-            f.after_lost = true;
-            lost_windows_[lost->second].to = *e.now;
-            lost_open_.erase(lost);
-        }
         add_fire(f);
         open_[e.line_cpu] = Open{fires_.size() - 1, e.timestamp_ns};
     }
@@ -164,11 +159,7 @@ bool number_at(std::string_view rest, std::uint32_t& n) {
 
 void KernelFireCollector::other_line(std::uint64_t line, std::string_view text) {
     if (const std::optional<LostMarker> lost = lost_marker_of(line, text)) {
-        const auto [open, added] = lost_open_.try_emplace(lost->cpu, lost_windows_.size());
-        if (added)
-            lost_windows_.push_back(KernelLostWindow{.cpu = lost->cpu, .from = latest_jiffies_});
-        else
-            ++lost_windows_[open->second].lines;
+        if (lost->cpu < kMaxKernelCpus) lost_lines_.push_back(KernelLostLine{lost->cpu, latest_jiffies_, fires_.size()});
         return;
     }
     // 6.9 tmigr_handle_remote_cpu() traces the idle CPU before it calls

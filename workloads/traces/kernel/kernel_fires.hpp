@@ -93,10 +93,6 @@ public:
     // queued it on (cpu=): 6.9+ timer_expire_remote(), a migrator running an
     // idle CPU's global base (before 6.9 a timer fires on its base's CPU).
     bool remote = false;
-    // The first fire on its CPU after a line saying that CPU lost events
-    // (lost_marker_of()): what led to it may be among them. validate
-    // leaves it out as lost history; so do the replays' agreement figures.
-    bool after_lost = false;
 
 private:
     std::uint8_t has_ = 0;
@@ -109,16 +105,13 @@ static_assert(sizeof(KernelFire) == 72);
 // a long trace's load holds four chunks of them at most (the two kept, the
 // one being filled, and one being read back).
 using KernelFires = SpilledChunks<KernelFire>;
-// Where a trace lost events of one CPU, in jiffies: from the last jiffies
-// the trace showed before the line that says so (none: from the start) to
-// the `now` of that CPU's next fire (none: to the end). A CPU's history is
-// lost over it, as validate has it (its checks on that CPU are left out
-// until an expiry there); further lines while it is open extend it.
-struct KernelLostWindow {
+// A line saying a CPU lost events (lost_marker_of()), where the trace
+// stood: the latest jiffies it had shown (none: none yet) and how many fires
+// came before the line. KernelFireIndex makes the lost history of them.
+struct KernelLostLine {
     std::uint32_t cpu = 0;
-    std::optional<Jiffies> from;
-    std::optional<Jiffies> to;
-    std::uint64_t lines = 1; // the lines that opened or extended it
+    std::optional<Jiffies> latest;
+    std::uint64_t fires_before = 0;
 };
 inline constexpr std::uint64_t kSameRunGapNs = 100'000;
 
@@ -187,8 +180,9 @@ public:
     // (remote_inference.hpp), as tmigr_handle_remote_cpu lines would have
     // made them. Returns how many fires were inferred remote.
     std::uint64_t use_inferred_remote_runs();
-    // Where the trace lost events (KernelLostWindow), in the order opened.
-    const std::vector<KernelLostWindow>& lost_windows() const noexcept { return lost_windows_; }
+    // The lines saying a CPU lost events, in trace order (a CPU number no
+    // kernel can have, kMaxKernelCpus or more, is no such line).
+    const std::vector<KernelLostLine>& lost_lines() const noexcept { return lost_lines_; }
     // The callbacks' function= names, by KernelFire::function.
     const std::vector<std::string>& functions() const noexcept { return functions_; }
     // Once the whole trace is read: a cancel is known not to be an
@@ -221,8 +215,7 @@ private:
         std::optional<std::uint32_t> cpu; // the base it was queued on
     };
     std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
-    std::vector<KernelLostWindow> lost_windows_;
-    std::unordered_map<std::uint32_t, std::size_t> lost_open_; // by CPU: its open window in lost_windows_
+    std::vector<KernelLostLine> lost_lines_;
     std::optional<Jiffies> latest_jiffies_; // the most the trace showed so far
     struct Open {
         std::size_t fire = 0; // index in fires_

@@ -195,7 +195,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
                 if (it == data->id_by_pointer.end()) return std::nullopt;
                 return it->second;
             },
-            importer ? importer->clock() : nullptr, fires.lost_windows());
+            importer ? importer->clock() : nullptr, fires.lost_lines());
     }
     data->skipped_lines = source->skipped_lines();
     if (const FtraceImporter* importer = source->kernel_importer())
