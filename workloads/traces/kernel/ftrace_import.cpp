@@ -336,7 +336,7 @@ void FtraceImporter::Impl::process_cancel(const KernelEvent& e, std::uint32_t ti
     case CancelMeaning::requeue: {
         // mod_timer() moving a pending timer: detach (cancel) + enqueue
         // (start), one modify at the cancel's place.
-        KernelEvent& start = *const_cast<KernelEvent*>(stream.next_same_cpu(e));
+        KernelEvent& start = *stream.next_same_cpu(e);
         start.consumed = true;
         OutEvent out;
         out.time_ns = rel;

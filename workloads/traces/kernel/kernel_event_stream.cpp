@@ -342,6 +342,10 @@ const KernelEvent* KernelEventStream::next_same_cpu(const KernelEvent& e) const 
     return e.next_same_cpu_read ? impl_->in_window(e.next_same_cpu) : nullptr;
 }
 
+KernelEvent* KernelEventStream::next_same_cpu(const KernelEvent& e) {
+    return e.next_same_cpu_read ? impl_->in_window(e.next_same_cpu) : nullptr;
+}
+
 const KernelEvent& KernelEventStream::current() const { return impl_->current ? impl_->window.front() : last_; }
 
 KernelEvent* KernelEventStream::ahead(std::size_t i) { return i < impl_->window.size() ? &impl_->window[i] : nullptr; }
@@ -351,9 +355,10 @@ std::size_t KernelEventStream::window() const noexcept { return impl_->window.si
 CancelMeaning KernelEventStream::cancel_meaning(const KernelEvent& e, CancelReach reach) const {
     // The timer's next event was judged as it was read (detaches_for(), at
     // the kernel's reach). A requeue's two lines are traced under the
-    // timer's base lock, so no event of the timer can come between them
-    // from another CPU: its start is both the timer's next event and the
-    // CPU's.
+    // timer's base lock (6.1 __mod_timer(): detach_if_pending() then
+    // enqueue_timer() under base->lock), so no other CPU's event of the
+    // timer comes between them: its start is both the timer's next event
+    // and the CPU's.
     if (e.next_of_timer_read && e.next_of_timer_detaches) return CancelMeaning::expiry_detach;
     const KernelEvent* n = e.next_of_timer_read && e.next_of_timer_is_cpus_next ? next_same_cpu(e) : nullptr;
     const CancelNeighbour next = n ? neighbour(*n) : CancelNeighbour{};

@@ -261,6 +261,7 @@ public:
     // The next event printed by e's CPU, if read: e is the current event or
     // one the window holds.
     const KernelEvent* next_same_cpu(const KernelEvent& e) const;
+    KernelEvent* next_same_cpu(const KernelEvent& e); // the same, to mark it (KernelEvent::consumed)
     // The i-th event after the current one (1: the next), if read.
     KernelEvent* ahead(std::size_t i);
     // Events read and not yet handed out, the current one included.
