@@ -203,10 +203,10 @@ grep -q 'ffff888004a04000' <<<"$events" && fail "D's cancel is kept"
 grep -qF '1 cancels of timers armed before the trace dropped' <<<"$out" || fail "D's cancel is not counted as dropped"
 # B and C (armed inside, due or cancelled after --to): their arms kept,
 # nothing after --to.
-# (Each at the middle of the jiffy its timer_start printed: 1.5 s and 1.6 s
-# are jiffies 375 and 400 after the first event, at HZ=250.)
-grep -q '^1502000000 arm 0xffff888004a02000 ' <<<"$events" || fail "B's arm is missing"
-grep -q '^1602000000 arm 0xffff888004a03000 ' <<<"$events" || fail "C's arm is missing"
+# (Each an eighth of the way into the jiffy its timer_start printed: 1.5 s
+# and 1.6 s are jiffies 375 and 400 after the first event, at HZ=250.)
+grep -q '^1500500000 arm 0xffff888004a02000 ' <<<"$events" || fail "B's arm is missing"
+grep -q '^1600500000 arm 0xffff888004a03000 ' <<<"$events" || fail "C's arm is missing"
 [[ $(wc -l <<<"$events") -eq 3 ]] || fail "expected exactly 3 events in the window"
 # Replayed, B and C fire after --to (the run drains them); A's re-arm waits
 # for a fire of A that never comes (A was never armed in the replay).

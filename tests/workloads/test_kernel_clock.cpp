@@ -21,6 +21,7 @@ using namespace timersim;
 namespace {
 
 constexpr std::uint64_t kMs = 1'000'000;
+constexpr std::uint64_t kUs = 1'000;
 
 } // namespace
 
@@ -83,7 +84,7 @@ TEST_CASE("clock samples keep the ends of each run of equal jiffies, and the clo
     }
 }
 
-TEST_CASE("replay times land each event on its jiffy, in order, half way into the jiffy's tick") {
+TEST_CASE("replay times land each event on its jiffy, in order, an eighth of the way into the jiffy's tick") {
     const KernelClock clock({{100 * kMs, 1000}, {104 * kMs, 1003}, {110 * kMs, 1004}}, 250);
     ReplayTimes times(clock, 100 * kMs);
     CHECK(times.start_jiffies() == 1000);
@@ -93,13 +94,27 @@ TEST_CASE("replay times land each event on its jiffy, in order, half way into th
     const std::uint64_t c = times.next(104 * kMs); // jiffies jumped by 3
     const std::uint64_t d = times.next(104 * kMs + 10, 1004); // its own jiffies win over the fit
     const std::uint64_t e = times.next(104 * kMs + 20);       // never back to an earlier jiffy
-    CHECK(a == 2 * kMs);
-    CHECK(b == 3 * kMs);
+    CHECK(a == kMs / 2);
+    CHECK(b == kMs / 2 + kMs);
     CHECK(jiffy_of(c) == 1003);
-    CHECK(c == 3 * 4 * kMs + 2 * kMs);
+    CHECK(c == 3 * 4 * kMs + kMs / 2);
     CHECK(jiffy_of(d) == 1004);
     CHECK(jiffy_of(e) == 1004);
     CHECK((a < b && b < c && c < d && d <= e));
+}
+
+TEST_CASE("replay times keep a busy jiffy's spacing: 2.8 ms of events in a 4 ms tick are not squeezed") {
+    // The 6.1 capture's jiffy 4294896531 spans 2.8 ms; its last two events
+    // (a CPU's softirq run, another CPU's re-arm 0.33 ms later) must stay
+    // apart as traced, not meet at the spacing's limit 1 ns apart.
+    const KernelClock clock({{100 * kMs, 1000}}, 250);
+    ReplayTimes times(clock, 100 * kMs);
+    const std::uint64_t first = times.next(100 * kMs);
+    const std::uint64_t run = times.next(100 * kMs + 2480 * kUs);
+    const std::uint64_t rearm = times.next(100 * kMs + 2810 * kUs);
+    CHECK(run - first == 2480 * kUs);
+    CHECK(rearm - run == 330 * kUs);
+    CHECK(rearm / (4 * kMs) == 0); // still in the jiffy's tick
 }
 
 TEST_CASE("the committed captures: every replayed arm lands on the jiffies its timer_start printed") {
