@@ -383,6 +383,7 @@ TEST_CASE("lost history: the kernel's first fire on a CPU after lost events, and
     c.other_line(11, "CPU:1 [LOST 2 EVENTS]"); // the same history
     c.other_line(12, "  <idle>-0  [001] ..s1.  0.003000: softirq_entry: vec=1 [action=TIMER]");
     c.other_line(13, "CPU:9000 [LOST 1 EVENTS]"); // no kernel has CPU 9000: no such line
+    c.other_line(14, "CPU:5 [LOST 1 EVENTS]");    // no timer event names CPU 5: validate ignores it too
     c.timer_event(entry(3 * kMs, 0, 9, 121, 121));  // CPU 0 lost nothing
     c.timer_event(entry(3 * kMs, 1, 99, 122, 122)); // a timer the replay lacks (a filter's): no end
     c.timer_event(entry(4 * kMs, 1, 7, 125, 125));  // CPU 1's first fire since: lost history
@@ -429,4 +430,36 @@ TEST_CASE("lost history: the kernel's first fire on a CPU after lost events, and
     CHECK(a.same_jiffy_cpu == 2);
     CHECK(a.replay_fires == 3);
     CHECK(a.lost_history.replay_fires == 3);
+}
+
+// 6.9+: a migrator's remote expiry of an idle CPU's global timer is a fire
+// of the idle CPU's base (validate checks it against that CPU's wheel): it
+// ends that CPU's lost history, not the migrator's.
+TEST_CASE("lost history: a remote expiry ends the window of the CPU whose base it was") {
+    KernelFires fires;
+    KernelFire f;
+    f.timer = 1;
+    f.now = 100;
+    fires.push_back(f); // CPU 0's own, before the line
+    f.timer = 2;
+    f.now = 110;
+    f.set_remote_of(1);
+    fires.push_back(f); // CPU 0 runs CPU 1's global base: ends CPU 1's window
+    f = KernelFire{};
+    f.timer = 3;
+    f.cpu = 1;
+    f.now = 120;
+    fires.push_back(f); // CPU 1's own: its history is known again
+    const std::vector<KernelLostLine> lost = {{.cpu = 1, .latest = Jiffies{100}, .fires_before = 1}};
+    const auto id_of = [](std::uint64_t pointer) -> std::optional<std::uint32_t> {
+        return static_cast<std::uint32_t>(pointer);
+    };
+    const KernelFireIndex index(fires, {}, id_of, nullptr, lost);
+    CHECK(index.kernel_side().lost_history.kernel_fires == 1);
+    CHECK(index.kernel_side().kernel_fires == 2);
+    CHECK(index.lost_at(index.of(2).first));
+    CHECK_FALSE(index.lost_at(index.of(3).first));
+    CHECK(index.in_lost_history(1, 110));
+    CHECK_FALSE(index.in_lost_history(1, 111));
+    CHECK_FALSE(index.in_lost_history(0, 105)); // the migrator lost nothing
 }

@@ -35,8 +35,10 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
     a.kernel_fires_total = fires.size();
     // First pass: the kernel-side figures, how many fires each timer has,
     // and the lost history: a window per CPU from each line saying it lost
-    // events to its next fire of a timer the replay has (a filter's
-    // dropped timers are not the replay's: validate does not see them).
+    // events to the next fire of a timer the replay has from that CPU's
+    // base (a filter's dropped timers are not the replay's: validate does
+    // not see them; 6.9+: a migrator's remote expiry is of the idle CPU's
+    // base, as validate checks it against that CPU's wheel).
     std::vector<std::size_t> count;
     std::vector<bool> lost_fire(fires.size(), false); // by place in `fires`
     std::unordered_map<std::uint32_t, std::size_t> open; // by CPU: its window in `windows`
@@ -73,7 +75,7 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
         }
         if (*id >= count.size()) count.resize(std::size_t{*id} + 1, 0);
         ++count[*id];
-        if (const auto w = open.find(f.cpu); w != open.end()) {
+        if (const auto w = open.find(f.remote_of().value_or(f.cpu)); w != open.end()) {
             windows[w->second].to = f.now;
             open.erase(w);
             lost_fire[place - 1] = true;

@@ -39,11 +39,16 @@ public:
     // the kernel's jiffies (recorded_callback()).
     // `lost`: the lines saying a CPU lost events (KernelFireCollector::
     // lost_lines()). From each, that CPU's history is lost (as validate has
-    // it) until its next fire of a timer the replay has, in jiffies from
+    // it) until the next fire of a timer the replay has from that CPU's
+    // base (6.9+: a remote expiry is of the idle CPU's), in jiffies from
     // the latest the trace showed before the line to that fire's now: the
     // fire, and a replay's fires on that CPU then that match none of the
     // kernel's, are left out of the figures (FireAgreement::lost_history).
-    // The fire stays in the index for its callback.
+    // The window does not depend on the replay, so that every design of a
+    // comparison is measured on the same kernel fires (validate's ends at
+    // its own wheel's first agreeing expiry: a replay's first match would
+    // forgive a design more of its misses the fewer it reproduced). The
+    // fire stays in the index for its callback.
     KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
                     const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
                     const KernelClock* clock = nullptr, const std::vector<KernelLostLine>& lost = {});

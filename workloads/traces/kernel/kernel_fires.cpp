@@ -13,6 +13,8 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // 6.1 call_timer_fn(): trace_timer_expire_entry(timer, baseclk) prints
     // now=jiffies as the callback starts, on the CPU running the softirq.
     if (const auto j = e.jiffies(); j && (!latest_jiffies_ || time_after(*j, *latest_jiffies_))) latest_jiffies_ = j;
+    for (const std::uint32_t cpu : {e.line_cpu, e.cpu.value_or(0)})
+        if (cpu < kMaxKernelCpus && cpu >= trace_cpus_) trace_cpus_ = cpu + 1;
     if (e.type == FtraceEventType::timer_start) {
         last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires, e.cpu};
         inference_.start(e.timer, e.cpu, (e.flags & kFtraceDeferrable) != 0, (e.flags & kFtracePinned) != 0);
@@ -186,6 +188,13 @@ std::uint64_t KernelFireCollector::use_inferred_remote_runs() {
     fires_.update_sorted(inferred_fires_.begin(), inferred_fires_.end(),
                          [](KernelFire& f, const std::pair<std::size_t, std::uint32_t>& x) { f.set_remote_of(x.second); });
     return inferred_fires_.size();
+}
+
+std::vector<KernelLostLine> KernelFireCollector::lost_lines() const {
+    std::vector<KernelLostLine> on_trace_cpus;
+    for (const KernelLostLine& l : lost_lines_)
+        if (l.cpu < trace_cpus_) on_trace_cpus.push_back(l);
+    return on_trace_cpus;
 }
 
 } // namespace timersim

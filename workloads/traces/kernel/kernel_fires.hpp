@@ -180,9 +180,11 @@ public:
     // (remote_inference.hpp), as tmigr_handle_remote_cpu lines would have
     // made them. Returns how many fires were inferred remote.
     std::uint64_t use_inferred_remote_runs();
-    // The lines saying a CPU lost events, in trace order (a CPU number no
-    // kernel can have, kMaxKernelCpus or more, is no such line).
-    const std::vector<KernelLostLine>& lost_lines() const noexcept { return lost_lines_; }
+    // The lines saying a CPU lost events, in trace order, of the trace's
+    // CPUs as validate counts them (those its timer events name as [CPU]
+    // or cpu=): a line naming another, or a CPU no kernel can have
+    // (kMaxKernelCpus or more), is no such line.
+    std::vector<KernelLostLine> lost_lines() const;
     // The callbacks' function= names, by KernelFire::function.
     const std::vector<std::string>& functions() const noexcept { return functions_; }
     // Once the whole trace is read: a cancel is known not to be an
@@ -216,6 +218,7 @@ private:
     };
     std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
     std::vector<KernelLostLine> lost_lines_;
+    std::uint32_t trace_cpus_ = 0; // 1 + the highest [CPU] or cpu= of a timer event (below kMaxKernelCpus)
     std::optional<Jiffies> latest_jiffies_; // the most the trace showed so far
     struct Open {
         std::size_t fire = 0; // index in fires_
