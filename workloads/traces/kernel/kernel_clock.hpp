@@ -40,10 +40,11 @@ private:
 
 // Replay times on the machine's tick grid (tick n at floor(n * 1e9 / HZ),
 // time 0 the first event): an event at trace timestamp t is replayed inside
-// the tick of the jiffy the kernel was at, the jiffy's first event an eighth
-// of the way through it (past that tick's softirq), the others spaced as in the trace
-// and kept in its order, each at least 1 ns after the one before (up to the
-// jiffy's last nanosecond). Successive calls must come in event order.
+// the tick of the jiffy the kernel was at, the jiffy's first event an
+// eighth of the way through it (past that tick's softirq), the others
+// spaced as in the trace and kept in its order, each at least 1 ns after
+// the one before (up to the jiffy's last nanosecond). Successive calls
+// must come in event order.
 class ReplayTimes {
 public:
     ReplayTimes(const KernelClock& clock, std::uint64_t first_timestamp_ns);
