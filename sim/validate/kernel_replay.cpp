@@ -595,8 +595,7 @@ void ReplaySurveyor::other_line(std::uint64_t line, std::string_view text) {
 
 void ReplaySurveyor::event(const FtraceEvent& e) {
     // A CPU no kernel can have is refused by the replay, at its line.
-    for (const std::uint32_t cpu : {e.line_cpu, e.cpu.value_or(0)})
-        if (cpu < validate::kMaxReplayCpus) survey_.cpus = std::max(survey_.cpus, cpu + 1);
+    survey_.cpus = trace_cpus_with(e, survey_.cpus);
     if (const auto j = e.jiffies(); j && (!survey_.first_jiffies || time_before(*j, *survey_.first_jiffies)))
         survey_.first_jiffies = *j;
 }

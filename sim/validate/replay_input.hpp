@@ -29,7 +29,6 @@ using timersim::IncarnationSlots;
 using timersim::kNoEvent;
 using timersim::kNoIncarnation;
 using timersim::LostMarker;
-inline constexpr std::uint32_t kMaxReplayCpus = kMaxKernelCpus;
 
 // The kernel event stream as the replay opens it: from the options and the
 // first pass's survey, and with the replay's result filled from it.

@@ -37,8 +37,8 @@ ReplayTimes::ReplayTimes(const KernelClock& clock, std::uint64_t first_timestamp
 
 // Where a jiffy's first event goes: an eighth of the way through the tick.
 // A task's timer call at jiffy J runs after the tick that made J and after
-// that tick's softirq on its CPU (irq_exit() runs the softirq before
-// returning to the task), so it must not land inside the replay's softirq
+// that tick's softirq on its CPU (6.1 irq_exit() -> __irq_exit_rcu() ->
+// invoke_softirq() runs it before returning to the task), so it must not land inside the replay's softirq
 // run of that tick either, which starts at the tick and lasts microseconds.
 // Not later: the jiffy's other events follow at the trace's own spacing,
 // and a busy jiffy's events span milliseconds (6.1 capture, jiffy

@@ -58,6 +58,16 @@ using FunctionIndex = std::uint32_t;
 // CONFIG_NR_CPUS is at most 8192 (x86_64 MAXSMP).
 inline constexpr std::uint32_t kMaxKernelCpus = 8192;
 
+// How many CPUs a kernel trace has, counted as its timer events go by:
+// `cpus` (start at 1), raised past the [CPU] column and the cpu= of `e`
+// (below kMaxKernelCpus). validate sizes its wheels by it, and run and
+// compare keep the lines saying a CPU lost events of those CPUs only.
+inline std::uint32_t trace_cpus_with(const FtraceEvent& e, std::uint32_t cpus) noexcept {
+    for (const std::uint32_t cpu : {e.line_cpu, e.cpu.value_or(0)})
+        if (cpu < kMaxKernelCpus && cpu >= cpus) cpus = cpu + 1;
+    return cpus;
+}
+
 // One timer_* line, copied out of the reader's buffer. Fields ordered by
 // size, so that it packs; what would be optional is a flag bit or, for
 // numbers bounded below 0xFFFF, that sentinel: a CPU is below

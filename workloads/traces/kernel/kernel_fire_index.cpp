@@ -38,7 +38,8 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
     // events to the next fire of a timer the replay has from that CPU's
     // base (a filter's dropped timers are not the replay's: validate does
     // not see them; 6.9+: a migrator's remote expiry is of the idle CPU's
-    // base, as validate checks it against that CPU's wheel).
+    // base, 6.9 tmigr_handle_remote_cpu() -> timer_expire_remote(), as
+    // validate checks it against that CPU's wheel).
     std::vector<std::size_t> count;
     std::vector<bool> lost_fire(fires.size(), false); // by place in `fires`
     std::unordered_map<std::uint32_t, std::size_t> open; // by CPU: its window in `windows`

@@ -13,8 +13,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // 6.1 call_timer_fn(): trace_timer_expire_entry(timer, baseclk) prints
     // now=jiffies as the callback starts, on the CPU running the softirq.
     if (const auto j = e.jiffies(); j && (!latest_jiffies_ || time_after(*j, *latest_jiffies_))) latest_jiffies_ = j;
-    for (const std::uint32_t cpu : {e.line_cpu, e.cpu.value_or(0)})
-        if (cpu < kMaxKernelCpus && cpu >= trace_cpus_) trace_cpus_ = cpu + 1;
+    trace_cpus_ = trace_cpus_with(e, trace_cpus_);
     if (e.type == FtraceEventType::timer_start) {
         last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires, e.cpu};
         inference_.start(e.timer, e.cpu, (e.flags & kFtraceDeferrable) != 0, (e.flags & kFtracePinned) != 0);

@@ -218,7 +218,7 @@ private:
     };
     std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
     std::vector<KernelLostLine> lost_lines_;
-    std::uint32_t trace_cpus_ = 0; // 1 + the highest [CPU] or cpu= of a timer event (below kMaxKernelCpus)
+    std::uint32_t trace_cpus_ = 1; // trace_cpus_with(), as validate counts them
     std::optional<Jiffies> latest_jiffies_; // the most the trace showed so far
     struct Open {
         std::size_t fire = 0; // index in fires_
