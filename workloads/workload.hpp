@@ -89,16 +89,19 @@ struct FireAgreement {
     // Set when the trace (6.9+) has no timer_migration events: its remote
     // expiries were inferred (remote_inference.hpp), and how many.
     std::string remote_inference;
-    // Where the trace says CPUs lost events (KernelLostWindow): the
-    // kernel's first fire on such a CPU after the loss, and the replay's
-    // fires there that match none of the kernel's until then, are lost
-    // history, as validate classes them, outside kernel_fires and
-    // replay_fires. All zero for a trace that lost nothing.
+    // Where CPUs lost events (a line says so, or validate's model proves
+    // it from a sequence the kernel cannot print: lost_history.hpp): the
+    // kernel's fires validate leaves out as lost history, and the replay's
+    // fires on such a CPU in its lost windows that match none of the
+    // kernel's, outside kernel_fires and replay_fires
+    // (kernel_fire_index.hpp). All zero for a trace that lost nothing.
     struct LostHistory {
         std::uint64_t lines = 0;          // lines saying a CPU lost events
+        std::uint64_t sequences = 0;      // sequences the kernel cannot print (validate's model proved)
         std::vector<std::uint32_t> cpus;  // the CPUs they name, ascending
         std::uint64_t kernel_fires = 0;
         std::uint64_t replay_fires = 0;
+        bool any() const noexcept { return lines || sequences; }
     } lost_history;
     // same_jiffy_cpu over kernel_fires and over replay_fires (1 when none).
     double recall() const noexcept { return ratio(same_jiffy_cpu, kernel_fires); }

@@ -7,6 +7,7 @@
 #include "sim/cli/common_options.hpp"
 #include "sim/cli/trace_cost_choice.hpp"
 #include "sim/cli/trace_filter_options.hpp"
+#include "sim/validate/kernel_replay.hpp"
 #include "workloads/generators/generator_catalog.hpp"
 #include "workloads/generators/generator_parameters.hpp"
 #include "workloads/traces/input/trace_error.hpp"
@@ -57,6 +58,8 @@ WorkloadChoice trace_choice(const po::variables_map& vm, unsigned hz) {
     load.filter = trace_filter_option(vm, ftrace);
     load.costs_from_trace = costs;
     load.kernel = kernel_version_option(vm);
+    // Lost history classed as `validate` classes it (lost_history.hpp).
+    load.lost_history = classify_lost_history;
     if (vm.count("trace-memory")) {
         const std::uint64_t mib = vm["trace-memory"].as<std::uint64_t>();
         if (mib > (std::uint64_t{1} << 30)) throw UsageError(fmt::format("--trace-memory: MiB 0..1073741824, got {}", mib));

@@ -481,7 +481,7 @@ std::string kernel_fires_notes(const Comparison& comparison) {
     std::string out = wrap(text, kWidth, "  kernel    ", "            ");
     if (!any->unmodelled_kernel.empty()) out += wrap(any->unmodelled_kernel, kWidth, "            ", "            ");
     if (!any->remote_inference.empty()) out += wrap(any->remote_inference, kWidth, "            ", "            ");
-    if (any->lost_history.lines) {
+    if (any->lost_history.any()) {
         std::vector<std::string> per_replay;
         for (const RunResult& r : comparison.runs)
             if (r.kernel_fires)

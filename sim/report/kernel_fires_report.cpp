@@ -45,17 +45,21 @@ std::string kernel_fires_text(const RunResult& r) {
         out += fmt::format(" ({} more kernel fires are of timers no replayed event arms)", a.kernel_fires_unreplayable);
     if (!a.unmodelled_kernel.empty()) out += "\n" + a.unmodelled_kernel;
     if (!a.remote_inference.empty()) out += "\n" + a.remote_inference;
-    if (a.lost_history.lines) out += "\n" + lost_history_text(a, fmt::format("{} of the replay's", a.lost_history.replay_fires));
+    if (a.lost_history.any()) out += "\n" + lost_history_text(a, fmt::format("{} of the replay's", a.lost_history.replay_fires));
     return out + "\n" + kernel_as_recorded_text(a) + "\n";
 }
 
 std::string lost_history_text(const FireAgreement& a, std::string_view replay_fires) {
     const FireAgreement::LostHistory& l = a.lost_history;
+    std::string evidence = l.lines ? fmt::format("{} {}", l.lines, l.lines == 1 ? "line" : "lines") : "";
+    if (l.sequences)
+        evidence += fmt::format("{}{} sequence{} the kernel cannot print", evidence.empty() ? "" : " and ", l.sequences,
+                                l.sequences == 1 ? "" : "s");
+    const bool one = l.lines + l.sequences == 1;
     return fmt::format("lost history (left out, as validate leaves it out): {} {} CPU{} {} lost events; {} of "
                        "the kernel's fires fall in it, and {}",
-                       l.lines, l.lines == 1 ? "line says" : "lines say", l.cpus.size() == 1 ? "" : "s",
-                       fmt::join(l.cpus, ", "),
-                       l.kernel_fires, replay_fires);
+                       evidence, l.sequences ? (one ? "shows" : "show") : (one ? "says" : "say"),
+                       l.cpus.size() == 1 ? "" : "s", fmt::join(l.cpus, ", "), l.kernel_fires, replay_fires);
 }
 
 std::string kernel_as_recorded_text(const FireAgreement& a) {
@@ -104,8 +108,9 @@ nlohmann::ordered_json kernel_fires_json(const RunResult& r) {
     // Only where inferred: other traces' documents stay as they were.
     if (!a.remote_inference.empty()) o["remote_inference"] = a.remote_inference;
     // Only where the trace lost events, likewise.
-    if (a.lost_history.lines)
+    if (a.lost_history.any())
         o["lost_history"] = {{"lines", a.lost_history.lines},
+                             {"sequences", a.lost_history.sequences},
                              {"cpus", a.lost_history.cpus},
                              {"kernel_fires", a.lost_history.kernel_fires},
                              {"replay_fires", a.lost_history.replay_fires}};
@@ -151,7 +156,7 @@ std::string kernel_fires_csv_rows(const std::string& design, const RunResult& r)
     row("kernel_fires_recall", a.recall());
     row("kernel_fires_precision", a.precision());
     row("kernel_fires_unreplayable", a.kernel_fires_unreplayable);
-    if (a.lost_history.lines) {
+    if (a.lost_history.any()) {
         row("kernel_fires_lost_history", a.lost_history.kernel_fires);
         row("replay_fires_lost_history", a.lost_history.replay_fires);
     }

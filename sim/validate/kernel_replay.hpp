@@ -41,6 +41,7 @@
 #include "wheel/core/jiffies.hpp"
 #include "workloads/traces/input/input_file.hpp"
 #include "workloads/traces/kernel/kernel_version.hpp"
+#include "workloads/traces/kernel/lost_history.hpp"
 #include "workloads/traces/layouts/ftrace_reader.hpp"
 #include "workloads/traces/layouts/trace_filter.hpp"
 
@@ -233,6 +234,10 @@ struct ReplayOptions {
     // The survey of the trace (ReplaySurvey). Required for an InputFile;
     // text in memory without it is read once more for it.
     std::optional<ReplaySurvey> survey;
+    // If given, filled with the lost history as the replay classes it (its
+    // windows and the expiries left out), for run and compare to leave out
+    // the same (workloads/traces/kernel/lost_history.hpp).
+    LostHistoryClasses* lost_history = nullptr;
 };
 
 // Replays `text` (the whole ftrace text), or the text `in` reads (a pass of
@@ -243,5 +248,10 @@ ReplayResult replay_kernel_trace(InputFile& in, const ReplayOptions& options = {
 // --function, --from/--to keep fewer events: a pass that watches all of them
 // cannot tell). Throws TraceError.
 ReplaySurvey survey_kernel_trace(InputFile& in, const ReplayOptions& options);
+
+// The lost history of the trace `request` reads, as this replay classes it
+// (a survey pass, then the replay: two passes), for the load behind run and
+// compare (TraceLoadOptions::lost_history). Throws TraceError.
+LostHistoryClasses classify_lost_history(const LostHistoryRequest& request);
 
 } // namespace timersim

@@ -28,6 +28,7 @@ ReplayLedger make_ledger(const ReplayStream& stream, ReplayResult& result, const
     ReplayLedger ledger{
         .result = result, .functions = stream.functions(), .max_notes_per_class = options.max_notes_per_class};
     ledger.cpus.resize(result.cpus);
+    ledger.classes = options.lost_history;
     return ledger;
 }
 
@@ -112,9 +113,21 @@ void unknown(ReplayLedger& ledger, ReplayCheckCounts& counts, std::string_view r
     ++ledger.result.unknown_by_reason[std::string(reason)];
 }
 
-void lose_history(ReplayLedger& ledger, unsigned c, std::string_view why, std::uint64_t line) {
+void lose_history(ReplayLedger& ledger, unsigned c, std::string_view why, std::uint64_t line, bool marker) {
     CpuHistory& s = ledger.cpus.at(c);
     ++ledger.result.lost_by_reason[std::string(why)];
+    if (LostHistoryClasses* classes = ledger.classes) {
+        if (marker) {
+            ++classes->lines;
+        } else if (line != ledger.last_sequence_line) {
+            ++classes->sequences;
+            ledger.last_sequence_line = line;
+        }
+        if (!s.window) {
+            s.window = classes->windows.size();
+            classes->windows.push_back(LostHistoryClasses::Window{c, ledger.latest_jiffies, std::nullopt});
+        }
+    }
     if (s.history == History::lost) return;
     s.history = History::lost;
     s.lost_since = fmt::format("{} (line {})", why, line);
@@ -124,6 +137,8 @@ bool excluded_as_lost(ReplayLedger& ledger, ReplayCheckCounts& counts, const Eve
                       unsigned c) {
     if (c >= ledger.cpus.size() || ledger.cpus[c].history != History::lost) return false;
     ++counts.lost;
+    if (ledger.classes && check == ReplayCheck::expiry)
+        if (const auto now = e.jiffies()) ledger.classes->expiries.push_back({e.timer, *now, e.line_cpu});
     ReplayResult& result = ledger.result;
     if (result.lost.size() < ledger.max_notes_per_class)
         result.lost.push_back(ReplayLost{e.line, e.timer, std::string(ledger.names[e.incarnation].function), check,
@@ -136,8 +151,13 @@ bool agree(ReplayLedger& ledger, ReplayCheckCounts& counts, const Event& e, Repl
         // An expiry from the kernel's own bucket clock: our wheel's clock
         // is pinned to the kernel's again.
         if (check == ReplayCheck::expiry) {
-            ledger.cpus[c].history = History::resynced;
+            CpuHistory& s = ledger.cpus[c];
+            s.history = History::resynced;
             ++ledger.result.resyncs;
+            if (ledger.classes && s.window) {
+                ledger.classes->windows[*s.window].to = e.jiffies();
+                s.window.reset();
+            }
         }
         return false;
     }
@@ -162,19 +182,25 @@ void disagree(ReplayLedger& ledger, ReplayCheckCounts& counts, const Event& e, R
                                                       std::move(ours), std::move(kernel), cause,
                                                       boot(ledger, e.line), apart});
     ledger.disagreement_cpus.push_back(c);
+    ledger.disagreement_at.push_back({e.timer, e.jiffies().value_or(ledger.latest_jiffies.value_or(0)), e.line_cpu});
 }
 
 void reclass_as_lost(ReplayLedger& ledger, unsigned c, std::uint64_t from, std::uint64_t proven,
                      std::string_view why) {
     ReplayResult& result = ledger.result;
     std::size_t kept = 0;
+    std::optional<Jiffies> earliest; // of the checks reclassed: the window opens there
     for (std::size_t i = 0; i < result.disagreements.size(); ++i) {
         ReplayDisagreement& d = result.disagreements[i];
         if (ledger.disagreement_cpus[i] != c || d.resynced || d.line <= from || d.line >= proven) {
             ledger.disagreement_cpus[kept] = ledger.disagreement_cpus[i];
+            ledger.disagreement_at[kept] = ledger.disagreement_at[i];
             result.disagreements[kept++] = std::move(d);
             continue;
         }
+        const LostHistoryClasses::Expiry& at = ledger.disagreement_at[i];
+        if (!earliest || time_after(*earliest, at.now)) earliest = at.now;
+        if (ledger.classes && d.check == ReplayCheck::expiry) ledger.classes->expiries.push_back(at);
         ReplayCheckCounts& counts = d.check == ReplayCheck::idx ? result.idx : result.expiry;
         --counts.disagree;
         ++counts.lost;
@@ -188,6 +214,18 @@ void reclass_as_lost(ReplayLedger& ledger, unsigned c, std::uint64_t from, std::
     }
     result.disagreements.resize(kept);
     ledger.disagreement_cpus.resize(kept);
+    ledger.disagreement_at.resize(kept);
+    // The window of the events lost: open from the first check that
+    // followed from them (lose_history(), called next, opens none if one is).
+    if (LostHistoryClasses* classes = ledger.classes; classes && earliest) {
+        CpuHistory& s = ledger.cpus.at(c);
+        if (!s.window) {
+            s.window = classes->windows.size();
+            classes->windows.push_back(LostHistoryClasses::Window{c, earliest, std::nullopt});
+        } else if (std::optional<Jiffies>& open = classes->windows[*s.window].from; open && time_after(*open, *earliest)) {
+            open = earliest;
+        }
+    }
 }
 
 void check_jiffies_jump(const ReplayLedger& ledger, const Event& e, Jiffies from, Jiffies to) {

@@ -8,6 +8,7 @@
 
 #include "sim/validate/kernel_replay.hpp"
 #include "sim/validate/replay_input.hpp"
+#include "workloads/traces/kernel/lost_history.hpp"
 #include "wheel/core/jiffies.hpp"
 
 #include <algorithm>
@@ -29,6 +30,8 @@ enum class History : std::uint8_t { whole, lost, resynced };
 struct CpuHistory {
     History history = History::whole;
     std::string lost_since; // why, and where
+    // Its lost-history window open in ReplayLedger::classes, if any.
+    std::optional<std::size_t> window;
 };
 
 // A timer object as a report names it: its timer= and last function=.
@@ -44,6 +47,14 @@ struct ReplayLedger {
     std::vector<CpuHistory> cpus;            // by CPU (result.cpus of them)
     std::vector<TimerName> names;            // by timer object (Event::incarnation; grown by replay_events())
     std::vector<unsigned> disagreement_cpus; // beside result.disagreements: the CPU of each
+    // Beside result.disagreements: the jiffies of each, and an expiry's
+    // timer, now= and printing CPU (for reclass_as_lost()).
+    std::vector<LostHistoryClasses::Expiry> disagreement_at;
+    // ReplayOptions::lost_history: where the lost history is classed, for
+    // the replays of run and compare (lost_history.hpp); null: nowhere.
+    LostHistoryClasses* classes = nullptr;
+    std::optional<Jiffies> latest_jiffies; // the most the events showed so far
+    std::uint64_t last_sequence_line = 0;  // lose_history(): one sequence may lose two CPUs
 };
 
 // A ledger for the events `stream` reads, over result.cpus CPUs (the
@@ -90,8 +101,10 @@ bool exits_callback(const ReplayLedger& ledger, const Event& e, RunningCallback&
 // happened before the trace.
 void unknown(ReplayLedger& ledger, ReplayCheckCounts& counts, std::string_view reason);
 
-// From here on, CPU c's wheel is out of step with the kernel's.
-void lose_history(ReplayLedger& ledger, unsigned c, std::string_view why, std::uint64_t line);
+// From here on, CPU c's wheel is out of step with the kernel's: a
+// sequence the kernel cannot print proved it at `line`, or (`marker`) the
+// line says the CPU lost events.
+void lose_history(ReplayLedger& ledger, unsigned c, std::string_view why, std::uint64_t line, bool marker = false);
 
 // A check of CPU c while its history is lost: excluded and listed.
 bool excluded_as_lost(ReplayLedger& ledger, ReplayCheckCounts& counts, const Event& e, ReplayCheck check,
@@ -160,7 +173,7 @@ void replay_events(ReplayLedger& ledger, ReplayStream& stream, IncarnationSlots&
     while (Event* next = stream.next()) {
         const Event& e = *next;
         stream.take_markers_before(e.line, [&](const LostMarker& m) {
-            if (m.cpu < ledger.cpus.size()) lose_history(ledger, m.cpu, m.what, m.line);
+            if (m.cpu < ledger.cpus.size()) lose_history(ledger, m.cpu, m.what, m.line, true);
         });
         if (e.consumed) continue; // applied earlier, out of print order
         if (slots.size() > ledger.names.size()) {
@@ -170,7 +183,10 @@ void replay_events(ReplayLedger& ledger, ReplayStream& stream, IncarnationSlots&
         TimerName& name = ledger.names[e.incarnation];
         name.timer = e.timer;
         if (e.function != kNoFunction) name.function = ledger.functions[e.function];
-        if (const auto j = e.jiffies()) checker.advance_jiffies(*j);
+        if (const auto j = e.jiffies()) {
+            checker.advance_jiffies(*j);
+            if (!ledger.latest_jiffies || time_after(*j, *ledger.latest_jiffies)) ledger.latest_jiffies = j;
+        }
         switch (e.type) {
         case FtraceEventType::timer_init: checker.on_init(e); break;
         case FtraceEventType::timer_start: checker.on_start(e); break;

@@ -27,3 +27,16 @@ def replay_fires(events):
         if row["event"] == "fire":
             fires[(int(row["name"], 16), int(row["jiffies"]), int(row["cpu"]))] += 1
     return fires, named
+
+
+def validate_lost(text, validated):
+    """The kernel fires `timersim validate --format json --max-listed N`
+    (N past every check) lists as lost history, by the lines it names."""
+    import json
+    lines = {c["line"] for c in json.load(open(validated))["lost_history"]["checks"] if c["check"] == "expiry"}
+    fires = collections.Counter()
+    for number, line in enumerate(open(text), 1):
+        m = ENTRY.search(line)
+        if m and number in lines:
+            fires[(int(m.group(2), 16), int(m.group(3)), int(m.group(1)))] += 1
+    return fires

@@ -290,7 +290,18 @@ TEST_CASE("a disagreement that follows from events lost earlier is lost history 
     CHECK(open.disagreements.front().cause == ReplayCause::our_clock_differs);
     CHECK(open.idx.disagree == 1);
 
-    const ReplayResult r = replay_kernel_trace(t + restart, "proven");
+    LostHistoryClasses classes;
+    const ReplayResult r = replay_kernel_trace(t + restart, "proven", ReplayOptions{.lost_history = &classes});
+    // For run and compare: one sequence, and CPU 0's window opens at bb's
+    // start (jiffies 100), the first check that followed from the loss, not
+    // at the restart (200).
+    CHECK(classes.sequences == 1);
+    CHECK(classes.lines == 0);
+    REQUIRE(classes.windows.size() == 1);
+    CHECK(classes.windows[0].cpu == 0);
+    CHECK(classes.windows[0].from == Jiffies{4294900100});
+    CHECK_FALSE(classes.windows[0].to);
+    CHECK(classes.expiries.empty()); // idx checks only
     CHECK(r.disagreements.empty());
     CHECK(r.idx.disagree == 0);
     CHECK(r.idx.agree == 1);
@@ -345,7 +356,21 @@ TEST_CASE("a dropped timer_cancel is lost history on that CPU, not a disagreemen
     const std::string capture = read_capture();
     const std::uint64_t cancel = requeue_cancel_line(capture);
     REQUIRE(cancel > 0);
-    const ReplayResult r = replay_kernel_trace(drop_line(capture, cancel), "no-cancel.trace");
+    LostHistoryClasses classes;
+    const ReplayResult r =
+        replay_kernel_trace(drop_line(capture, cancel), "no-cancel.trace", ReplayOptions{.lost_history = &classes});
+    // What run and compare leave out: every expiry check classed lost, and
+    // a window per CPU lost, each closed by the expiry that pinned it.
+    CHECK(classes.expiries.size() == r.expiry.lost);
+    CHECK(classes.sequences == 1);
+    CHECK(classes.lines == 0);
+    REQUIRE_FALSE(classes.windows.empty());
+    for (const LostHistoryClasses::Window& w : classes.windows) {
+        CHECK(w.from);
+        if (w.from && w.to) CHECK_FALSE(time_before(*w.to, *w.from));
+    }
+    CHECK(std::count_if(classes.windows.begin(), classes.windows.end(), [](const auto& w) { return w.to.has_value(); }) ==
+          static_cast<std::ptrdiff_t>(r.resyncs));
     // Today's 100% stays 100% on the CPUs whose history is whole, and
     // nothing the lost stretch did is called a disagreement.
     CHECK(r.idx.disagree == 0);
@@ -374,7 +399,16 @@ TEST_CASE("a ring buffer's [LOST N EVENTS] line makes that CPU's next checks los
     const std::size_t at = capture.find('\n', capture.find("timersim: workload start")) + 1;
     std::string marked = capture;
     marked.insert(at, "CPU:0 [LOST 7 EVENTS]\n");
-    const ReplayResult r = replay_kernel_trace(marked, "lost.trace");
+    LostHistoryClasses classes;
+    const ReplayResult r = replay_kernel_trace(marked, "lost.trace", ReplayOptions{.lost_history = &classes});
+    CHECK(classes.lines == 1);
+    CHECK(classes.sequences == 0);
+    REQUIRE(classes.windows.size() == 1);
+    CHECK(classes.windows[0].cpu == 0);
+    REQUIRE(classes.windows[0].to);
+    CHECK(classes.expiries.size() == r.expiry.lost);
+    REQUIRE_FALSE(classes.expiries.empty());
+    CHECK(classes.expiries.back().now == *classes.windows[0].to); // the expiry that pinned it
     CHECK(r.lost_by_reason.at("ring buffer lost events") == 1);
     CHECK(r.idx.lost + r.expiry.lost >= 1);
     CHECK(r.resyncs == 1);

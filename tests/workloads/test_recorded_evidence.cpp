@@ -463,3 +463,87 @@ TEST_CASE("lost history: a remote expiry ends the window of the CPU whose base i
     CHECK_FALSE(index.in_lost_history(1, 111));
     CHECK_FALSE(index.in_lost_history(0, 105)); // the migrator lost nothing
 }
+
+// Validate's model classes the lost history (lost_history.hpp): its expiries
+// left out, each one fire by timer, now and CPU, and its windows replace the
+// lines' (which would end CPU 1's at its next fire, 125).
+TEST_CASE("lost history as validate classes it: its expiries and windows, not the lines'") {
+    KernelFireCollector c;
+    c.timer_event(start(1 * kMs, 1, 7, 120, 20));
+    c.other_line(10, "CPU:1 [LOST 4 EVENTS]");
+    c.timer_event(entry(2 * kMs, 1, 7, 125, 125)); // lost (validate's first)
+    c.timer_event(entry(3 * kMs, 1, 8, 127, 127)); // lost: validate's model pinned again here
+    c.timer_event(entry(4 * kMs, 1, 7, 130, 130)); // whole again
+    c.timer_event(entry(4 * kMs, 0, 7, 127, 127)); // the same timer and now on CPU 0: not the lost one
+    LostHistoryClasses classes;
+    classes.lines = 1;
+    classes.sequences = 2;
+    classes.expiries = {{7, 125, 1}, {8, 127, 1}};
+    classes.windows = {{.cpu = 1, .from = Jiffies{120}, .to = Jiffies{127}}, {.cpu = 0, .from = Jiffies{200}}};
+    const KernelFireIndex index(c.fires(), {}, same_id, nullptr, c.lost_lines(), &classes);
+    const FireAgreement& kernel = index.kernel_side();
+    CHECK(kernel.lost_history.kernel_fires == 2);
+    CHECK(kernel.kernel_fires == 2);
+    CHECK(kernel.lost_history.lines == 1);
+    CHECK(kernel.lost_history.sequences == 2);
+    CHECK(kernel.lost_history.cpus == std::vector<std::uint32_t>{0, 1});
+    CHECK(index.in_lost_history(1, 126));
+    CHECK(index.in_lost_history(1, 127));
+    CHECK_FALSE(index.in_lost_history(1, 128));
+    CHECK_FALSE(index.in_lost_history(0, 199));
+    CHECK(index.in_lost_history(0, 5000));
+    FireTally tally(index);
+    tally.replayed(7, 130, 1); // matches
+    tally.replayed(7, 127, 0); // matches CPU 0's, not lost
+    tally.replayed(8, 126, 1); // in CPU 1's window: left out
+    tally.replayed(8, 129, 1); // after it: counted
+    const FireAgreement& a = tally.agreement();
+    CHECK(a.same_jiffy_cpu == 2);
+    CHECK(a.replay_fires == 3);
+    CHECK(a.lost_history.replay_fires == 1);
+}
+
+// A trace gives validate's model cause to find lost history only at a line
+// saying so or at a sequence that may be one the kernel cannot print.
+TEST_CASE("history in doubt: the sequences and lines that may lose a CPU's history") {
+    const auto cancel = [](std::uint64_t t, std::uint32_t cpu, std::uint64_t timer) {
+        return of_type(FtraceEventType::timer_cancel, t, cpu, timer);
+    };
+    const auto whole = [&](KernelFireCollector& c) {
+        c.timer_event(cancel(1 * kMs, 0, 5));              // armed before the trace: its detach,
+        c.timer_event(entry(1 * kMs + 10, 0, 5, 100, 100)); // then its expiry (unknown history)
+        c.timer_event(entry(2 * kMs, 1, 6, 100, 100));      // first seen at its expiry: unknown history
+        c.timer_event(start(3 * kMs, 0, 7, 120, 20));
+        c.timer_event(cancel(3 * kMs + 5, 0, 7)); // a requeue: cancel, then start
+        c.timer_event(start(3 * kMs + 5, 0, 7, 130, 30));
+        c.timer_event(cancel(8 * kMs, 0, 7)); // the detach
+        c.timer_event(entry(8 * kMs + 10, 0, 7, 130, 130));
+        c.timer_event(of_type(FtraceEventType::timer_expire_exit, 8 * kMs + 20, 0, 7));
+        c.timer_event(of_type(FtraceEventType::timer_init, 9 * kMs, 0, 7));
+        c.timer_event(start(9 * kMs, 0, 7, 140, 40));
+    };
+    KernelFireCollector plain;
+    whole(plain);
+    CHECK_FALSE(plain.history_in_doubt());
+
+    KernelFireCollector restarted; // a start of a timer whose last event was its start
+    whole(restarted);
+    restarted.timer_event(start(10 * kMs, 0, 7, 150, 50));
+    CHECK(restarted.history_in_doubt());
+
+    KernelFireCollector undetached; // an expiry whose last event was no detach
+    whole(undetached);
+    undetached.timer_event(entry(10 * kMs, 0, 7, 140, 140));
+    CHECK(undetached.history_in_doubt());
+
+    KernelFireCollector elsewhere; // its cancel on another CPU: no detach
+    whole(elsewhere);
+    elsewhere.timer_event(cancel(10 * kMs, 1, 7));
+    elsewhere.timer_event(entry(10 * kMs + 10, 0, 7, 140, 140));
+    CHECK(elsewhere.history_in_doubt());
+
+    KernelFireCollector marked;
+    whole(marked);
+    marked.other_line(30, "CPU:0 [LOST 4 EVENTS]");
+    CHECK(marked.history_in_doubt());
+}

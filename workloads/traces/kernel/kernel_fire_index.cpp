@@ -30,9 +30,32 @@ KernelFireIndex::Record KernelFireIndex::record(const KernelFire& f, const std::
 
 KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
                                  const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
-                                 const KernelClock* clock, const std::vector<KernelLostLine>& lost) {
+                                 const KernelClock* clock, const std::vector<KernelLostLine>& lost,
+                                 const LostHistoryClasses* classes) {
     FireAgreement& a = kernel_side_;
     a.kernel_fires_total = fires.size();
+    // Validate's classes, where its model was asked (lost_history.hpp):
+    // its expiries left out, each matched to one fire, and its windows.
+    std::vector<LostHistoryClasses::Expiry> lost_expiries;
+    std::vector<bool> lost_expiry_used;
+    if (classes) {
+        lost_expiries = classes->expiries;
+        std::sort(lost_expiries.begin(), lost_expiries.end());
+        lost_expiry_used.assign(lost_expiries.size(), false);
+        a.lost_history.lines = classes->lines;
+        a.lost_history.sequences = classes->sequences;
+    }
+    const auto classed_lost = [&](const KernelFire& f) {
+        const LostHistoryClasses::Expiry key{f.timer, f.now, f.cpu};
+        for (auto it = std::lower_bound(lost_expiries.begin(), lost_expiries.end(), key);
+             it != lost_expiries.end() && *it == key; ++it) {
+            const auto i = static_cast<std::size_t>(it - lost_expiries.begin());
+            if (lost_expiry_used[i]) continue;
+            lost_expiry_used[i] = true;
+            return true;
+        }
+        return false;
+    };
     // First pass: the kernel-side figures, how many fires each timer has,
     // and the lost history: a window per CPU from each line saying it lost
     // events to the next fire of a timer the replay has from that CPU's
@@ -46,6 +69,7 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
     std::vector<Window> windows;
     std::size_t next_line = 0;
     const auto lines_before = [&](std::uint64_t fire) {
+        if (classes) return;
         for (; next_line < lost.size() && lost[next_line].fires_before <= fire; ++next_line) {
             const KernelLostLine& l = lost[next_line];
             ++a.lost_history.lines;
@@ -76,7 +100,13 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
         }
         if (*id >= count.size()) count.resize(std::size_t{*id} + 1, 0);
         ++count[*id];
-        if (const auto w = open.find(f.remote_of().value_or(f.cpu)); w != open.end()) {
+        if (classes) {
+            if (classed_lost(f)) {
+                lost_fire[place - 1] = true;
+                ++a.lost_history.kernel_fires;
+                continue;
+            }
+        } else if (const auto w = open.find(f.remote_of().value_or(f.cpu)); w != open.end()) {
             windows[w->second].to = f.now;
             open.erase(w);
             lost_fire[place - 1] = true;
@@ -86,6 +116,8 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
         ++a.kernel_fires;
     }
     lines_before(fires.size());
+    if (classes)
+        for (const LostHistoryClasses::Window& w : classes->windows) windows.push_back(Window{w.cpu, w.from, w.to});
     for (const Window& w : windows) {
         if (w.cpu >= lost_by_cpu_.size()) lost_by_cpu_.resize(std::size_t{w.cpu} + 1);
         lost_by_cpu_[w.cpu].push_back(w);

@@ -19,6 +19,7 @@
 #include "wheel/core/jiffies.hpp"
 #include "workloads/traces/kernel/kernel_clock.hpp"
 #include "workloads/traces/kernel/kernel_fires.hpp"
+#include "workloads/traces/kernel/lost_history.hpp"
 #include "workloads/traces/kernel/recorded_callbacks.hpp"
 
 #include <cstddef>
@@ -45,13 +46,17 @@ public:
     // fire, and a replay's fires on that CPU then that match none of the
     // kernel's, are left out of the figures (FireAgreement::lost_history).
     // The window does not depend on the replay, so that every design of a
-    // comparison is measured on the same kernel fires (validate's ends at
-    // its own wheel's first agreeing expiry: a replay's first match would
-    // forgive a design more of its misses the fewer it reproduced). The
-    // fire stays in the index for its callback.
+    // comparison is measured on the same kernel fires (a replay's first
+    // match would forgive a design more of its misses the fewer it
+    // reproduced). The fire stays in the index for its callback.
+    // `classes`, where validate's model classed the trace's lost history
+    // (lost_history.hpp), replaces `lost`: its windows, and its expiries
+    // left out, each the fire with its timer, now and CPU. It too is the
+    // same for every design.
     KernelFireIndex(const KernelFires& fires, const std::vector<std::string>& functions,
                     const std::function<std::optional<std::uint32_t>(std::uint64_t)>& id_of,
-                    const KernelClock* clock = nullptr, const std::vector<KernelLostLine>& lost = {});
+                    const KernelClock* clock = nullptr, const std::vector<KernelLostLine>& lost = {},
+                    const LostHistoryClasses* classes = nullptr);
     // FireAgreement's kernel_* fields; the replay's are zero.
     const FireAgreement& kernel_side() const noexcept { return kernel_side_; }
     // The fires of replayable timers (FireTally's bits).

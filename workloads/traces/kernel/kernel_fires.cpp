@@ -21,6 +21,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     if (e.type == FtraceEventType::timer_init) inference_.forget(e.timer);
     note_unfired(e);
     note_next_in_run(e);
+    if (!doubt_) note_sequence(e);
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
         // The first expiry after a remote run began gives that run's jiffy.
         if (const auto r = remote_open_.find(e.line_cpu); r != remote_open_.end()) {
@@ -83,6 +84,23 @@ void KernelFireCollector::add_fire(const KernelFire& f) {
     for (const auto& [cpu, o] : open_) oldest = std::min(oldest, o.fire);
     for (const auto& [cpu, x] : exited_) oldest = std::min(oldest, x.fire);
     fires_.spill_before(oldest, spill_name_);
+}
+
+void KernelFireCollector::note_sequence(const FtraceEvent& e) {
+    if (e.type == FtraceEventType::timer_expire_exit) return;
+    const CancelNeighbour now{e.type, e.timer, e.timestamp_ns, e.line_cpu};
+    const auto [last, first] = last_event_.try_emplace(e.timer, now);
+    if (first) return;
+    const CancelNeighbour& before = last->second;
+    if (e.type == FtraceEventType::timer_start && before.type == FtraceEventType::timer_start) doubt_ = true;
+    if (e.type == FtraceEventType::timer_expire_entry && before.type != FtraceEventType::timer_init &&
+        !(before.type == FtraceEventType::timer_cancel && detaches_for(before, now)))
+        doubt_ = true;
+    if (doubt_) {
+        last_event_ = {};
+        return;
+    }
+    last->second = now;
 }
 
 void KernelFireCollector::note_next_in_run(const FtraceEvent& e) {

@@ -185,6 +185,18 @@ public:
     // or cpu=): a line naming another, or a CPU no kernel can have
     // (kMaxKernelCpus or more), is no such line.
     std::vector<KernelLostLine> lost_lines() const;
+    // Does the trace give validate's model cause to find lost history
+    // (lost_history.hpp)? A line saying a CPU lost events, or, read from
+    // the trace alone, a sequence that may be one the kernel cannot print:
+    // a timer_start whose timer's last event was a timer_start, or a
+    // timer_expire_entry whose timer's last event was neither its detach
+    // (detaches_for()) nor a timer_init. The model loses a CPU's history
+    // only at such a line or sequence (its start of a pending timer needs
+    // the timer's last event to be its start; its expiry of a timer never
+    // pending, a last event that is no detach), so a trace without one has
+    // none. Timers first seen at an expiry (armed before the trace) are its
+    // unknown history, not lost.
+    bool history_in_doubt() const noexcept { return doubt_ || !lost_lines_.empty(); }
     // The callbacks' function= names, by KernelFire::function.
     const std::vector<std::string>& functions() const noexcept { return functions_; }
     // Once the whole trace is read: a cancel is known not to be an
@@ -200,6 +212,7 @@ public:
 private:
     void note_unfired(const FtraceEvent& e);
     void note_next_in_run(const FtraceEvent& e);
+    void note_sequence(const FtraceEvent& e);
     void add_fire(const KernelFire& f);
 
     KernelFires fires_;
@@ -218,6 +231,10 @@ private:
     };
     std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
     std::vector<KernelLostLine> lost_lines_;
+    // By timer pointer: its last event but an expire_exit (history_in_doubt();
+    // let go once in doubt).
+    std::unordered_map<std::uint64_t, CancelNeighbour> last_event_;
+    bool doubt_ = false;
     std::uint32_t trace_cpus_ = 1; // trace_cpus_with(), as validate counts them
     std::optional<Jiffies> latest_jiffies_; // the most the trace showed so far
     struct Open {

@@ -130,6 +130,7 @@ public:
         events_.pass().importer().infer_deferrable(std::move(hz_.late_fired_timers));
         return timers;
     }
+    std::unique_ptr<InputFile> kernel_text() override { return text_.copy_for_passes(); }
     TraceReopener reopener() override {
         auto passes = std::make_shared<InputPasses>(text_.copy_for_passes());
         return [passes, setup = std::shared_ptr<const KernelPassSetup>(setup_)]() -> std::unique_ptr<TraceSource> {

@@ -188,6 +188,20 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
             if (name.size() > 2 && std::from_chars(name.data() + 2, name.data() + name.size(), pointer, 16).ec == std::errc{})
                 data->id_by_pointer.emplace(pointer, id);
         }
+        // Lost history as validate classes it, where the trace gives cause
+        // and its kernel's design is known (validate refuses a trace whose
+        // version spans two designs).
+        std::optional<LostHistoryClasses> classes;
+        const std::optional<KernelTimerEra> era = data->summary.kernel.era();
+        if (options.lost_history && era &&
+            (fires.history_in_doubt() || options.filter.active() || era == KernelTimerEra::cascading)) {
+            auto passes = std::make_shared<InputPasses>(source->kernel_text());
+            classes = options.lost_history(LostHistoryRequest{.pass = [passes] { return passes->next(); },
+                                                              .hz = summary.header.hz,
+                                                              .forced_hz = hz.force,
+                                                              .kernel = data->summary.kernel,
+                                                              .filter = options.filter});
+        }
         data->fire_index = std::make_shared<const KernelFireIndex>(
             kernel_fires, fires.functions(),
             [&](std::uint64_t pointer) -> std::optional<std::uint32_t> {
@@ -195,7 +209,7 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
                 if (it == data->id_by_pointer.end()) return std::nullopt;
                 return it->second;
             },
-            importer ? importer->clock() : nullptr, fires.lost_lines());
+            importer ? importer->clock() : nullptr, fires.lost_lines(), classes ? &*classes : nullptr);
     }
     data->skipped_lines = source->skipped_lines();
     if (const FtraceImporter* importer = source->kernel_importer())

@@ -6,6 +6,7 @@
 #include "workloads/traces/input/input_file.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
 #include "workloads/traces/kernel/kernel_version.hpp"
+#include "workloads/traces/kernel/lost_history.hpp"
 #include "workloads/traces/kernel/recorded_machine.hpp"
 #include "workloads/traces/kernel/trace_costs.hpp"
 #include "workloads/traces/layouts/trace_event.hpp"
@@ -114,6 +115,15 @@ struct TraceLoadOptions {
     // as a stream (a kernel trace's timers, fires and names are still kept).
     std::size_t max_event_bytes = kDefaultMaxEventBytes;
     static constexpr std::size_t kDefaultMaxEventBytes = std::size_t{256} << 20;
+    // A kernel trace: validate's model, to class its lost history as
+    // validate does (lost_history.hpp). Asked only where the trace gives
+    // cause (KernelFireCollector::history_in_doubt()), a filter is active
+    // (validate sees only the kept events) or the kernel ran the cascading
+    // wheel, and only where the kernel's design is known (validate refuses
+    // a version that spans two); it reads the text twice more. Without it,
+    // a CPU's history is lost only from a line saying so to its base's
+    // next fire.
+    LostHistoryClassifier lost_history;
 };
 std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz,
                                               const TraceLoadOptions& options);

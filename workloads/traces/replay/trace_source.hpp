@@ -76,6 +76,10 @@ public:
     // cannot be read again (a timersim trace whose InputFile was not kept
     // for reading again, input_file.hpp).
     virtual TraceReopener reopener() = 0;
+    // Kernel text: the text from its start, unread, as an input more passes
+    // are made of (InputFile::read_again()), for validate's model to read
+    // (lost_history.hpp); else null.
+    virtual std::unique_ptr<InputFile> kernel_text() { return nullptr; }
 };
 
 // `hz` applies to kernel text (a timersim trace's header fixes its clock).
