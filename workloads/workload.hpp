@@ -55,6 +55,9 @@ struct FireRecord {
     std::uint64_t fire_ns; // simulated time the softirq reached it
     std::int64_t error_ns; // fire_ns - nominal time of the requested expiry's tick
     std::uint32_t cpu = 0; // the CPU whose softirq ran it (a remote expiry's: the migrator)
+    // The CPU whose base it was on: `cpu`, or a remote expiry's idle CPU
+    // (6.9 timer_expire_remote()).
+    std::uint32_t base_cpu = 0;
 };
 
 // How a replay's fires compare with the fires the recording kernel traced
@@ -89,6 +92,9 @@ struct FireAgreement {
     // Set when the trace (6.9+) has no timer_migration events: its remote
     // expiries were inferred (remote_inference.hpp), and how many.
     std::string remote_inference;
+    // Set where validate's replay, asked to class the lost history, refused
+    // the trace: why, and the rule used instead.
+    std::string lost_history_unclassed;
     // Where CPUs lost events (a line says so, or validate's model proves
     // it from a sequence the kernel cannot print: lost_history.hpp): the
     // kernel's fires validate leaves out as lost history, and the replay's
@@ -98,10 +104,11 @@ struct FireAgreement {
     struct LostHistory {
         std::uint64_t lines = 0;          // lines saying a CPU lost events
         std::uint64_t sequences = 0;      // sequences the kernel cannot print (validate's model proved)
+        std::uint64_t resets = 0;         // validate's classic wheel re-placed, too far behind the trace
         std::vector<std::uint32_t> cpus;  // the CPUs they name, ascending
         std::uint64_t kernel_fires = 0;
         std::uint64_t replay_fires = 0;
-        bool any() const noexcept { return lines || sequences; }
+        bool any() const noexcept { return lines || sequences || resets; }
     } lost_history;
     // same_jiffy_cpu over kernel_fires and over replay_fires (1 when none).
     double recall() const noexcept { return ratio(same_jiffy_cpu, kernel_fires); }

@@ -320,7 +320,9 @@ void Engine<Q>::run_callback(CpuState& c) {
     if (events_) log_fire(c);
     std::uint64_t callback_ns = config_.costs.callback_ns;
     if (workload_) {
-        const FireRecord record{id, requested, c.fired.expires, now_j, c.clock_ns, error_ns, index_of(c)};
+        const FireRecord record{id,         requested,  c.fired.expires,
+                                now_j,      c.clock_ns, error_ns,
+                                index_of(c), c.remote_cpu != kNoRemoteCpu ? c.remote_cpu : index_of(c)};
         workload_->on_fire(*this, record);
         if (const auto ns = workload_->callback_cost_ns(record)) callback_ns = *ns;
     }

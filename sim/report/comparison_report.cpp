@@ -481,6 +481,8 @@ std::string kernel_fires_notes(const Comparison& comparison) {
     std::string out = wrap(text, kWidth, "  kernel    ", "            ");
     if (!any->unmodelled_kernel.empty()) out += wrap(any->unmodelled_kernel, kWidth, "            ", "            ");
     if (!any->remote_inference.empty()) out += wrap(any->remote_inference, kWidth, "            ", "            ");
+    if (!any->lost_history_unclassed.empty())
+        out += wrap(any->lost_history_unclassed, kWidth, "            ", "            ");
     if (any->lost_history.any()) {
         std::vector<std::string> per_replay;
         for (const RunResult& r : comparison.runs)

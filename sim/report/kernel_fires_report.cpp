@@ -45,20 +45,25 @@ std::string kernel_fires_text(const RunResult& r) {
         out += fmt::format(" ({} more kernel fires are of timers no replayed event arms)", a.kernel_fires_unreplayable);
     if (!a.unmodelled_kernel.empty()) out += "\n" + a.unmodelled_kernel;
     if (!a.remote_inference.empty()) out += "\n" + a.remote_inference;
+    if (!a.lost_history_unclassed.empty()) out += "\n" + a.lost_history_unclassed;
     if (a.lost_history.any()) out += "\n" + lost_history_text(a, fmt::format("{} of the replay's", a.lost_history.replay_fires));
     return out + "\n" + kernel_as_recorded_text(a) + "\n";
 }
 
 std::string lost_history_text(const FireAgreement& a, std::string_view replay_fires) {
     const FireAgreement::LostHistory& l = a.lost_history;
-    std::string evidence = l.lines ? fmt::format("{} {}", l.lines, l.lines == 1 ? "line" : "lines") : "";
+    std::vector<std::string> evidence;
+    if (l.lines) evidence.push_back(fmt::format("{} {}", l.lines, l.lines == 1 ? "line" : "lines"));
     if (l.sequences)
-        evidence += fmt::format("{}{} sequence{} the kernel cannot print", evidence.empty() ? "" : " and ", l.sequences,
-                                l.sequences == 1 ? "" : "s");
-    const bool one = l.lines + l.sequences == 1;
+        evidence.push_back(fmt::format("{} sequence{} the kernel cannot print", l.sequences, l.sequences == 1 ? "" : "s"));
+    if (l.resets)
+        evidence.push_back(
+            fmt::format("{} re-placement{} of validate's wheel, too far behind", l.resets, l.resets == 1 ? "" : "s"));
+    const bool one = l.lines + l.sequences + l.resets == 1;
+    const bool said = !l.sequences && !l.resets; // lines only
     return fmt::format("lost history (left out, as validate leaves it out): {} {} CPU{} {} lost events; {} of "
                        "the kernel's fires fall in it, and {}",
-                       evidence, l.sequences ? (one ? "shows" : "show") : (one ? "says" : "say"),
+                       fmt::join(evidence, " and "), said ? (one ? "says" : "say") : (one ? "shows" : "show"),
                        l.cpus.size() == 1 ? "" : "s", fmt::join(l.cpus, ", "), l.kernel_fires, replay_fires);
 }
 
@@ -107,10 +112,12 @@ nlohmann::ordered_json kernel_fires_json(const RunResult& r) {
                                                          : nlohmann::ordered_json(a.unmodelled_kernel);
     // Only where inferred: other traces' documents stay as they were.
     if (!a.remote_inference.empty()) o["remote_inference"] = a.remote_inference;
+    if (!a.lost_history_unclassed.empty()) o["lost_history_unclassed"] = a.lost_history_unclassed;
     // Only where the trace lost events, likewise.
     if (a.lost_history.any())
         o["lost_history"] = {{"lines", a.lost_history.lines},
                              {"sequences", a.lost_history.sequences},
+                             {"resets", a.lost_history.resets},
                              {"cpus", a.lost_history.cpus},
                              {"kernel_fires", a.lost_history.kernel_fires},
                              {"replay_fires", a.lost_history.replay_fires}};

@@ -35,9 +35,10 @@ ErrorHistogram kernel_error_histogram(const FireAgreement& a);
 // p99.9 .., max ..[, K early]".
 std::string kernel_as_recorded_text(const FireAgreement& a);
 
-// Where the trace lost events (a.lost_history.lines > 0): "lost history
-// (left out, as validate leaves it out): N lines say CPUs .. lost events; K
-// of the kernel's fires fall in it, and `replay_fires`".
+// Where CPUs lost events (a.lost_history.any()): "lost history (left out,
+// as validate leaves it out): N lines [and M sequences the kernel cannot
+// print] say (show) CPUs .. lost events; K of the kernel's fires fall in
+// it, and `replay_fires`".
 std::string lost_history_text(const FireAgreement& a, std::string_view replay_fires);
 
 // "Kernel (as recorded) by function": the `rows` functions the kernel fired
@@ -47,8 +48,10 @@ std::string kernel_by_function_text(const FireAgreement& a, std::size_t rows);
 
 // {"kernel_fires", "replay_fires", "same_jiffy_cpu", "recall", "precision",
 // "kernel_fires_unreplayable", "unmodelled_kernel", (where inferred)
-// "remote_inference", (where the trace lost events) "lost_history":
-// {lines, cpus, kernel_fires, replay_fires}, "kernel_as_recorded": {"fires",
+// "remote_inference", (where validate's replay refused to class lost
+// history) "lost_history_unclassed", (where CPUs lost events)
+// "lost_history": {lines, sequences, resets, cpus, kernel_fires,
+// replay_fires}, "kernel_as_recorded": {"fires",
 // "fires_by_cpu", "error_jiffies": {count, mean, min, p50, p90, p99, p99.9,
 // max, early, histogram}, "by_function": [{name, fires, error_jiffies:
 // {count, p50, p99, max}}] (most fires first)}}; null without kernel fires.

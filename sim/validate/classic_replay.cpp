@@ -176,7 +176,7 @@ private:
         s.wheel->run_softirq([](const FiredTimer&) {}); // empty: its clock moves to jiffies at once
         for (const auto& [expires, birth, id] : queued) s.wheel->arm(id, expires);
         lose_history(ledger_, c, "our wheel more than 2^20 jiffies behind the trace: its timers re-placed",
-                     stream_.current().line);
+                     stream_.current().line, validate::LossEvidence::reset);
     }
 
     void unknown(std::string_view reason) { validate::unknown(ledger_, result_.expiry, reason); }

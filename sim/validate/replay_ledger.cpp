@@ -113,18 +113,22 @@ void unknown(ReplayLedger& ledger, ReplayCheckCounts& counts, std::string_view r
     ++ledger.result.unknown_by_reason[std::string(reason)];
 }
 
-void lose_history(ReplayLedger& ledger, unsigned c, std::string_view why, std::uint64_t line, bool marker) {
+void lose_history(ReplayLedger& ledger, unsigned c, std::string_view why, std::uint64_t line,
+                  LossEvidence evidence) {
     CpuHistory& s = ledger.cpus.at(c);
     ++ledger.result.lost_by_reason[std::string(why)];
     if (LostHistoryClasses* classes = ledger.classes) {
-        if (marker) {
-            ++classes->lines;
-        } else if (line != ledger.last_sequence_line) {
-            ++classes->sequences;
+        switch (evidence) {
+        case LossEvidence::marker: ++classes->lines; break;
+        case LossEvidence::reset: ++classes->resets; break;
+        case LossEvidence::sequence:
+            if (line != ledger.last_sequence_line) ++classes->sequences;
             ledger.last_sequence_line = line;
+            break;
         }
         if (!s.window) {
             s.window = classes->windows.size();
+            if (!s.first_window) s.first_window = s.window;
             classes->windows.push_back(LostHistoryClasses::Window{c, ledger.latest_jiffies, std::nullopt});
         }
     }
@@ -215,15 +219,18 @@ void reclass_as_lost(ReplayLedger& ledger, unsigned c, std::uint64_t from, std::
     result.disagreements.resize(kept);
     ledger.disagreement_cpus.resize(kept);
     ledger.disagreement_at.resize(kept);
-    // The window of the events lost: open from the first check that
-    // followed from them (lose_history(), called next, opens none if one is).
+    // The events lost reach back to the first check that followed from
+    // them. Those checks were made while c's history was whole, before any
+    // window of c: its first window starts there, or one opens there
+    // (lose_history(), called next, opens none while one is open).
     if (LostHistoryClasses* classes = ledger.classes; classes && earliest) {
         CpuHistory& s = ledger.cpus.at(c);
-        if (!s.window) {
-            s.window = classes->windows.size();
+        if (!s.first_window) {
+            s.window = s.first_window = classes->windows.size();
             classes->windows.push_back(LostHistoryClasses::Window{c, earliest, std::nullopt});
-        } else if (std::optional<Jiffies>& open = classes->windows[*s.window].from; open && time_after(*open, *earliest)) {
-            open = earliest;
+        } else if (std::optional<Jiffies>& from = classes->windows[*s.first_window].from;
+                   from && time_after(*from, *earliest)) {
+            from = earliest;
         }
     }
 }

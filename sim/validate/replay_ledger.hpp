@@ -30,8 +30,10 @@ enum class History : std::uint8_t { whole, lost, resynced };
 struct CpuHistory {
     History history = History::whole;
     std::string lost_since; // why, and where
-    // Its lost-history window open in ReplayLedger::classes, if any.
+    // Its lost-history window open in ReplayLedger::classes, if any, and
+    // its first window (reclass_as_lost() moves that one's start back).
     std::optional<std::size_t> window;
+    std::optional<std::size_t> first_window;
 };
 
 // A timer object as a report names it: its timer= and last function=.
@@ -101,10 +103,15 @@ bool exits_callback(const ReplayLedger& ledger, const Event& e, RunningCallback&
 // happened before the trace.
 void unknown(ReplayLedger& ledger, ReplayCheckCounts& counts, std::string_view reason);
 
-// From here on, CPU c's wheel is out of step with the kernel's: a
-// sequence the kernel cannot print proved it at `line`, or (`marker`) the
-// line says the CPU lost events.
-void lose_history(ReplayLedger& ledger, unsigned c, std::string_view why, std::uint64_t line, bool marker = false);
+// What showed a CPU's history lost (LostHistoryClasses counts them).
+enum class LossEvidence : std::uint8_t {
+    sequence, // a sequence the kernel cannot print, proved at `line`
+    marker,   // the line says the CPU lost events
+    reset,    // our classic wheel fell too far behind and was re-placed
+};
+// From here on, CPU c's wheel is out of step with the kernel's.
+void lose_history(ReplayLedger& ledger, unsigned c, std::string_view why, std::uint64_t line,
+                  LossEvidence evidence = LossEvidence::sequence);
 
 // A check of CPU c while its history is lost: excluded and listed.
 bool excluded_as_lost(ReplayLedger& ledger, ReplayCheckCounts& counts, const Event& e, ReplayCheck check,
@@ -173,7 +180,7 @@ void replay_events(ReplayLedger& ledger, ReplayStream& stream, IncarnationSlots&
     while (Event* next = stream.next()) {
         const Event& e = *next;
         stream.take_markers_before(e.line, [&](const LostMarker& m) {
-            if (m.cpu < ledger.cpus.size()) lose_history(ledger, m.cpu, m.what, m.line, true);
+            if (m.cpu < ledger.cpus.size()) lose_history(ledger, m.cpu, m.what, m.line, LossEvidence::marker);
         });
         if (e.consumed) continue; // applied earlier, out of print order
         if (slots.size() > ledger.names.size()) {

@@ -79,7 +79,7 @@ for key, value in want.items():
     assert got[key] == value, (key, got[key], value)
 assert abs(got["recall"] - same / replayable) < 1e-12 and abs(got["precision"] - same / replay_kept) < 1e-12, got
 if windows:
-    want = {"lines": lines, "sequences": 0, "cpus": sorted({w[0] for w in windows}),
+    want = {"lines": lines, "sequences": 0, "resets": 0, "cpus": sorted({w[0] for w in windows}),
             "kernel_fires": sum(lost_kernel.values()), "replay_fires": lost_replay}
     assert got["lost_history"] == want, (got["lost_history"], want)
     # Every check validate classes lost is listed, and each window closed.
@@ -313,6 +313,43 @@ capture-6.12-hz250-1cpu 0.995 0.995 0.995 0 1 1.01
 capture-6.12-hz250-16cpu 0.995 0.995 0.995 220 0.99 0.85
 capture-7.3-hz250 0.995 0.995 0.995 35 0.99 0.96
 EOF
+
+# Lost history is validate's wherever run asks it (the trace gives cause,
+# or a filter is active): without a timer_start of the 7.3 capture (line
+# 953, a timer whose timer_init the trace shows), validate proves the loss
+# at its expiry, and run leaves out the same kernel fires with a filter
+# that keeps every event and without one.
+sed 953d capture-7.3-hz250.txt >no-start.txt
+run validate no-start.txt --format json --max-listed 100000
+printf '%s\n' "$out" >no-start-validate.json
+run run --ftrace no-start.txt --format json
+expect_status 0
+printf '%s\n' "$out" >no-start.json
+run run --ftrace no-start.txt --cpu 0-1 --format json
+expect_status 0
+printf '%s\n' "$out" >no-start-filtered.json
+python3 - no-start.txt no-start-validate.json no-start.json no-start-filtered.json <<'PY' || fail "run's lost history is not validate's"
+import json, sys
+from kernel_fire_keys import validate_lost
+lost = validate_lost(sys.argv[1], sys.argv[2])
+assert sum(lost.values()) >= 1, lost
+plain, filtered = (json.load(open(f))["workload"]["kernel_fires"] for f in sys.argv[3:5])
+assert plain["lost_history"] == filtered["lost_history"], (plain["lost_history"], filtered["lost_history"])
+assert plain["lost_history"]["kernel_fires"] == sum(lost.values()) and plain["lost_history"]["sequences"] >= 1, plain
+PY
+# A trace validate's replay refuses (its jiffies jump by more than one boot
+# can) replays all the same, with a filter too, and says the lost history
+# was not classed as validate classes it.
+printf '%s\n' '# hz=250' '# kernel: 6.1.0' \
+  '  <idle>-0 [000] d.s1. 0.080000: timer_start: timer=00000000000000aa function=faa expires=4294900020 [timeout=10] cpu=0 idx=1 flags=' \
+  '  <idle>-0 [000] d.s1. 0.090000: timer_start: timer=00000000000000bb function=fbb expires=12884834622 [timeout=10] cpu=0 idx=1 flags=' \
+  >jump.txt
+run run --ftrace jump.txt --cpu 0 --duration 1
+expect_status 0
+expect_stdout_line "^lost history not classed as validate classes it: validate's replay refuses the trace \(jump\.txt:4: jiffies jump"
+run run --ftrace jump.txt --duration 1
+expect_status 0
+! grep -q "lost history not classed" <<<"$out" || fail "a trace that gives no cause asked validate's replay"
 
 # run lists the kernel's fires by function beside the designs'.
 run run --ftrace capture-6.1-hz250.txt

@@ -7,6 +7,7 @@
 #include "sim/validate/replay_input.hpp"
 #include "workloads/traces/kernel/ftrace_import.hpp"
 #include "workloads/traces/kernel/hz_inference.hpp"
+#include "workloads/traces/kernel/kernel_fires.hpp"
 #include "workloads/traces/input/trace_error.hpp"
 
 #include "test_data_dir.hpp"
@@ -706,4 +707,71 @@ TEST_CASE("an event keeps what its line says in 88 bytes: CPUs, idx, jiffies and
     CHECK(input.events[4].function == s.function);
     CHECK(input.functions[input.events[3].function] == "delayed_work_timer_fn");
     CHECK(input.events[3].idx() == 0u);
+}
+
+// run and compare ask validate's replay for a trace's lost history only
+// where KernelFireCollector::history_in_doubt() says the trace gives cause
+// (lost_history.hpp): wherever this replay finds lost history, it must.
+// Checked on the 7.3 capture, which gives no cause whole, with one timer
+// line taken out at a time (every 23rd, and each kind of event among them).
+TEST_CASE("every trace validate finds lost history in gives the load cause to ask it") {
+    const std::string capture = test::read_xz(kKernel / "capture-7.3-hz250.trace.xz");
+    const auto in_doubt = [](const std::string& text) {
+        KernelFireCollector fires;
+        FtraceReader reader(std::string_view(text), "doubt.trace");
+        reader.set_observer(&fires);
+        FtraceEvent e;
+        while (reader.next(e)) {
+        }
+        return fires.history_in_doubt();
+    };
+    REQUIRE_FALSE(in_doubt(capture));
+    std::vector<std::uint64_t> timer_lines;
+    std::istringstream in(capture);
+    std::string l;
+    for (std::uint64_t n = 1; std::getline(in, l); ++n)
+        if (l.find(": timer_") != std::string::npos) timer_lines.push_back(n);
+    std::size_t mutated = 0, lost = 0;
+    for (std::size_t i = 0; i < timer_lines.size(); i += 23) {
+        const std::string text = drop_line(capture, timer_lines[i]);
+        LostHistoryClasses classes;
+        replay_kernel_trace(text, "mutated.trace", ReplayOptions{.lost_history = &classes});
+        ++mutated;
+        if (classes.lines + classes.sequences + classes.resets == 0) continue;
+        ++lost;
+        INFO("without line " << timer_lines[i]);
+        CHECK(in_doubt(text));
+    }
+    CHECK(mutated > 50);
+    CHECK(lost > 5); // the check is not empty
+}
+
+// A loss proven later reaches back before the CPU's first window: that
+// window starts earlier, and the CPU's windows stay in jiffies order and
+// disjoint (KernelFireIndex::in_lost_history() searches them so).
+TEST_CASE("a loss proven later moves the CPU's first lost window back, not a new one before it") {
+    const std::string t = kHz250 +
+        "  <idle>-0 [000] d.s1. 0.080000: timer_start: timer=00000000000000aa function=fa expires=4294901020 [timeout=1000] cpu=0 idx=181 flags=\n"
+        "  <idle>-0 [000] d.s1. 0.120000: timer_start: timer=00000000000000dd function=fd expires=4294900050 [timeout=20] cpu=0 idx=500 flags=\n"
+        "  <idle>-0 [000] d.s1. 0.121000: timer_start: timer=00000000000000bb function=fh expires=4294900035 [timeout=5] cpu=0 idx=4 flags=\n"
+        "CPU:0 [LOST 1 EVENTS]\n"
+        "  <idle>-0 [000] d.s1. 0.168000: timer_start: timer=00000000000000ee function=fe expires=4294900045 [timeout=3] cpu=0 idx=14 flags=\n"
+        "  <idle>-0 [000] d.s1. 0.184000: timer_cancel: timer=00000000000000ee\n"
+        "  <idle>-0 [000] d.s1. 0.184001: timer_expire_entry: timer=00000000000000ee function=fe now=4294900046 baseclk=4294900046\n"
+        "  <idle>-0 [000] d.s1. 0.184002: timer_expire_exit: timer=00000000000000ee\n"
+        "  <idle>-0 [000] d.s1. 0.240000: timer_start: timer=00000000000000aa function=fa expires=4294901060 [timeout=1000] cpu=0 idx=182 flags=\n";
+    LostHistoryClasses classes;
+    const ReplayResult r = replay_kernel_trace(t, "reclass.trace", ReplayOptions{.lost_history = &classes});
+    CHECK(r.lost_by_reason.count("start of a pending timer without its timer_cancel (proven later)") == 1);
+    CHECK(classes.lines == 1);
+    CHECK(classes.sequences == 1);
+    REQUIRE(classes.windows.size() == 2);
+    // The marker's window, resynchronised by fe's expiry, now from dd's
+    // start (jiffies 4294900030), the disagreement the restart reclassed.
+    CHECK(classes.windows[0].from == Jiffies{4294900030});
+    CHECK(classes.windows[0].to == Jiffies{4294900046});
+    // The restart's, after it.
+    REQUIRE(classes.windows[1].from);
+    CHECK(time_after(*classes.windows[1].from, *classes.windows[0].to));
+    CHECK_FALSE(classes.windows[1].to);
 }

@@ -144,9 +144,9 @@ TEST_CASE("the nearest recorded callback of a timer, the earlier of two as near"
     CHECK(wide_index.nearest_callback(1, 190)->ticks == std::uint64_t{100000});
     CHECK(wide_index.nearest_callback(1, 190)->now == Jiffies{200});
     FireTally tally(wide_index);
-    tally.replayed(1, 200, 70000 - 65536); // the CPU is not cut to 16 bits
+    tally.replayed(1, 200, 70000 - 65536, 70000 - 65536); // the CPU is not cut to 16 bits
     CHECK(tally.agreement().same_jiffy_cpu == 0);
-    tally.replayed(1, 200, 70000);
+    tally.replayed(1, 200, 70000, 70000);
     CHECK(tally.agreement().same_jiffy_cpu == 1);
 }
 
@@ -331,14 +331,14 @@ TEST_CASE("a replay's fires match the kernel's one for one, by timer, CPU and ji
         CHECK(index.kernel_side().kernel_fires == 3);
         CHECK(index.kernel_side().kernel_fires_unreplayable == 1);
         FireTally tally(index), other(index);
-        tally.replayed(1, 50, 0);
-        tally.replayed(1, 50, 0);
-        tally.replayed(1, 50, 0); // a third: the kernel fired it twice
-        tally.replayed(2, 60, 0); // on CPU 0, the kernel's was on CPU 1
-        tally.replayed(2, 61, 1); // a jiffy late
+        tally.replayed(1, 50, 0, 0);
+        tally.replayed(1, 50, 0, 0);
+        tally.replayed(1, 50, 0, 0); // a third: the kernel fired it twice
+        tally.replayed(2, 60, 0, 0); // on CPU 0, the kernel's was on CPU 1
+        tally.replayed(2, 61, 1, 1); // a jiffy late
         CHECK(tally.agreement().replay_fires == 5);
         CHECK(tally.agreement().same_jiffy_cpu == 2);
-        other.replayed(2, 60, 1); // another replay matches from the start
+        other.replayed(2, 60, 1, 1); // another replay matches from the start
         CHECK(other.agreement().same_jiffy_cpu == 1);
     }
     SUBCASE("a random stream, against a map") {
@@ -364,7 +364,7 @@ TEST_CASE("a replay's fires match the kernel's one for one, by timer, CPU and ji
                 --it->second;
                 ++expected;
             }
-            tally.replayed(id, now, cpu);
+            tally.replayed(id, now, cpu, cpu);
         }
         CHECK(expected > 1000);
         CHECK(tally.agreement().same_jiffy_cpu == expected);
@@ -420,12 +420,12 @@ TEST_CASE("lost history: the kernel's first fire on a CPU after lost events, and
     CHECK(index.lost_at(index.of(7).first));
     CHECK_FALSE(index.lost_at(index.of(7).first + 1));
     FireTally tally(index);
-    tally.replayed(7, 125, 1); // the lost fire's own key: matches nothing, in the window
-    tally.replayed(7, 122, 1); // a fire the kernel did not make, in the window
-    tally.replayed(7, 130, 1); // matches
-    tally.replayed(7, 131, 1); // after the window: a fire not the kernel's
-    tally.replayed(9, 121, 0); // matches on CPU 0
-    tally.replayed(9, 200, 0); // not the kernel's, in CPU 0's open window
+    tally.replayed(7, 125, 1, 1); // the lost fire's own key: matches nothing, in the window
+    tally.replayed(7, 122, 1, 1); // a fire the kernel did not make, in the window
+    tally.replayed(7, 130, 1, 1); // matches
+    tally.replayed(7, 131, 1, 1); // after the window: a fire not the kernel's
+    tally.replayed(9, 121, 0, 0); // matches on CPU 0
+    tally.replayed(9, 200, 0, 0); // not the kernel's, in CPU 0's open window
     const FireAgreement& a = tally.agreement();
     CHECK(a.same_jiffy_cpu == 2);
     CHECK(a.replay_fires == 3);
@@ -462,6 +462,13 @@ TEST_CASE("lost history: a remote expiry ends the window of the CPU whose base i
     CHECK(index.in_lost_history(1, 110));
     CHECK_FALSE(index.in_lost_history(1, 111));
     CHECK_FALSE(index.in_lost_history(0, 105)); // the migrator lost nothing
+    // The replay's fires are placed the same way: an unmatched remote
+    // expiry run by CPU 0 of CPU 1's base is CPU 1's lost history.
+    FireTally tally(index);
+    tally.replayed(2, 105, 0, 1);
+    tally.replayed(2, 106, 0, 0);
+    CHECK(tally.agreement().lost_history.replay_fires == 1);
+    CHECK(tally.agreement().replay_fires == 1);
 }
 
 // Validate's model classes the lost history (lost_history.hpp): its expiries
@@ -493,10 +500,10 @@ TEST_CASE("lost history as validate classes it: its expiries and windows, not th
     CHECK_FALSE(index.in_lost_history(0, 199));
     CHECK(index.in_lost_history(0, 5000));
     FireTally tally(index);
-    tally.replayed(7, 130, 1); // matches
-    tally.replayed(7, 127, 0); // matches CPU 0's, not lost
-    tally.replayed(8, 126, 1); // in CPU 1's window: left out
-    tally.replayed(8, 129, 1); // after it: counted
+    tally.replayed(7, 130, 1, 1); // matches
+    tally.replayed(7, 127, 0, 0); // matches CPU 0's, not lost
+    tally.replayed(8, 126, 1, 1); // in CPU 1's window: left out
+    tally.replayed(8, 129, 1, 1); // after it: counted
     const FireAgreement& a = tally.agreement();
     CHECK(a.same_jiffy_cpu == 2);
     CHECK(a.replay_fires == 3);
@@ -504,7 +511,8 @@ TEST_CASE("lost history as validate classes it: its expiries and windows, not th
 }
 
 // A trace gives validate's model cause to find lost history only at a line
-// saying so or at a sequence that may be one the kernel cannot print.
+// saying so or at a sequence that may be one the kernel cannot print, read
+// with validate's rules for what leaves a timer pending.
 TEST_CASE("history in doubt: the sequences and lines that may lose a CPU's history") {
     const auto cancel = [](std::uint64_t t, std::uint32_t cpu, std::uint64_t timer) {
         return of_type(FtraceEventType::timer_cancel, t, cpu, timer);
@@ -521,26 +529,39 @@ TEST_CASE("history in doubt: the sequences and lines that may lose a CPU's histo
         c.timer_event(of_type(FtraceEventType::timer_expire_exit, 8 * kMs + 20, 0, 7));
         c.timer_event(of_type(FtraceEventType::timer_init, 9 * kMs, 0, 7));
         c.timer_event(start(9 * kMs, 0, 7, 140, 40));
+        c.timer_event(entry(10 * kMs, 0, 7, 140, 140)); // its detach lost: validate fires it all the same
+        c.timer_event(start(11 * kMs, 0, 7, 150, 50));
     };
     KernelFireCollector plain;
     whole(plain);
     CHECK_FALSE(plain.history_in_doubt());
 
-    KernelFireCollector restarted; // a start of a timer whose last event was its start
+    KernelFireCollector restarted; // a start of a timer pending since its start
     whole(restarted);
-    restarted.timer_event(start(10 * kMs, 0, 7, 150, 50));
+    restarted.timer_event(start(12 * kMs, 0, 7, 160, 60));
     CHECK(restarted.history_in_doubt());
 
-    KernelFireCollector undetached; // an expiry whose last event was no detach
-    whole(undetached);
-    undetached.timer_event(entry(10 * kMs, 0, 7, 140, 140));
-    CHECK(undetached.history_in_doubt());
+    KernelFireCollector unarmed; // an expiry of a timer known (its init) and never started since
+    whole(unarmed);
+    unarmed.timer_event(of_type(FtraceEventType::timer_init, 12 * kMs, 0, 8));
+    unarmed.timer_event(cancel(13 * kMs, 0, 8));
+    unarmed.timer_event(entry(13 * kMs + 10, 0, 8, 170, 170));
+    CHECK(unarmed.history_in_doubt());
 
-    KernelFireCollector elsewhere; // its cancel on another CPU: no detach
+    KernelFireCollector elsewhere; // its cancel on another CPU is applied: no detach
     whole(elsewhere);
-    elsewhere.timer_event(cancel(10 * kMs, 1, 7));
-    elsewhere.timer_event(entry(10 * kMs + 10, 0, 7, 140, 140));
+    elsewhere.timer_event(cancel(12 * kMs, 1, 7));
+    elsewhere.timer_event(entry(12 * kMs + 10, 0, 7, 150, 150));
     CHECK(elsewhere.history_in_doubt());
+
+    KernelFireCollector no_baseclk; // an expiry validate cannot check leaves the timer pending
+    whole(no_baseclk);
+    FtraceEvent bare = entry(12 * kMs, 0, 7, 150, 150);
+    bare.baseclk.reset();
+    no_baseclk.timer_event(bare);
+    CHECK_FALSE(no_baseclk.history_in_doubt());
+    no_baseclk.timer_event(start(13 * kMs, 0, 7, 170, 70)); // so its re-arm is a start of a pending timer
+    CHECK(no_baseclk.history_in_doubt());
 
     KernelFireCollector marked;
     whole(marked);

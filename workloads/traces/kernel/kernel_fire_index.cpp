@@ -44,6 +44,7 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
         lost_expiry_used.assign(lost_expiries.size(), false);
         a.lost_history.lines = classes->lines;
         a.lost_history.sequences = classes->sequences;
+        a.lost_history.resets = classes->resets;
     }
     const auto classed_lost = [&](const KernelFire& f) {
         const LostHistoryClasses::Expiry key{f.timer, f.now, f.cpu};
@@ -57,7 +58,8 @@ KernelFireIndex::KernelFireIndex(const KernelFires& fires, const std::vector<std
         return false;
     };
     // First pass: the kernel-side figures, how many fires each timer has,
-    // and the lost history: a window per CPU from each line saying it lost
+    // and the lost history: validate's classes where given, else a window
+    // per CPU from each line saying it lost
     // events to the next fire of a timer the replay has from that CPU's
     // base (a filter's dropped timers are not the replay's: validate does
     // not see them; 6.9+: a migrator's remote expiry is of the idle CPU's
@@ -218,7 +220,7 @@ bool KernelFireIndex::in_lost_history(std::uint32_t cpu, Jiffies j) const noexce
     return w != windows.end() && (!w->from || !time_before(j, *w->from));
 }
 
-void FireTally::replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32_t cpu) {
+void FireTally::replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32_t cpu, std::uint32_t base_cpu) {
     const KernelFireIndex::Range r = index_->of(timer);
     for (std::size_t i = index_->first_not_before(r, fired_jiffies); i < r.last && index_->now_at(i) == fired_jiffies;
          ++i) {
@@ -230,7 +232,8 @@ void FireTally::replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32
     }
     // A fire the kernel did not make, where the trace lost that CPU's
     // history: what would have explained it may be among the lost events.
-    ++(index_->in_lost_history(cpu, fired_jiffies) ? agreement_.lost_history.replay_fires : agreement_.replay_fires);
+    ++(index_->in_lost_history(base_cpu, fired_jiffies) ? agreement_.lost_history.replay_fires
+                                                         : agreement_.replay_fires);
 }
 
 } // namespace timersim

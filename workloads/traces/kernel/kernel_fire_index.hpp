@@ -5,7 +5,7 @@
 //
 //   KernelFireIndex index(fires, functions, id_of, &clock); // id_of: timer pointer -> replay id
 //   FireTally tally(index);                                 // one per replay
-//   tally.replayed(id, fired_jiffies, cpu);                 // each fire of the replay
+//   tally.replayed(id, fired_jiffies, cpu, base_cpu);       // each fire of the replay
 //   tally.agreement();
 //   index.nearest_callback(id, fired_jiffies);              // the kernel's nearest callback of that timer
 //
@@ -69,7 +69,8 @@ public:
     // Position `i` (a fire of `timer` in of(timer)): its jiffy and CPU.
     Jiffies now_at(std::size_t i) const noexcept { return records_[i].now; }
     std::uint32_t cpu_at(std::size_t i) const;
-    // Is it the fire that ends a lost history (left out of the figures)?
+    // Is it a fire of lost history (left out of the figures): one validate
+    // classes lost, or, by the lines alone, the fire that ends a window?
     bool lost_at(std::size_t i) const noexcept { return lost_[i]; }
     // The first position of `r` whose now is not before `j`.
     std::size_t first_not_before(Range r, Jiffies j) const noexcept;
@@ -119,7 +120,12 @@ class FireTally {
 public:
     explicit FireTally(const KernelFireIndex& index)
         : index_(&index), agreement_(index.kernel_side()), matched_(index.fires(), false) {}
-    void replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32_t cpu);
+    // A fire of the replay by `cpu`'s softirq, of a timer on `base_cpu`'s
+    // base (a 6.9+ remote expiry's idle CPU; else `cpu`): it matches a
+    // kernel fire by `cpu`, and falls in the lost history of `base_cpu`, as
+    // the kernel's fires do (validate checks a remote expiry on the idle
+    // CPU's wheel).
+    void replayed(std::uint32_t timer, Jiffies fired_jiffies, std::uint32_t cpu, std::uint32_t base_cpu);
     const FireAgreement& agreement() const noexcept { return agreement_; }
 
 private:

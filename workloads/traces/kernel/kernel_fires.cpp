@@ -87,20 +87,37 @@ void KernelFireCollector::add_fire(const KernelFire& f) {
 }
 
 void KernelFireCollector::note_sequence(const FtraceEvent& e) {
+    using Timer = SequenceState::Timer;
     if (e.type == FtraceEventType::timer_expire_exit) return;
-    const CancelNeighbour now{e.type, e.timer, e.timestamp_ns, e.line_cpu};
-    const auto [last, first] = last_event_.try_emplace(e.timer, now);
-    if (first) return;
-    const CancelNeighbour& before = last->second;
-    if (e.type == FtraceEventType::timer_start && before.type == FtraceEventType::timer_start) doubt_ = true;
-    if (e.type == FtraceEventType::timer_expire_entry && before.type != FtraceEventType::timer_init &&
-        !(before.type == FtraceEventType::timer_cancel && detaches_for(before, now)))
-        doubt_ = true;
-    if (doubt_) {
-        last_event_ = {};
-        return;
+    const CancelNeighbour here{e.type, e.timer, e.timestamp_ns, e.line_cpu};
+    SequenceState& s = sequence_[e.timer];
+    // validate's cancel_to_apply(): a cancel is applied unless it was the
+    // detach of the expiry that follows.
+    if (s.cancel_open) {
+        s.cancel_open = false;
+        if (!detaches_for(s.cancel, here) && s.timer == Timer::started) s.timer = Timer::known_idle;
     }
-    last->second = now;
+    switch (e.type) {
+    case FtraceEventType::timer_init: s.timer = Timer::known_idle; break; // a new timer object, known
+    case FtraceEventType::timer_start:
+        // Without these validate checks nothing and arms nothing.
+        if (!e.cpu || !e.idx || !e.jiffies()) break;
+        if (s.timer == Timer::started) doubt_ = true;
+        s.timer = Timer::started;
+        break;
+    case FtraceEventType::timer_cancel:
+        s.cancel_open = true;
+        s.cancel = here;
+        break;
+    case FtraceEventType::timer_expire_entry:
+        // Without these validate leaves the timer as it was (unknown history).
+        if (!e.now || !e.baseclk) break;
+        if (s.timer == Timer::known_idle) doubt_ = true;
+        if (s.timer != Timer::unseen) s.timer = Timer::known_idle;
+        break;
+    case FtraceEventType::timer_expire_exit: break;
+    }
+    if (doubt_) sequence_ = {};
 }
 
 void KernelFireCollector::note_next_in_run(const FtraceEvent& e) {

@@ -107,7 +107,8 @@ static_assert(sizeof(KernelFire) == 72);
 using KernelFires = SpilledChunks<KernelFire>;
 // A line saying a CPU lost events (lost_marker_of()), where the trace
 // stood: the latest jiffies it had shown (none: none yet) and how many fires
-// came before the line. KernelFireIndex makes the lost history of them.
+// came before the line. Where validate's replay does not class the lost
+// history (lost_history.hpp), KernelFireIndex makes it of them.
 struct KernelLostLine {
     std::uint32_t cpu = 0;
     std::optional<Jiffies> latest;
@@ -186,16 +187,17 @@ public:
     // (kMaxKernelCpus or more), is no such line.
     std::vector<KernelLostLine> lost_lines() const;
     // Does the trace give validate's model cause to find lost history
-    // (lost_history.hpp)? A line saying a CPU lost events, or, read from
-    // the trace alone, a sequence that may be one the kernel cannot print:
-    // a timer_start whose timer's last event was a timer_start, or a
-    // timer_expire_entry whose timer's last event was neither its detach
-    // (detaches_for()) nor a timer_init. The model loses a CPU's history
-    // only at such a line or sequence (its start of a pending timer needs
-    // the timer's last event to be its start; its expiry of a timer never
-    // pending, a last event that is no detach), so a trace without one has
-    // none. Timers first seen at an expiry (armed before the trace) are its
-    // unknown history, not lost.
+    // (lost_history.hpp)? A line saying a CPU lost events, or a sequence
+    // that may be one the kernel cannot print, read from the trace alone
+    // with validate's rules for what leaves a timer pending (its
+    // SequenceState): a timer_start (with cpu=, idx= and its jiffies) of a
+    // timer started since its last timer_init, applied cancel or expiry with
+    // now= and baseclk= (validate's start of a pending timer), or such an
+    // expiry of a timer known (a timer_init or start seen) but not started
+    // since (its expiry of a timer never pending). A cancel is applied
+    // unless its timer's next event makes it the detach (detaches_for()).
+    // Validate's model loses a CPU's history only at such a line or
+    // sequence, so a trace without one has none.
     bool history_in_doubt() const noexcept { return doubt_ || !lost_lines_.empty(); }
     // The callbacks' function= names, by KernelFire::function.
     const std::vector<std::string>& functions() const noexcept { return functions_; }
@@ -231,9 +233,15 @@ private:
     };
     std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
     std::vector<KernelLostLine> lost_lines_;
-    // By timer pointer: its last event but an expire_exit (history_in_doubt();
-    // let go once in doubt).
-    std::unordered_map<std::uint64_t, CancelNeighbour> last_event_;
+    // By timer pointer, for history_in_doubt() (let go once in doubt): is
+    // it known to validate, and pending there as far as the trace shows;
+    // and its cancel, until its next event says whether it was a detach.
+    struct SequenceState {
+        enum class Timer : std::uint8_t { unseen, known_idle, started } timer = Timer::unseen;
+        bool cancel_open = false;
+        CancelNeighbour cancel;
+    };
+    std::unordered_map<std::uint64_t, SequenceState> sequence_;
     bool doubt_ = false;
     std::uint32_t trace_cpus_ = 1; // trace_cpus_with(), as validate counts them
     std::optional<Jiffies> latest_jiffies_; // the most the trace showed so far

@@ -9,8 +9,10 @@
 // sequences a trace shows depends on the model's state, so only validate's
 // replay (sim/validate, a layer beside the replays') can class them. The
 // load of a kernel trace asks it through a hook the command line hands it,
-// and only when the trace gives cause (KernelFireCollector::history_in_doubt()):
-// a trace that gives none has no lost history in validate either.
+// where the trace gives cause (KernelFireCollector::history_in_doubt(),
+// which reads validate's rules for what leaves a timer pending off the
+// trace alone): a trace that gives none has no lost history in validate
+// either.
 //
 //   TraceLoadOptions load;
 //   load.lost_history = [](const LostHistoryRequest& r) { ... validate's replay ... };
@@ -47,10 +49,11 @@ struct LostHistoryClasses {
         std::optional<Jiffies> from;
         std::optional<Jiffies> to;
     };
-    std::vector<Expiry> expiries; // in trace order
-    std::vector<Window> windows;  // in the order they opened
+    std::vector<Expiry> expiries; // in the order classed
+    std::vector<Window> windows;  // in the order they opened; a CPU's in jiffies order, disjoint
     std::uint64_t lines = 0;      // lines saying a CPU lost events
     std::uint64_t sequences = 0;  // sequences the kernel cannot print
+    std::uint64_t resets = 0;     // the classic wheel re-placed, more than 2^20 jiffies behind the trace
 };
 
 // What validate's replay needs to class a trace's lost history as its own

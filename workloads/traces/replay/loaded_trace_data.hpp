@@ -110,6 +110,7 @@ struct LoadedTrace::Data {
     std::string unmodelled_kernel;             // FireAgreement::unmodelled_kernel
     bool kernel_6_9 = false;                   // a 6.9+ kernel's trace (timer_start prints bucket_expiry=)
     std::string remote_inference;              // FireAgreement::remote_inference
+    std::string lost_history_unclassed;        // FireAgreement::lost_history_unclassed
     std::shared_ptr<const RecordedMachine> recorded; // from kernel_fires
     std::unordered_map<std::uint64_t, std::uint32_t> id_by_pointer;
 

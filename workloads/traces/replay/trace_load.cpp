@@ -4,6 +4,7 @@
 #include "workloads/traces/replay/shared_pass.hpp"
 
 #include "workloads/traces/replay/trace_source.hpp"
+#include "workloads/traces/input/trace_error.hpp"
 
 #include <fmt/format.h>
 
@@ -193,14 +194,24 @@ std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, con
         // version spans two designs).
         std::optional<LostHistoryClasses> classes;
         const std::optional<KernelTimerEra> era = data->summary.kernel.era();
-        if (options.lost_history && era &&
-            (fires.history_in_doubt() || options.filter.active() || era == KernelTimerEra::cascading)) {
-            auto passes = std::make_shared<InputPasses>(source->kernel_text());
-            classes = options.lost_history(LostHistoryRequest{.pass = [passes] { return passes->next(); },
-                                                              .hz = summary.header.hz,
-                                                              .forced_hz = hz.force,
-                                                              .kernel = data->summary.kernel,
-                                                              .filter = options.filter});
+        if (std::unique_ptr<InputFile> text;
+            options.lost_history && era &&
+            (fires.history_in_doubt() || options.filter.active() || era == KernelTimerEra::cascading) &&
+            (text = source->kernel_text())) {
+            auto passes = std::make_shared<InputPasses>(std::move(text));
+            try {
+                classes = options.lost_history(LostHistoryRequest{.pass = [passes] { return passes->next(); },
+                                                                  .hz = summary.header.hz,
+                                                                  .forced_hz = hz.force,
+                                                                  .kernel = data->summary.kernel,
+                                                                  .filter = options.filter});
+            } catch (const TraceError& e) {
+                // What the replay accepts does not depend on whether it asked.
+                data->lost_history_unclassed = fmt::format(
+                    "lost history not classed as validate classes it: validate's replay refuses the trace ({}); "
+                    "a line saying a CPU lost events leaves out that CPU's fires to its base's next one",
+                    e.what());
+            }
         }
         data->fire_index = std::make_shared<const KernelFireIndex>(
             kernel_fires, fires.functions(),

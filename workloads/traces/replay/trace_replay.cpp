@@ -144,7 +144,7 @@ public:
     void on_fire(Sim& sim, const FireRecord& fired) override {
         const std::uint32_t x = trace_id_of(fired.id);
         if (x == kNone) return;
-        if (kernel_fires_) kernel_fires_->replayed(x, fired.fired_jiffies, fired.cpu);
+        if (kernel_fires_) kernel_fires_->replayed(x, fired.fired_jiffies, fired.cpu, fired.base_cpu);
         TimerState& t = timers_[x];
         // This fire supersedes an older one nobody used: a block of x reached
         // now belongs to this callback.
@@ -193,6 +193,7 @@ public:
         FireAgreement a = kernel_fires_->agreement();
         a.unmodelled_kernel = data_.unmodelled_kernel;
         a.remote_inference = data_.remote_inference;
+        a.lost_history_unclassed = data_.lost_history_unclassed;
         return a;
     }
 
