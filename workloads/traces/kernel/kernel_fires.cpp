@@ -14,22 +14,29 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     // now=jiffies as the callback starts, on the CPU running the softirq.
     if (const auto j = e.jiffies(); j && (!latest_jiffies_ || time_after(*j, *latest_jiffies_))) latest_jiffies_ = j;
     trace_cpus_ = trace_cpus_with(e, trace_cpus_);
+    const bool start_or_entry =
+        e.type == FtraceEventType::timer_start || e.type == FtraceEventType::timer_expire_entry;
+    TimerSeen* seen = start_or_entry || (!doubt_ && e.type != FtraceEventType::timer_expire_exit)
+                          ? &timers_[e.timer]
+                          : nullptr;
     if (e.type == FtraceEventType::timer_start) {
-        last_start_[e.timer] = LastStart{(e.flags & kFtraceDeferrable) != 0, e.expires, e.cpu};
+        seen->started = true;
+        seen->deferrable = (e.flags & kFtraceDeferrable) != 0;
+        seen->cpu = e.cpu;
+        seen->expires = e.expires;
         inference_.start(e.timer, e.cpu, (e.flags & kFtraceDeferrable) != 0, (e.flags & kFtracePinned) != 0);
     }
     if (e.type == FtraceEventType::timer_init) inference_.forget(e.timer);
     note_unfired(e);
     note_next_in_run(e);
-    if (!doubt_) note_sequence(e);
+    if (!doubt_ && seen) note_sequence(e, seen->sequence);
     if (e.type == FtraceEventType::timer_expire_entry && e.now) {
         // The first expiry after a remote run began gives that run's jiffy.
         if (const auto r = remote_open_.find(e.line_cpu); r != remote_open_.end()) {
             for (const std::size_t i : r->second) remote_runs_[i].now = *e.now;
             remote_open_.erase(r);
         }
-        const auto s = last_start_.find(e.timer);
-        const bool known = s != last_start_.end();
+        const bool known = seen->started;
         std::uint32_t function = kNoFunction;
         if (!e.function.empty()) {
             auto f = function_ids_.find(e.function);
@@ -45,9 +52,9 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
         f.entry_ns = e.timestamp_ns;
         f.cpu = e.line_cpu;
         f.function = function;
-        f.deferrable = known && s->second.deferrable;
-        f.remote = known && s->second.cpu && *s->second.cpu != e.line_cpu;
-        f.set_baseclk(e.baseclk).set_requested(known ? std::optional<Jiffies>(s->second.expires) : std::nullopt);
+        f.deferrable = known && seen->deferrable;
+        f.remote = known && seen->cpu && *seen->cpu != e.line_cpu;
+        f.set_baseclk(e.baseclk).set_requested(known ? std::optional<Jiffies>(seen->expires) : std::nullopt);
         if (const auto r = running_remote_.find(e.line_cpu); r != running_remote_.end()) f.set_remote_of(r->second);
         // What a tmigr_handle_remote_cpu line would have opened (used only
         // if the trace has none).
@@ -86,11 +93,10 @@ void KernelFireCollector::add_fire(const KernelFire& f) {
     fires_.spill_before(oldest, spill_name_);
 }
 
-void KernelFireCollector::note_sequence(const FtraceEvent& e) {
+void KernelFireCollector::note_sequence(const FtraceEvent& e, SequenceState& s) {
     using Timer = SequenceState::Timer;
     if (e.type == FtraceEventType::timer_expire_exit) return;
     const CancelNeighbour here{e.type, e.timer, e.timestamp_ns, e.line_cpu};
-    SequenceState& s = sequence_[e.timer];
     // validate's cancel_to_apply(): a cancel is applied unless it was the
     // detach of the expiry that follows.
     if (s.cancel_open) {
@@ -117,7 +123,6 @@ void KernelFireCollector::note_sequence(const FtraceEvent& e) {
         break;
     case FtraceEventType::timer_expire_exit: break;
     }
-    if (doubt_) sequence_ = {};
 }
 
 void KernelFireCollector::note_next_in_run(const FtraceEvent& e) {

@@ -214,7 +214,8 @@ public:
 private:
     void note_unfired(const FtraceEvent& e);
     void note_next_in_run(const FtraceEvent& e);
-    void note_sequence(const FtraceEvent& e);
+    struct SequenceState;
+    void note_sequence(const FtraceEvent& e, SequenceState& s);
     void add_fire(const KernelFire& f);
 
     KernelFires fires_;
@@ -226,22 +227,25 @@ private:
         std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
     };
     std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> function_ids_;
-    struct LastStart {
-        bool deferrable = false;
-        Jiffies expires = 0;
-        std::optional<std::uint32_t> cpu; // the base it was queued on
-    };
-    std::unordered_map<std::uint64_t, LastStart> last_start_; // by timer pointer
     std::vector<KernelLostLine> lost_lines_;
-    // By timer pointer, for history_in_doubt() (let go once in doubt): is
-    // it known to validate, and pending there as far as the trace shows;
-    // and its cancel, until its next event says whether it was a detach.
+    // What a timer pointer's events showed so far: its last timer_start,
+    // and for history_in_doubt() (not kept up once in doubt) whether it is
+    // known to validate and pending there as far as the trace shows, and
+    // its cancel until its next event says whether it was a detach. One
+    // table for both: a start and an expiry look it up once.
     struct SequenceState {
         enum class Timer : std::uint8_t { unseen, known_idle, started } timer = Timer::unseen;
         bool cancel_open = false;
         CancelNeighbour cancel;
     };
-    std::unordered_map<std::uint64_t, SequenceState> sequence_;
+    struct TimerSeen {
+        bool started = false; // a timer_start seen: the fields below are its
+        bool deferrable = false;
+        std::optional<std::uint32_t> cpu; // the base it was queued on
+        Jiffies expires = 0;
+        SequenceState sequence;
+    };
+    std::unordered_map<std::uint64_t, TimerSeen> timers_; // by timer pointer
     bool doubt_ = false;
     std::uint32_t trace_cpus_ = 1; // trace_cpus_with(), as validate counts them
     std::optional<Jiffies> latest_jiffies_; // the most the trace showed so far
