@@ -95,8 +95,9 @@ struct FireAgreement {
     // Set where validate's replay, asked to class the lost history, refused
     // the trace: why, and the rule used instead.
     std::string lost_history_unclassed;
-    // Where CPUs lost events (a line says so, or validate's model proves
-    // it from a sequence the kernel cannot print: lost_history.hpp): the
+    // Where CPUs lost events (a line says so, validate's model proves it
+    // from a sequence the kernel cannot print, or validate's classic wheel
+    // fell too far behind and was re-placed: lost_history.hpp): the
     // kernel's fires validate leaves out as lost history, and the replay's
     // fires on such a CPU in its lost windows that match none of the
     // kernel's, outside kernel_fires and replay_fires

@@ -37,8 +37,9 @@ std::string kernel_as_recorded_text(const FireAgreement& a);
 
 // Where CPUs lost events (a.lost_history.any()): "lost history (left out,
 // as validate leaves it out): N lines [and M sequences the kernel cannot
-// print] say (show) CPUs .. lost events; K of the kernel's fires fall in
-// it, and `replay_fires`".
+// print] [and R re-placements of validate's wheel, too far behind] say
+// (show) CPUs .. lost events; K of the kernel's fires fall in it, and
+// `replay_fires`".
 std::string lost_history_text(const FireAgreement& a, std::string_view replay_fires);
 
 // "Kernel (as recorded) by function": the `rows` functions the kernel fired

@@ -417,8 +417,10 @@ private:
                          kernel_view(kernel_clk, now), ReplayCause::fired_earlier);
             } else {
                 // Never pending in our model, nor fired by it: the start that
-                // armed it is missing from the trace.
-                lose_history(ledger_, c, "expiry of a timer our model never had pending", e.line);
+                // armed it is missing from the trace. The wheel out of step
+                // is the one checked: a 6.9+ remote expiry's idle CPU's.
+                lose_history(ledger_, check_cpu(e, ReplayCheck::expiry), "expiry of a timer our model never had pending",
+                             e.line);
                 disagree(result_.expiry, e, ReplayCheck::expiry, "not pending", kernel_view(kernel_clk, now),
                          ReplayCause::not_pending);
             }

@@ -714,17 +714,29 @@ TEST_CASE("an event keeps what its line says in 88 bytes: CPUs, idx, jiffies and
 // (lost_history.hpp): wherever this replay finds lost history, it must.
 // Checked on the 7.3 capture, which gives no cause whole, with one timer
 // line taken out at a time (every 23rd, and each kind of event among them).
+namespace {
+
+// Does the load see cause to ask this replay for the trace's lost history?
+bool in_doubt(const std::string& text) {
+    KernelFireCollector fires;
+    FtraceReader reader(std::string_view(text), "doubt.trace");
+    reader.set_observer(&fires);
+    FtraceEvent e;
+    while (reader.next(e)) {
+    }
+    return fires.history_in_doubt();
+}
+
+bool finds_lost_history(const std::string& text) {
+    LostHistoryClasses classes;
+    replay_kernel_trace(text, "lost.trace", ReplayOptions{.lost_history = &classes});
+    return classes.lines + classes.sequences + classes.resets > 0;
+}
+
+} // namespace
+
 TEST_CASE("every trace validate finds lost history in gives the load cause to ask it") {
     const std::string capture = test::read_xz(kKernel / "capture-7.3-hz250.trace.xz");
-    const auto in_doubt = [](const std::string& text) {
-        KernelFireCollector fires;
-        FtraceReader reader(std::string_view(text), "doubt.trace");
-        reader.set_observer(&fires);
-        FtraceEvent e;
-        while (reader.next(e)) {
-        }
-        return fires.history_in_doubt();
-    };
     REQUIRE_FALSE(in_doubt(capture));
     std::vector<std::uint64_t> timer_lines;
     std::istringstream in(capture);
@@ -734,16 +746,51 @@ TEST_CASE("every trace validate finds lost history in gives the load cause to as
     std::size_t mutated = 0, lost = 0;
     for (std::size_t i = 0; i < timer_lines.size(); i += 23) {
         const std::string text = drop_line(capture, timer_lines[i]);
-        LostHistoryClasses classes;
-        replay_kernel_trace(text, "mutated.trace", ReplayOptions{.lost_history = &classes});
         ++mutated;
-        if (classes.lines + classes.sequences + classes.resets == 0) continue;
+        if (!finds_lost_history(text)) continue;
         ++lost;
         INFO("without line " << timer_lines[i]);
         CHECK(in_doubt(text));
     }
     CHECK(mutated > 50);
     CHECK(lost > 5); // the check is not empty
+}
+
+// Validate's stream settles a cancel at the timer's next event of any
+// kind: followed by the timer's own timer_expire_exit it is no detach, it
+// is applied, and the expiry after is of a timer never pending.
+TEST_CASE("a cancel its timer's expire_exit follows is applied, for the load's cause as for validate") {
+    const std::string t = kHz250 +
+        "  <idle>-0 [000] d.s1. 0.080000: timer_start: timer=00000000000000aa function=fa expires=4294900050 [timeout=30] cpu=0 idx=19 flags=\n"
+        "  <idle>-0 [000] d.s1. 0.084000: timer_start: timer=00000000000000bb function=fb expires=4294900060 [timeout=39] cpu=0 idx=29 flags=\n"
+        "  <idle>-0 [000] d.s1. 0.100000: timer_cancel: timer=00000000000000aa\n"
+        "  <idle>-0 [000] d.s1. 0.100001: timer_expire_exit: timer=00000000000000aa\n"
+        "  <idle>-0 [000] d.s1. 0.200000: timer_expire_entry: timer=00000000000000aa function=fa now=4294900050 baseclk=4294900050\n"
+        "  <idle>-0 [000] d.s1. 0.200010: timer_expire_exit: timer=00000000000000aa\n";
+    CHECK(finds_lost_history(t));
+    CHECK(in_doubt(t));
+}
+
+// 6.9+: a migrator's expiry of an idle CPU's timer that was never pending
+// puts the idle CPU's wheel out of step, the one the expiry is checked on.
+TEST_CASE("a remote expiry of a timer never pending loses the idle CPU's history, not the migrator's") {
+    const std::string t = "# hz=250\n# kernel: 6.12.0\n"
+        "  <idle>-0 [001] d.s1. 0.080000: timer_init: timer=00000000000000aa\n"
+        "  <idle>-0 [001] d.s1. 0.080001: timer_start: timer=00000000000000bb function=fb expires=4294900060 [timeout=40] bucket_expiry=4294900061 cpu=1 idx=29 flags=\n"
+        "  <idle>-0 [000] ..s1. 0.100000: softirq_entry: vec=1 [action=TIMER]\n"
+        "  <idle>-0 [000] d.s3. 0.100001: tmigr_handle_remote_cpu: cpu=1 parent=00000000b503d1a4 wakeup=9223372036854775807\n"
+        "  <idle>-0 [000] d.s1. 0.100002: timer_expire_entry: timer=00000000000000aa function=fa now=4294900025 baseclk=4294900025\n"
+        "  <idle>-0 [000] d.s1. 0.100003: timer_expire_exit: timer=00000000000000aa\n"
+        "  <idle>-0 [000] ..s1. 0.100010: softirq_exit: vec=1 [action=TIMER]\n"
+        "  <idle>-0 [001] d.s1. 0.180000: timer_expire_entry: timer=00000000000000bb function=fb now=4294900060 baseclk=4294900060\n"
+        "  <idle>-0 [001] d.s1. 0.180003: timer_expire_exit: timer=00000000000000bb\n";
+    LostHistoryClasses classes;
+    const ReplayResult r = replay_kernel_trace(t, "remote.trace", ReplayOptions{.lost_history = &classes});
+    REQUIRE(classes.windows.size() == 1);
+    CHECK(classes.windows[0].cpu == 1);
+    CHECK(r.disagreements.empty()); // CPU 1's checks are lost history
+    CHECK(r.expiry.lost == 2);
+    CHECK(in_doubt(t));
 }
 
 // A loss proven later reaches back before the CPU's first window: that
@@ -753,7 +800,7 @@ TEST_CASE("a loss proven later moves the CPU's first lost window back, not a new
     const std::string t = kHz250 +
         "  <idle>-0 [000] d.s1. 0.080000: timer_start: timer=00000000000000aa function=fa expires=4294901020 [timeout=1000] cpu=0 idx=181 flags=\n"
         "  <idle>-0 [000] d.s1. 0.120000: timer_start: timer=00000000000000dd function=fd expires=4294900050 [timeout=20] cpu=0 idx=500 flags=\n"
-        "  <idle>-0 [000] d.s1. 0.121000: timer_start: timer=00000000000000bb function=fh expires=4294900035 [timeout=5] cpu=0 idx=4 flags=\n"
+        "  <idle>-0 [000] d.s1. 0.124000: timer_start: timer=00000000000000bb function=fh expires=4294900035 [timeout=4] cpu=0 idx=4 flags=\n"
         "CPU:0 [LOST 1 EVENTS]\n"
         "  <idle>-0 [000] d.s1. 0.168000: timer_start: timer=00000000000000ee function=fe expires=4294900045 [timeout=3] cpu=0 idx=14 flags=\n"
         "  <idle>-0 [000] d.s1. 0.184000: timer_cancel: timer=00000000000000ee\n"
@@ -766,8 +813,9 @@ TEST_CASE("a loss proven later moves the CPU's first lost window back, not a new
     CHECK(classes.lines == 1);
     CHECK(classes.sequences == 1);
     REQUIRE(classes.windows.size() == 2);
-    // The marker's window, resynchronised by fe's expiry, now from dd's
-    // start (jiffies 4294900030), the disagreement the restart reclassed.
+    // The marker's window (opened at bb's jiffies, 4294900031), resynchronised
+    // by fe's expiry, now from dd's start (4294900030), the disagreement the
+    // restart reclassed.
     CHECK(classes.windows[0].from == Jiffies{4294900030});
     CHECK(classes.windows[0].to == Jiffies{4294900046});
     // The restart's, after it.

@@ -16,9 +16,7 @@ void KernelFireCollector::timer_event(const FtraceEvent& e) {
     trace_cpus_ = trace_cpus_with(e, trace_cpus_);
     const bool start_or_entry =
         e.type == FtraceEventType::timer_start || e.type == FtraceEventType::timer_expire_entry;
-    TimerSeen* seen = start_or_entry || (!doubt_ && e.type != FtraceEventType::timer_expire_exit)
-                          ? &timers_[e.timer]
-                          : nullptr;
+    TimerSeen* seen = start_or_entry || !doubt_ ? &timers_[e.timer] : nullptr;
     if (e.type == FtraceEventType::timer_start) {
         seen->started = true;
         seen->deferrable = (e.flags & kFtraceDeferrable) != 0;
@@ -95,13 +93,13 @@ void KernelFireCollector::add_fire(const KernelFire& f) {
 
 void KernelFireCollector::note_sequence(const FtraceEvent& e, SequenceState& s) {
     using Timer = SequenceState::Timer;
-    if (e.type == FtraceEventType::timer_expire_exit) return;
     const CancelNeighbour here{e.type, e.timer, e.timestamp_ns, e.line_cpu};
-    // validate's cancel_to_apply(): a cancel is applied unless it was the
-    // detach of the expiry that follows.
+    // validate's cancel_to_apply(): a cancel is applied unless the timer's
+    // next event (of any kind) shows it was the detach of its expiry.
     if (s.cancel_open) {
         s.cancel_open = false;
-        if (!detaches_for(s.cancel, here) && s.timer == Timer::started) s.timer = Timer::known_idle;
+        const CancelNeighbour cancel{FtraceEventType::timer_cancel, e.timer, s.cancel_ns, s.cancel_cpu};
+        if (!detaches_for(cancel, here) && s.timer == Timer::started) s.timer = Timer::known_idle;
     }
     switch (e.type) {
     case FtraceEventType::timer_init: s.timer = Timer::known_idle; break; // a new timer object, known
@@ -113,7 +111,8 @@ void KernelFireCollector::note_sequence(const FtraceEvent& e, SequenceState& s) 
         break;
     case FtraceEventType::timer_cancel:
         s.cancel_open = true;
-        s.cancel = here;
+        s.cancel_cpu = e.line_cpu;
+        s.cancel_ns = e.timestamp_ns;
         break;
     case FtraceEventType::timer_expire_entry:
         // Without these validate leaves the timer as it was (unknown history).

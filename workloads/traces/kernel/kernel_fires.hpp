@@ -197,7 +197,9 @@ public:
     // since (its expiry of a timer never pending). A cancel is applied
     // unless its timer's next event makes it the detach (detaches_for()).
     // Validate's model loses a CPU's history only at such a line or
-    // sequence, so a trace without one has none.
+    // sequence, so a trace without one has none. (Its next event of any
+    // kind settles a cancel, a timer_expire_exit too, as validate's stream
+    // reads it.)
     bool history_in_doubt() const noexcept { return doubt_ || !lost_lines_.empty(); }
     // The callbacks' function= names, by KernelFire::function.
     const std::vector<std::string>& functions() const noexcept { return functions_; }
@@ -236,7 +238,8 @@ private:
     struct SequenceState {
         enum class Timer : std::uint8_t { unseen, known_idle, started } timer = Timer::unseen;
         bool cancel_open = false;
-        CancelNeighbour cancel;
+        std::uint32_t cancel_cpu = 0; // the open cancel's, as CancelNeighbour has them
+        std::uint64_t cancel_ns = 0;
     };
     struct TimerSeen {
         bool started = false; // a timer_start seen: the fields below are its

@@ -121,8 +121,9 @@ struct TraceLoadOptions {
     // (validate sees only the kept events) or the kernel ran the cascading
     // wheel, and only where the kernel's design is known (validate refuses
     // a version that spans two); it reads the text twice more. Without it,
-    // a CPU's history is lost only from a line saying so to its base's
-    // next fire.
+    // or where it throws TraceError (a check only validate makes: the load
+    // says so in FireAgreement::lost_history_unclassed), a CPU's history is
+    // lost only from a line saying so to its base's next fire.
     LostHistoryClassifier lost_history;
 };
 std::shared_ptr<const LoadedTrace> load_trace(InputFile& in, TraceKind kind, const HzChoice& hz,
